@@ -1,0 +1,45 @@
+// What every request can reach: the services (through Hono variables) and, once authenticated,
+// the caller's account and environment. Verbs take a Ctx built from these.
+import type { Logger } from "pino";
+import type { Config } from "../config/index.ts";
+import type { Clock } from "../clock/index.ts";
+import type { Db } from "../store/db.ts";
+import type { Account } from "../store/accounts.ts";
+import type { RateLimiter } from "./middleware/rate-limit.ts";
+
+export interface Services {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  limiter: RateLimiter;
+}
+
+export interface Caller {
+  account: Account;
+  live: boolean;
+  keyId: string;
+}
+
+export interface AppEnv {
+  Variables: {
+    services: Services;
+    requestId: string;
+    caller: Caller;
+  };
+}
+
+/** What a store verb needs: who asks, in which environment, and the handles to work with. */
+export interface Ctx {
+  db: Db;
+  clock: Clock;
+  accountId: string;
+  live: boolean;
+}
+
+export const ctxOf = (services: Services, caller: Caller): Ctx => ({
+  db: services.db,
+  clock: services.clock,
+  accountId: caller.account.id,
+  live: caller.live,
+});

@@ -1,0 +1,71 @@
+// POST /admin/accounts and PATCH /admin/accounts/{id}: the operator creates accounts and sets tiers.
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.ts";
+import { notFound } from "../../errors.ts";
+import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { createAccount, updateAccount } from "../../../store/accounts.ts";
+
+const tier = z.enum(["standard", "premium"], { message: "must be standard or premium" });
+
+const AccountSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    tier,
+    email: z.string().nullable(),
+    created: z.string(),
+    updated: z.string(),
+  })
+  .openapi("Account");
+
+const AccountWithKeysSchema = AccountSchema.extend({
+  keys: z.object({
+    test: z.string().openapi({ example: "sk_test_8fJ2kQ…" }),
+    live: z.string().openapi({ example: "sk_live_3mZp7R…" }),
+  }),
+}).openapi("AccountWithKeys", { description: "The keys are shown once; only their digests are kept." });
+
+const create = createRoute({
+  method: "post",
+  path: "/accounts",
+  tags: ["Admin"],
+  summary: "Create an account with test and live secret keys",
+  security: [{ AdminToken: [] }],
+  request: {
+    body: jsonBody(
+      z.strictObject({
+        name: z.string().trim().min(1, "must not be empty").max(200),
+        tier: tier.default("standard"),
+        email: z.email({ message: "must be an e-mail address" }).optional(),
+      }),
+    ),
+  },
+  responses: { 201: jsonResponse(AccountWithKeysSchema, "The account and its keys."), ...commonErrors },
+});
+
+const update = createRoute({
+  method: "patch",
+  path: "/accounts/{accountId}",
+  tags: ["Admin"],
+  summary: "Change an account's tier or name",
+  security: [{ AdminToken: [] }],
+  request: {
+    params: z.object({ accountId: uuid("accountId") }),
+    body: jsonBody(z.strictObject({ tier: tier.optional(), name: z.string().trim().min(1).max(200).optional() })),
+  },
+  responses: { 200: jsonResponse(AccountSchema, "The account."), ...commonErrors },
+});
+
+export function mountAccounts(r: OpenAPIHono<AppEnv>) {
+  r.openapi(create, async (c) => {
+    const { db, clock } = c.var.services;
+    return c.json(await createAccount(db, c.req.valid("json"), clock.now()), 201);
+  });
+  r.openapi(update, async (c) => {
+    const { db, clock } = c.var.services;
+    const { accountId } = c.req.valid("param");
+    const account = await updateAccount(db, accountId, c.req.valid("json"), clock.now());
+    if (!account) throw notFound("account", accountId);
+    return c.json(account, 200);
+  });
+}

@@ -1,0 +1,58 @@
+// The service clock: the one source of business time. Real, scaled (CLOCK_SPEED) or frozen (0),
+// and moved forward on demand; whatever is due on service time runs when it moves.
+export type ClockMode = "real" | "scaled" | "frozen";
+
+export type DueListener = (now: Date) => Promise<void> | void;
+
+export interface Clock {
+  /** Current service time. */
+  now(): Date;
+  readonly speed: number;
+  readonly mode: ClockMode;
+  /** Moves service time forward by `ms` and runs every due-listener before resolving. */
+  advance(ms: number): Promise<Date>;
+  /** Registers work that must run when time jumps (workers that poll for due items). */
+  onAdvance(listener: DueListener): () => void;
+}
+
+export interface ClockOptions {
+  speed: number;
+  start?: Date;
+  /** The wall clock, injectable for the clock's own tests. */
+  wall?: () => number;
+}
+
+export function createClock({ speed, start, wall = () => Date.now() }: ClockOptions): Clock {
+  const realAnchor = wall();
+  const serviceAnchor = start ? start.getTime() : realAnchor;
+  let offset = 0;
+  const listeners = new Set<DueListener>();
+  const mode: ClockMode = speed === 0 ? "frozen" : speed === 1 ? "real" : "scaled";
+
+  const nowMs = () => serviceAnchor + (wall() - realAnchor) * speed + offset;
+
+  return {
+    speed,
+    mode,
+    now: () => new Date(nowMs()),
+    async advance(ms: number) {
+      if (!Number.isFinite(ms) || ms < 0) throw new RangeError("the clock only moves forward");
+      offset += ms;
+      const now = new Date(nowMs());
+      for (const listener of [...listeners]) await listener(now);
+      return now;
+    },
+    onAdvance(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/** Milliseconds in the units `POST /admin/clock/advance` accepts. */
+export const durationMs = ({ days = 0, hours = 0, minutes = 0, seconds = 0 }: {
+  days?: number;
+  hours?: number;
+  minutes?: number;
+  seconds?: number;
+}) => ((days * 24 + hours) * 60 + minutes) * 60_000 + seconds * 1000;

@@ -1,0 +1,55 @@
+// Cardlink's configuration: the environment, parsed once at start-up and passed into factories.
+import { z } from "zod";
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .min(1)
+  .refine((v) => URL.canParse(v), "must be a URL")
+  .optional();
+
+const positiveNumber = (fallback: number) => z.coerce.number().finite().positive().default(fallback);
+
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATA_DIR: z.string().min(1).default("./.data"),
+  DATABASE_URL: optionalUrl,
+  KAFKA_BROKERS: z
+    .string()
+    .trim()
+    .regex(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, "must be host:port[,host:port…]")
+    .optional(),
+  SCHEMA_REGISTRY_URL: optionalUrl,
+  ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  SERVICE_NAME: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9]*$/, "must be letters and digits, starting with a letter (it prefixes header names)")
+    .default("Cardlink"),
+  CLOCK_SPEED: z.coerce.number().finite().min(0, "must be 0 (frozen) or more").default(1),
+  CLOCK_START: z.iso.datetime({ offset: true, message: "must be an ISO 8601 instant" }).optional(),
+  RATE_LIMIT_PER_SECOND: positiveNumber(100),
+  RATE_LIMIT_BURST: positiveNumber(200),
+  SIMULATOR_SEED: z.coerce.number().int().min(0).default(1),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Parses the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // An empty variable means "unset", as shells and compose files commonly write it.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = configSchema.safeParse(present);
+  if (parsed.success) {
+    if (parsed.data.SCHEMA_REGISTRY_URL && !parsed.data.KAFKA_BROKERS) {
+      throw new ConfigError("Invalid configuration: SCHEMA_REGISTRY_URL is set but KAFKA_BROKERS is not");
+    }
+    return parsed.data;
+  }
+  const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+  throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+}

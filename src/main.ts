@@ -1,0 +1,125 @@
+// The Cardlink command line: `start` runs everything in one process; the other commands run one role
+// or one operator task. `npm run cardlink -- <command>`.
+import { parseArgs } from "node:util";
+import { serve } from "@hono/node-server";
+import { ConfigError, loadConfig, type Config } from "./config/index.ts";
+import { openServices, readCredentials, resolveAdminToken, writeCredentials } from "./runtime.ts";
+import { createApp } from "./api/app.ts";
+import { createAccount, getAccount } from "./store/accounts.ts";
+import { migrate } from "./store/migrate.ts";
+import type { Services } from "./api/context.ts";
+
+const USAGE = `Usage: cardlink <command> [options]
+
+Commands:
+  start                     API and every background role in one process (embedded defaults)
+  api                       the HTTP API only
+  migrate                   apply database migrations and exit
+  account create [--name N] [--tier standard|premium] [--email E] [--json]
+                            create an account with test and live secret keys
+`;
+
+async function ensureDemoAccount(services: Services, config: Config) {
+  const credentials = readCredentials(config);
+  if (credentials.demo && (await getAccount(services.db, credentials.demo.accountId))) return credentials.demo;
+  const account = await createAccount(services.db, { name: "Demo publisher", tier: "premium" }, services.clock.now());
+  const demo = { accountId: account.id, ...account.keys };
+  writeCredentials(config, { ...readCredentials(config), demo });
+  return demo;
+}
+
+function listen(services: Services, adminToken: string): Promise<string> {
+  const app = createApp(services, { adminToken });
+  return new Promise((resolve) => {
+    const server = serve({ fetch: app.fetch, port: services.config.PORT, hostname: "0.0.0.0" }, (info) =>
+      resolve(`http://localhost:${info.port}`),
+    );
+    const stop = () => {
+      server.close();
+      void services.db.close().finally(() => process.exit(0));
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+}
+
+async function main(argv: string[]) {
+  const [command, ...rest] = argv;
+  const config = loadConfig();
+  switch (command) {
+    case "start": {
+      const services = await openServices(config);
+      const admin = resolveAdminToken(config);
+      const demo = await ensureDemoAccount(services, config);
+      const url = await listen(services, admin.token);
+      const name = config.SERVICE_NAME;
+      process.stdout.write(
+        [
+          ``,
+          `${name} is running at ${url}  (docs: ${url}/docs, OpenAPI: ${url}/v1/openapi.json)`,
+          `  storage:      ${config.DATABASE_URL ? "PostgreSQL" : `PGlite in ${config.DATA_DIR}`}`,
+          `  admin token:  ${admin.token}`,
+          `  demo account: ${demo.accountId} (premium)`,
+          `    test key:   ${demo.test}`,
+          `    live key:   ${demo.live}`,
+          `  try: curl -H '${name}-Key: ${demo.test}' ${url}/v1/programs`,
+          ``,
+        ].join("\n") + "\n",
+      );
+      return;
+    }
+    case "api": {
+      const services = await openServices(config);
+      const url = await listen(services, resolveAdminToken(config).token);
+      services.log.info({ url }, "api listening");
+      return;
+    }
+    case "migrate": {
+      const services = await openServices(config);
+      const applied = await migrate(services.db);
+      process.stdout.write(applied.length ? `applied ${applied.join(", ")}\n` : "up to date\n");
+      await services.db.close();
+      return;
+    }
+    case "account": {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: {
+          name: { type: "string", default: "Publisher" },
+          tier: { type: "string", default: "standard" },
+          email: { type: "string" },
+          json: { type: "boolean", default: false },
+        },
+      });
+      if (positionals[0] !== "create") throw new UsageError("account: the subcommand is create");
+      if (values.tier !== "standard" && values.tier !== "premium") {
+        throw new UsageError("--tier: must be standard or premium");
+      }
+      const services = await openServices(config);
+      const account = await createAccount(
+        services.db,
+        { name: values.name, tier: values.tier, ...(values.email ? { email: values.email } : {}) },
+        services.clock.now(),
+      );
+      await services.db.close();
+      process.stdout.write(
+        values.json
+          ? JSON.stringify(account) + "\n"
+          : `account ${account.id} (${account.tier})\n  test key: ${account.keys.test}\n  live key: ${account.keys.live}\n`,
+      );
+      return;
+    }
+    default:
+      throw new UsageError(command ? `unknown command ${command}` : "no command given");
+  }
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  else if (err instanceof UsageError) process.stderr.write(`${err.message}\n\n${USAGE}`);
+  else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(err instanceof UsageError ? 64 : 1);
+});

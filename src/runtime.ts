@@ -1,0 +1,63 @@
+// Opens what every role needs — database (migrated), clock, logger, rate limiter — from the config.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "./config/index.ts";
+import { createClock } from "./clock/index.ts";
+import { openPglite, openPostgres, type Db } from "./store/db.ts";
+import { migrate } from "./store/migrate.ts";
+import { createLogger } from "./log.ts";
+import { createRateLimiter } from "./api/middleware/rate-limit.ts";
+import type { Services } from "./api/context.ts";
+import { randomBase62 } from "./store/ids.ts";
+
+export async function openDb(config: Config): Promise<Db> {
+  return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openPglite(config.DATA_DIR);
+}
+
+export async function openServices(config: Config): Promise<Services> {
+  const db = await openDb(config);
+  await migrate(db);
+  return {
+    config,
+    db,
+    clock: createClock({
+      speed: config.CLOCK_SPEED,
+      ...(config.CLOCK_START ? { start: new Date(config.CLOCK_START) } : {}),
+    }),
+    log: createLogger(config),
+    limiter: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
+  };
+}
+
+/**
+ * Local credentials in DATA_DIR/credentials.json (mode 0600): the generated admin token and the demo
+ * account's keys, so `npm start` can print them again. The database keeps only key digests.
+ */
+export interface LocalCredentials {
+  adminToken?: string;
+  demo?: { accountId: string; test: string; live: string };
+}
+
+const credentialsPath = (config: Config) => join(config.DATA_DIR, "credentials.json");
+
+export function readCredentials(config: Config): LocalCredentials {
+  const path = credentialsPath(config);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as LocalCredentials) : {};
+}
+
+export function writeCredentials(config: Config, credentials: LocalCredentials): void {
+  mkdirSync(config.DATA_DIR, { recursive: true });
+  const path = credentialsPath(config);
+  writeFileSync(path, JSON.stringify(credentials, null, 2) + "\n", { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+/** ADMIN_TOKEN when set; otherwise the token generated on the first start and kept locally. */
+export function resolveAdminToken(config: Config): { token: string; generated: boolean } {
+  if (config.ADMIN_TOKEN) return { token: config.ADMIN_TOKEN, generated: false };
+  const credentials = readCredentials(config);
+  if (credentials.adminToken) return { token: credentials.adminToken, generated: false };
+  const token = `adm_${randomBase62(32)}`;
+  writeCredentials(config, { ...credentials, adminToken: token });
+  return { token, generated: true };
+}

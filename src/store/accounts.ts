@@ -1,0 +1,102 @@
+// Accounts and their secret keys. A key is shown once, at creation; only its SHA-256 digest is kept
+// (keys carry 190 bits of randomness, so a fast digest is enough and keeps look-ups cheap).
+import type { Db } from "./db.ts";
+import { newId, randomBase62, sha256 } from "./ids.ts";
+
+export type Tier = "standard" | "premium";
+
+export interface Account {
+  id: string;
+  name: string;
+  tier: Tier;
+  email: string | null;
+  created: string;
+  updated: string;
+}
+
+export interface AccountWithKeys extends Account {
+  keys: { test: string; live: string };
+}
+
+interface AccountRow {
+  id: string;
+  name: string;
+  tier: Tier;
+  email: string | null;
+  created: Date;
+  updated: Date;
+}
+
+const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  name: r.name,
+  tier: r.tier,
+  email: r.email,
+  created: r.created.toISOString(),
+  updated: r.updated.toISOString(),
+});
+
+export const newSecretKey = (live: boolean) => `sk_${live ? "live" : "test"}_${randomBase62(32)}`;
+
+async function insertKey(db: Db, accountId: string, live: boolean, now: Date): Promise<string> {
+  const key = newSecretKey(live);
+  await db.query("insert into api_keys (id, account_id, live, hash, hint, created) values ($1, $2, $3, $4, $5, $6)", [
+    newId(),
+    accountId,
+    live,
+    sha256(key),
+    key.slice(-4),
+    now,
+  ]);
+  return key;
+}
+
+export async function createAccount(
+  db: Db,
+  input: { name: string; tier: Tier; email?: string | null },
+  now: Date,
+): Promise<AccountWithKeys> {
+  return db.tx(async (tx) => {
+    const [row] = await tx.query<AccountRow>(
+      "insert into accounts (id, name, tier, email, created, updated) values ($1, $2, $3, $4, $5, $5) returning *",
+      [newId(), input.name, input.tier, input.email ?? null, now],
+    );
+    const account = toAccount(row!);
+    const test = await insertKey(tx, account.id, false, now);
+    const live = await insertKey(tx, account.id, true, now);
+    return { ...account, keys: { test, live } };
+  });
+}
+
+export async function getAccount(db: Db, id: string): Promise<Account | undefined> {
+  const [row] = await db.query<AccountRow>("select * from accounts where id = $1", [id]);
+  return row && toAccount(row);
+}
+
+export async function updateAccount(
+  db: Db,
+  id: string,
+  patch: { tier?: Tier; name?: string },
+  now: Date,
+): Promise<Account | undefined> {
+  const [row] = await db.query<AccountRow>(
+    `update accounts set tier = coalesce($2, tier), name = coalesce($3, name), updated = $4
+     where id = $1 returning *`,
+    [id, patch.tier ?? null, patch.name ?? null, now],
+  );
+  return row && toAccount(row);
+}
+
+/** The account and environment a presented secret key belongs to, if it is a current key. */
+export async function findKey(
+  db: Db,
+  key: string,
+): Promise<{ keyId: string; live: boolean; account: Account } | undefined> {
+  const [row] = await db.query<AccountRow & { key_id: string; live: boolean }>(
+    `select a.*, k.id as key_id, k.live from api_keys k join accounts a on a.id = k.account_id
+     where k.hash = $1 and k.revoked is null`,
+    [sha256(key)],
+  );
+  if (!row) return undefined;
+  return { keyId: row.key_id, live: row.live, account: toAccount(row) };
+}

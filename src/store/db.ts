@@ -1,0 +1,91 @@
+// One database handle over two engines: PostgreSQL through postgres.js, or PGlite in DATA_DIR.
+// Both parse values the same way, so the rest of the code never knows which one it talks to.
+import { mkdirSync } from "node:fs";
+import postgres from "postgres";
+import { PGlite, types } from "@electric-sql/pglite";
+
+export interface Db {
+  readonly engine: "postgres" | "pglite";
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Runs several statements separated by semicolons, with no parameters (migrations). */
+  exec(text: string): Promise<void>;
+  /** Runs `fn` in one transaction; inside a transaction it joins the open one. */
+  tx<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+// Type OIDs whose text form we keep or turn into numbers, identically on both engines.
+const OID = { int8: 20, numeric: 1700, date: 1082, timestamp: 1114 } as const;
+const toNumber = (v: string) => Number(v);
+// `timestamp` (no zone) holds the offers' local datetimes; keep them as YYYY-MM-DDThh:mm:ss.
+const localDateTime = (v: string) => v.replace(" ", "T").slice(0, 19);
+const keep = (v: string) => v;
+
+export function openPostgres(url: string, options: { max?: number } = {}): Db {
+  const sql = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    types: {
+      int8: { to: OID.int8, from: [OID.int8], serialize: String, parse: toNumber },
+      numeric: { to: OID.numeric, from: [OID.numeric], serialize: String, parse: toNumber },
+      date: { to: OID.date, from: [OID.date], serialize: String, parse: keep },
+      timestamp: { to: OID.timestamp, from: [OID.timestamp], serialize: String, parse: localDateTime },
+    },
+  });
+  const wrap = (s: postgres.Sql | postgres.TransactionSql, inTx: boolean): Db => ({
+    engine: "postgres",
+    async query<T>(text: string, params: unknown[] = []) {
+      return (await s.unsafe(text, params as postgres.ParameterOrJSON<never>[])) as unknown as T[];
+    },
+    async exec(text: string) {
+      await s.unsafe(text);
+    },
+    async tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+      if (inTx) return fn(wrap(s, true));
+      return (await (s as postgres.Sql).begin((t) => fn(wrap(t, true)))) as T;
+    },
+    async close() {
+      if (!inTx) await (s as postgres.Sql).end({ timeout: 5 });
+    },
+  });
+  return wrap(sql, false);
+}
+
+export async function openPglite(dataDir: string | undefined): Promise<Db> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const pg = await PGlite.create(dataDir, {
+    parsers: {
+      [types.INT8]: toNumber,
+      [types.NUMERIC]: toNumber,
+      [types.DATE]: keep,
+      [types.TIMESTAMP]: localDateTime,
+    },
+  });
+  // PGlite runs one statement at a time; a queue keeps outside queries out of an open transaction.
+  let chain: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = chain.then(fn, fn);
+    chain = run.catch(() => undefined);
+    return run;
+  };
+  type Runner = Pick<PGlite, "query" | "exec">;
+  const wrap = (r: Runner, inTx: boolean): Db => ({
+    engine: "pglite",
+    async query<T>(text: string, params: unknown[] = []) {
+      const run = async () => (await r.query<T>(text, params)).rows;
+      return inTx ? run() : serial(run);
+    },
+    async exec(text: string) {
+      const run = async () => void (await r.exec(text));
+      return inTx ? run() : serial(run);
+    },
+    async tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+      if (inTx) return fn(wrap(r, true));
+      return serial(() => pg.transaction((t) => fn(wrap(t, true))));
+    },
+    async close() {
+      if (!inTx) await serial(() => pg.close());
+    },
+  });
+  return wrap(pg, false);
+}
