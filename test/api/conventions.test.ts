@@ -1,0 +1,111 @@
+// Route-wide rules, generated once from the OpenAPI document for every /v1 operation.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHarness, expectError, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
+import { seedGraph, type Graph } from "../support/fixtures.ts";
+
+let h: Harness;
+let owner: TestAccount;
+let stranger: TestAccount;
+let liveGraph: Graph;
+let operations: { method: string; path: string; params: string[] }[];
+
+const MID_INSIGHTS = /mid-insights/;
+
+beforeAll(async () => {
+  h = await createHarness();
+  owner = await h.createAccount({ tier: "premium" });
+  stranger = await h.createAccount({ tier: "premium" });
+  liveGraph = await seedGraph(owner.as("live"));
+  const doc = await expectStatus<{ paths: Record<string, Record<string, unknown>> }>(
+    await h.request("GET", "/v1/openapi.json"),
+    200,
+  );
+  operations = Object.entries(doc.paths)
+    .filter(([path]) => path.startsWith("/v1/"))
+    .flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => ({
+        method: method.toUpperCase(),
+        path,
+        params: [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!),
+      })),
+    );
+});
+afterAll(() => h.close());
+
+const fill = (path: string, graph: Graph) =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const id = graph[name];
+    if (!id) throw new Error(`test/support/fixtures.ts has no fixture for path parameter ${name}`);
+    return id;
+  });
+
+describe("every /v1 route", () => {
+  it("is documented with at least the program routes", () => {
+    expect(operations.some((o) => o.path === "/v1/programs/{programId}")).toBe(true);
+  });
+
+  it("answers 401 unauthorized without a key and with an unknown key", async () => {
+    for (const op of operations) {
+      const path = fill(op.path, liveGraph);
+      const none = await h.request(op.method, path, op.method === "GET" || op.method === "DELETE" ? {} : { body: {} });
+      await expectError(none, 401, "unauthorized").catch((e: Error) => {
+        throw new Error(`${op.method} ${op.path} without key: ${e.message}`);
+      });
+      const wrongHeaders = MID_INSIGHTS.test(op.path)
+        ? { Authorization: "Bearer sk_live_doesnotexist0000000000000000000" }
+        : { "Cardlink-Key": "sk_test_doesnotexist0000000000000000000" };
+      const wrong = await h.request(op.method, path, { headers: wrongHeaders, ...(op.method === "GET" ? {} : { body: {} }) });
+      await expectError(wrong, 401, "unauthorized").catch((e: Error) => {
+        throw new Error(`${op.method} ${op.path} with an unknown key: ${e.message}`);
+      });
+    }
+  });
+
+  it("answers 404 for another account's records and for the other environment's records", async () => {
+    const withParams = operations.filter((o) => o.params.length > 0);
+    expect(withParams.length).toBeGreaterThan(0);
+    for (const op of withParams) {
+      const path = fill(op.path, liveGraph);
+      for (const [who, client, headers] of [
+        ["another account", stranger.as("live"), { Authorization: `Bearer ${stranger.keys.live}` }],
+        ["the owner's test key", owner.as("test"), { Authorization: `Bearer ${owner.keys.test}` }],
+      ] as const) {
+        // MID insights take the Bearer scheme and only live keys: a test key there is 401, by the spec.
+        const res = MID_INSIGHTS.test(op.path)
+          ? await h.request(op.method, path, { headers: { ...headers, "Cardlink-Version": "2024-11-25" } })
+          : op.method === "GET"
+            ? await client.get(path)
+            : op.method === "DELETE"
+              ? await client.delete(path)
+              : op.method === "PATCH"
+                ? await client.patch(path, {})
+                : await client.post(path, {});
+        const expected = MID_INSIGHTS.test(op.path) && who !== "another account" ? [401, "unauthorized"] : [404, "resource_not_found"];
+        await expectError(res, expected[0] as number, expected[1] as string).catch((e: Error) => {
+          throw new Error(`${op.method} ${op.path} as ${who}: ${e.message}`);
+        });
+      }
+    }
+  });
+
+  it("answers 404 route_not_found for an unknown route", async () => {
+    await expectError(await owner.as("test").get("/v1/nothing-here"), 404, "route_not_found");
+  });
+
+  it("answers 400 for malformed JSON, never 500", async () => {
+    const res = await h.request("POST", "/v1/programs", {
+      body: '{"name": ',
+      headers: { "Cardlink-Key": owner.keys.test },
+    });
+    expect(await expectError(res, 400, "invalid_request")).toMatch(/JSON/);
+  });
+
+  it("serves the OpenAPI 3.1 document and the docs page without a key", async () => {
+    const doc = await expectStatus<{ openapi: string }>(await h.request("GET", "/v1/openapi.json"), 200);
+    expect(doc.openapi).toBe("3.1.0");
+    const docs = await h.request("GET", "/docs");
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("/v1/openapi.json");
+    expect((await h.request("GET", "/health")).status).toBe(200);
+  });
+});

@@ -1,0 +1,120 @@
+// The API test harness: a Cardlink app on a fresh database, accounts made through the admin API, and
+// typed request helpers. Requests go through the app's fetch handler, as HTTP would.
+import { loadConfig, type Config } from "../../src/config/index.ts";
+import { createApp } from "../../src/api/app.ts";
+import type { Services } from "../../src/api/context.ts";
+import { createClock } from "../../src/clock/index.ts";
+import { openPglite, openPostgres, type Db } from "../../src/store/db.ts";
+import { migrate } from "../../src/store/migrate.ts";
+import { createRateLimiter } from "../../src/api/middleware/rate-limit.ts";
+import { createLogger } from "../../src/log.ts";
+import { infra } from "./infra.ts";
+
+export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
+
+export type Engine = "pglite" | "postgres";
+
+export async function openTestDb(engine: Engine = "pglite"): Promise<Db> {
+  const db = engine === "postgres" ? openPostgres(infra.databaseUrl!, { max: 4 }) : await openPglite(undefined);
+  await migrate(db);
+  return db;
+}
+
+export interface Harness {
+  services: Services;
+  config: Config;
+  request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  admin(method: string, path: string, body?: unknown): Promise<Response>;
+  createAccount(opts?: { tier?: "standard" | "premium"; name?: string }): Promise<TestAccount>;
+  close(): Promise<void>;
+}
+
+export interface TestAccount {
+  id: string;
+  tier: string;
+  keys: { test: string; live: string };
+  /** A client that sends this account's key of the given environment. */
+  as(env: "test" | "live"): Client;
+}
+
+export interface Client {
+  get(path: string): Promise<Response>;
+  post(path: string, body?: unknown): Promise<Response>;
+  patch(path: string, body?: unknown): Promise<Response>;
+  delete(path: string): Promise<Response>;
+}
+
+/** Starts an app on a fresh in-memory PGlite (or the real PostgreSQL) with a frozen clock. */
+export async function createHarness(
+  options: { engine?: Engine; env?: Record<string, string>; clockStart?: string } = {},
+): Promise<Harness> {
+  const config = loadConfig({
+    CLOCK_SPEED: "0",
+    CLOCK_START: options.clockStart ?? "2026-01-05T12:00:00Z",
+    RATE_LIMIT_PER_SECOND: "10000",
+    RATE_LIMIT_BURST: "10000",
+    LOG_LEVEL: "silent",
+    ...options.env,
+  });
+  const db = await openTestDb(options.engine);
+  const services: Services = {
+    config,
+    db,
+    clock: createClock({ speed: config.CLOCK_SPEED, start: new Date(config.CLOCK_START!) }),
+    log: createLogger(config),
+    limiter: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
+  };
+  const app = createApp(services, { adminToken: ADMIN_TOKEN });
+  const keyHeader = `${config.SERVICE_NAME}-Key`;
+
+  const request: Harness["request"] = (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      headers["content-type"] ??= "application/json";
+      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+    }
+    return Promise.resolve(app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) }));
+  };
+  const admin: Harness["admin"] = (method, path, body) =>
+    request(method, path, { body, headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
+
+  const clientFor = (key: string): Client => {
+    const headers = { [keyHeader]: key };
+    return {
+      get: (path) => request("GET", path, { headers }),
+      post: (path, body) => request("POST", path, { body: body ?? {}, headers }),
+      patch: (path, body) => request("PATCH", path, { body: body ?? {}, headers }),
+      delete: (path) => request("DELETE", path, { headers }),
+    };
+  };
+
+  return {
+    services,
+    config,
+    request,
+    admin,
+    async createAccount({ tier = "standard", name = "Test publisher" } = {}) {
+      const res = await admin("POST", "/admin/accounts", { name, tier });
+      if (res.status !== 201) throw new Error(`account create failed: ${res.status} ${await res.text()}`);
+      const account = (await res.json()) as { id: string; tier: string; keys: { test: string; live: string } };
+      return { ...account, as: (env) => clientFor(account.keys[env]) };
+    },
+    close: () => db.close(),
+  };
+}
+
+/** Reads a JSON body, failing the test with the body text when the status is not the expected one. */
+export async function expectStatus<T = Record<string, unknown>>(res: Response, status: number): Promise<T> {
+  const text = await res.text();
+  if (res.status !== status) throw new Error(`expected HTTP ${status}, got ${res.status}: ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** The error body of a failed request, after checking its status and code. */
+export async function expectError(res: Response, status: number, code: string): Promise<string> {
+  const body = await expectStatus<{ error: { code: string; message: string; requestId: string } }>(res, status);
+  if (body.error.code !== code) throw new Error(`expected error ${code}, got ${body.error.code}: ${body.error.message}`);
+  if (!body.error.requestId) throw new Error("error body has no requestId");
+  return body.error.message;
+}
