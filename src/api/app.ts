@@ -1,7 +1,7 @@
 // The Hono application: conventions shared by every route (request ids, errors, auth, OpenAPI).
 import { swaggerUI } from "@hono/swagger-ui";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv, Services } from "./context.ts";
+import type { Services } from "./context.ts";
 import { ApiError, type ErrorBody } from "./errors.ts";
 import { router } from "./router.ts";
 import { adminAuth, insightsAuth, keyAuth } from "./middleware/auth.ts";

@@ -51,7 +51,7 @@ describe("every /v1 route", () => {
       await expectError(none, 401, "unauthorized").catch((e: Error) => {
         throw new Error(`${op.method} ${op.path} without key: ${e.message}`);
       });
-      const wrongHeaders = MID_INSIGHTS.test(op.path)
+      const wrongHeaders: Record<string, string> = MID_INSIGHTS.test(op.path)
         ? { Authorization: "Bearer sk_live_doesnotexist0000000000000000000" }
         : { "Cardlink-Key": "sk_test_doesnotexist0000000000000000000" };
       const wrong = await h.request(op.method, path, { headers: wrongHeaders, ...(op.method === "GET" ? {} : { body: {} }) });
