@@ -1,0 +1,157 @@
+// The qualification decision: which offers a transaction qualifies for and which one wins.
+// Pure functions over plain data; the qualifier gathers the facts, this decides.
+import { roundMoney } from "./money.ts";
+
+export type Scheme = "visa" | "mastercard" | "amex";
+export type ActivationState = "not activated" | "activated" | "deactivated";
+
+export interface CandidateOffer {
+  id: string;
+  /** ISO instant the offer was created: the tie-breaker, most recent wins. */
+  created: string;
+  /** YYYY-MM-DDThh:mm:ss, local to the location. */
+  startDate: string;
+  endDate: string | null;
+  schemes: Scheme[];
+  daysOfWeek: number[];
+  minTransactionAmount: number | null;
+  type: { name: "amount" | "discount"; value: number; maxRewardAmount: number | null };
+  feeSplit: number | null;
+  fees: { publisherFee: number; serviceFee: number } | null;
+  activation: { enabled: boolean; qualifiedTransactionsLimit?: number };
+  targeting: { name: "new" | "lapsed" | "existing"; from?: number | null; to?: number | null } | null;
+  returnPeriod: number | null;
+}
+
+export interface TransactionFacts {
+  amount: number;
+  currency: string;
+  /** The purchase's local date-time at the location, YYYY-MM-DDThh:mm:ss. */
+  localDateTime: string;
+  scheme: Scheme;
+  /** The segment tag the publisher or the network attached, if any. */
+  targetingTag: string | null;
+  /** Service time the transaction was created, ISO instant; returnPeriod counts from its date. */
+  created: string;
+}
+
+export interface OfferResult {
+  id: string | null;
+  cashback: number;
+  performanceFee: number;
+  qualified: boolean;
+  qualificationDate: string | null;
+  message: string[];
+}
+
+const DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/** Day of week (0 = Sunday) of a local YYYY-MM-DDThh:mm:ss, independent of the process's zone. */
+export const localDayOfWeek = (local: string): number => new Date(`${local.slice(0, 10)}T00:00:00Z`).getUTCDay();
+
+const addDays = (isoDate: string, days: number): string => {
+  const d = new Date(`${isoDate}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+};
+
+/** Why `offer` rejects the transaction, or null when it is eligible. */
+export function rejection(offer: CandidateOffer, tx: TransactionFacts, activation: ActivationState): string | null {
+  if (tx.localDateTime < offer.startDate) return `The offer starts at ${offer.startDate}, after the purchase.`;
+  if (offer.endDate !== null && tx.localDateTime > offer.endDate) return `The offer ended at ${offer.endDate}.`;
+  if (offer.schemes.length > 0 && !offer.schemes.includes(tx.scheme)) {
+    return `The offer is not available on ${tx.scheme} cards.`;
+  }
+  const day = localDayOfWeek(tx.localDateTime);
+  if (offer.daysOfWeek.length > 0 && !offer.daysOfWeek.includes(day)) {
+    return `The offer is not available on ${DAY_NAMES[day]}.`;
+  }
+  if (offer.minTransactionAmount !== null && tx.amount < offer.minTransactionAmount) {
+    return `The amount ${tx.amount} is below the minimum transaction amount of ${offer.minTransactionAmount}.`;
+  }
+  if (offer.activation.enabled && activation !== "activated") {
+    return activation === "deactivated"
+      ? "The offer is no longer activated on this card."
+      : "The offer has not been activated on this card.";
+  }
+  if (offer.targeting) {
+    if (!tx.targetingTag) return `The offer targets ${offer.targeting.name} customers; the transaction carries no segment tag.`;
+    if (tx.targetingTag !== offer.targeting.name) {
+      return `The offer targets ${offer.targeting.name} customers; the transaction is tagged ${tx.targetingTag}.`;
+    }
+  }
+  return null;
+}
+
+/** Cashback and performance fee of an eligible offer, rounded to the currency's minor unit. */
+export function award(offer: CandidateOffer, tx: TransactionFacts): { cashback: number; performanceFee: number } {
+  const { name, value, maxRewardAmount } = offer.type;
+  let cashback = name === "amount" ? value : (tx.amount * value) / 100;
+  if (name === "discount" && maxRewardAmount !== null) cashback = Math.min(cashback, maxRewardAmount);
+  // feeSplit (or the variant's publisherFee) is an amount for amount offers, a percentage for discount ones.
+  const fee = offer.fees ? offer.fees.publisherFee : (offer.feeSplit ?? 0);
+  const performanceFee = name === "amount" ? fee : (tx.amount * fee) / 100;
+  return { cashback: roundMoney(cashback, tx.currency), performanceFee: roundMoney(performanceFee, tx.currency) };
+}
+
+const notQualified = (id: string | null, message: string): OfferResult => ({
+  id,
+  cashback: 0,
+  performanceFee: 0,
+  qualified: false,
+  qualificationDate: null,
+  message: [message],
+});
+
+/**
+ * Decides a purchase against the live offers linked to its location (one brand and location).
+ * The highest cashback wins, the most recent offer at equal cashback; when none is eligible, the
+ * message is the most recent offer's. `now` is the service time, for the return period.
+ */
+export function decide(
+  candidates: CandidateOffer[],
+  tx: TransactionFacts,
+  activationOf: (offerId: string) => ActivationState,
+  now: string,
+): OfferResult {
+  if (candidates.length === 0) return notQualified(null, "No live offer is linked to this location.");
+  const newestFirst = [...candidates].sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : a.id < b.id ? 1 : -1));
+  let best: { offer: CandidateOffer; cashback: number; performanceFee: number } | null = null;
+  for (const offer of newestFirst) {
+    if (rejection(offer, tx, activationOf(offer.id)) !== null) continue;
+    const a = award(offer, tx);
+    if (!best || a.cashback > best.cashback) best = { offer, ...a };
+  }
+  if (!best) {
+    const newest = newestFirst[0]!;
+    return notQualified(newest.id, rejection(newest, tx, activationOf(newest.id))!);
+  }
+  const { offer, cashback, performanceFee } = best;
+  if (offer.returnPeriod) {
+    const qualificationDate = addDays(tx.created.slice(0, 10), offer.returnPeriod);
+    const due = now.slice(0, 10) >= qualificationDate;
+    return {
+      id: offer.id,
+      cashback,
+      performanceFee,
+      qualified: due,
+      qualificationDate,
+      message: due ? [] : [`The transaction qualifies on ${qualificationDate}, after the return period of ${offer.returnPeriod} days.`],
+    };
+  }
+  return { id: offer.id, cashback, performanceFee, qualified: true, qualificationDate: null, message: [] };
+}
+
+/** A refund reverses its purchase's award in proportion to the amount refunded. */
+export function refundResult(original: OfferResult, originalAmount: number, refundAmount: number, currency: string): OfferResult {
+  if (!original.qualified && original.qualificationDate === null) {
+    return { ...original, message: ["The original purchase did not qualify; nothing to reverse."] };
+  }
+  const share = Math.min(1, Math.abs(refundAmount) / Math.abs(originalAmount));
+  return {
+    ...original,
+    cashback: roundMoney(-original.cashback * share, currency),
+    performanceFee: roundMoney(-original.performanceFee * share, currency),
+    message: ["Refund: reverses the purchase's award."],
+  };
+}
