@@ -1,0 +1,133 @@
+// Checks docker-compose.yml and the Dockerfile without a Docker engine: every service is there, health
+// checks and depends_on conditions bring the system up in order, each Cardlink role is wired to the
+// servers. Where the compose client is installed, `docker compose config -q` validates the file too.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const composeText = readFileSync(`${root}docker-compose.yml`, "utf8");
+
+type Service = {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  environment?: Record<string, unknown>;
+  depends_on?: Record<string, { condition?: string }>;
+  healthcheck?: { test?: unknown };
+};
+type Compose = { services?: Record<string, Service> };
+
+const infrastructure = { postgres: /^postgres:16(\.|$)/, kafka: /^apache\/kafka:3\.9\.\d+$/, "schema-registry": /^confluentinc\/cp-schema-registry:/ };
+const roles: Record<string, string[]> = {
+  migrate: ["migrate"],
+  api: ["api"],
+  qualifier: ["qualifier"],
+  workers: ["workers"],
+  dispatcher: ["dispatcher"],
+  "simulator-visa": ["simulator", "--scheme", "visa"],
+  "simulator-mastercard": ["simulator", "--scheme", "mastercard"],
+  "simulator-amex": ["simulator", "--scheme", "amex"],
+};
+const roleEnv = ["DATABASE_URL", "KAFKA_BROKERS", "SCHEMA_REGISTRY_URL", "ADMIN_TOKEN"];
+const conditions = new Set(["service_started", "service_healthy", "service_completed_successfully"]);
+
+/** Everything wrong with a parsed compose document; empty when it is fit to `docker compose up`. */
+function composeProblems(doc: Compose): string[] {
+  const problems: string[] = [];
+  const services = doc.services ?? {};
+  for (const [name, image] of Object.entries(infrastructure)) {
+    const s = services[name];
+    if (!s) { problems.push(`${name}: missing`); continue; }
+    if (!s.image || !image.test(s.image)) problems.push(`${name}: image ${s.image} does not match ${image}`);
+    if (!s.healthcheck?.test) problems.push(`${name}: no healthcheck`);
+  }
+  for (const [name, command] of Object.entries(roles)) {
+    const s = services[name];
+    if (!s) { problems.push(`${name}: missing`); continue; }
+    if (!s.build) problems.push(`${name}: not built from the Dockerfile`);
+    if (JSON.stringify(s.command) !== JSON.stringify(command)) problems.push(`${name}: command ${JSON.stringify(s.command)}`);
+    for (const v of roleEnv) if (!s.environment?.[v]) problems.push(`${name}: ${v} not set`);
+  }
+  if (!services.api?.environment?.PORT) problems.push("api: PORT not set");
+  if (!services.api?.healthcheck?.test) problems.push("api: no healthcheck");
+
+  for (const [name, s] of Object.entries(services)) {
+    for (const [dep, { condition } = {}] of Object.entries(s.depends_on ?? {})) {
+      const target = services[dep];
+      if (!target) { problems.push(`${name}: depends on unknown service ${dep}`); continue; }
+      if (!condition || !conditions.has(condition)) problems.push(`${name} -> ${dep}: condition ${condition}`);
+      if (condition === "service_healthy" && !target.healthcheck?.test) problems.push(`${name} -> ${dep}: waits for a health check ${dep} lacks`);
+    }
+  }
+  // Each role must (transitively) wait for every server it uses, and the graph must have no cycle.
+  const reach = (from: string, seen: string[] = []): Set<string> => {
+    if (seen.includes(from)) { problems.push(`dependency cycle: ${[...seen, from].join(" -> ")}`); return new Set(); }
+    const out = new Set<string>();
+    for (const dep of Object.keys(services[from]?.depends_on ?? {})) {
+      out.add(dep);
+      for (const d of reach(dep, [...seen, from])) out.add(d);
+    }
+    return out;
+  };
+  for (const name of Object.keys(roles)) {
+    if (!services[name]) continue;
+    const deps = reach(name);
+    const needs = name === "migrate" ? ["postgres"] : ["postgres", "kafka", "schema-registry", "migrate"];
+    for (const n of needs) if (!deps.has(n)) problems.push(`${name}: does not wait for ${n}`);
+  }
+  if (services.migrate?.depends_on?.postgres?.condition !== "service_healthy") problems.push("migrate: does not wait for a healthy postgres");
+  for (const name of Object.keys(roles).filter((r) => r !== "migrate")) {
+    if (services[name] && services[name].depends_on?.migrate?.condition !== "service_completed_successfully") {
+      problems.push(`${name}: does not wait for migrations to finish`);
+    }
+  }
+  return [...new Set(problems)];
+}
+
+const load = (): Compose => parse(composeText, { merge: true }) as Compose;
+
+describe("docker-compose.yml", () => {
+  it("has the servers and every Cardlink role, wired and ordered by health checks", () => {
+    expect(composeProblems(load())).toEqual([]);
+  });
+
+  it("reports a missing health check, an unknown dependency, a cycle and a role without its servers", () => {
+    const doc = load();
+    const services = doc.services!;
+    delete services.kafka!.healthcheck;
+    services.qualifier!.depends_on = { ...services.qualifier!.depends_on, ghost: { condition: "service_started" } };
+    services.postgres!.depends_on = { api: { condition: "service_healthy" } };
+    delete services.dispatcher!.environment!.KAFKA_BROKERS;
+    const problems = composeProblems(doc);
+    expect(problems).toContain("kafka: no healthcheck");
+    expect(problems).toContain("qualifier: depends on unknown service ghost");
+    expect(problems.some((p) => p.startsWith("dependency cycle:"))).toBe(true);
+    expect(problems).toContain("dispatcher: KAFKA_BROKERS not set");
+    expect(problems).toContain("api -> kafka: waits for a health check kafka lacks");
+  });
+
+  const composeClient = spawnSync("docker", ["compose", "version"], { encoding: "utf8" }).status === 0;
+  it.skipIf(!composeClient)("passes `docker compose config -q`", () => {
+    const result = spawnSync("docker", ["compose", "-f", "docker-compose.yml", "config", "-q"], { cwd: root, encoding: "utf8" });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+  });
+});
+
+describe("Dockerfile", () => {
+  const dockerfile = readFileSync(`${root}Dockerfile`, "utf8");
+  const dockerignore = readFileSync(`${root}.dockerignore`, "utf8").split("\n").map((l) => l.trim());
+
+  it("builds one node:20-slim image with npm ci whose entrypoint is the Cardlink CLI", () => {
+    expect(dockerfile).toMatch(/^FROM node:20-slim$/m);
+    expect(dockerfile).toMatch(/^RUN npm ci\b/m);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["npx", ?"tsx", ?"src\/main\.ts"\]$/m);
+    // package-lock.json must reach the image for npm ci, node_modules must not.
+    expect(dockerignore).toContain("node_modules");
+    expect(dockerignore).not.toContain("package-lock.json");
+    expect(dockerignore).not.toContain("src");
+  });
+});
