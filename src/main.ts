@@ -8,6 +8,7 @@ import { createApp } from "./api/app.ts";
 import { createAccount, getAccount } from "./store/accounts.ts";
 import { migrate } from "./store/migrate.ts";
 import type { Services } from "./api/context.ts";
+import { sweepBrandConsents } from "./lifecycle/brand-consent.ts";
 
 const USAGE = `Usage: cardlink <command> [options]
 
@@ -49,6 +50,7 @@ async function main(argv: string[]) {
   switch (command) {
     case "start": {
       const services = await openServices(config);
+      sweepBrandConsents(services);
       const admin = resolveAdminToken(config);
       const demo = await ensureDemoAccount(services, config);
       const url = await listen(services, admin.token);

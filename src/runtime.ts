@@ -9,6 +9,7 @@ import { createLogger } from "./log.ts";
 import { createRateLimiter } from "./api/middleware/rate-limit.ts";
 import type { Services } from "./api/context.ts";
 import { randomBase62 } from "./store/ids.ts";
+import { approveDueBrands } from "./lifecycle/brand-consent.ts";
 
 export async function openDb(config: Config): Promise<Db> {
   return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openPglite(config.DATA_DIR);
@@ -17,13 +18,18 @@ export async function openDb(config: Config): Promise<Db> {
 export async function openServices(config: Config): Promise<Services> {
   const db = await openDb(config);
   await migrate(db);
+  const clock = createClock({
+    speed: config.CLOCK_SPEED,
+    ...(config.CLOCK_START ? { start: new Date(config.CLOCK_START) } : {}),
+  });
+  // Work that falls due on service time runs whenever the clock is advanced, in every role.
+  clock.onAdvance(async (now) => {
+    await approveDueBrands(db, now);
+  });
   return {
     config,
     db,
-    clock: createClock({
-      speed: config.CLOCK_SPEED,
-      ...(config.CLOCK_START ? { start: new Date(config.CLOCK_START) } : {}),
-    }),
+    clock,
     log: createLogger(config),
     limiter: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
   };

@@ -1,6 +1,7 @@
 // OpenAPI schemas shared by every route: the error body, list pages, ids and pagination query.
 import { z } from "@hono/zod-openapi";
 import { errorStatus } from "./errors.ts";
+import { countryByAlpha3 } from "../domain/countries.ts";
 
 export const ErrorBodySchema = z
   .object({
@@ -68,3 +69,9 @@ export const jsonResponse = <T extends z.ZodTypeAny>(schema: T, description: str
   description,
   content: { "application/json": { schema } },
 });
+
+/** An ISO 3166-1 alpha-3 country code known to src/domain/countries.ts. */
+export const countryCode = z
+  .string()
+  .refine((c) => countryByAlpha3(c) !== undefined, "must be an ISO 3166-1 alpha-3 code, such as GBR or USA")
+  .openapi({ description: "ISO 3166-1 alpha-3 country code.", example: "GBR" });

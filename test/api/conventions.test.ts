@@ -15,7 +15,7 @@ beforeAll(async () => {
   h = await createHarness();
   owner = await h.createAccount({ tier: "premium" });
   stranger = await h.createAccount({ tier: "premium" });
-  liveGraph = await seedGraph(owner.as("live"));
+  liveGraph = await seedGraph(owner.as("live"), h);
   const doc = await expectStatus<{ paths: Record<string, Record<string, unknown>> }>(
     await h.request("GET", "/v1/openapi.json"),
     200,

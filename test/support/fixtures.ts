@@ -1,11 +1,46 @@
 // A small graph of resources for one account and environment: every path parameter an API route
 // takes maps to a record of that graph, so route-wide rules (auth, 404s) can be generated once.
-import { expectStatus, type Client } from "./harness.ts";
+import { expectStatus, type Client, type Harness } from "./harness.ts";
 
 export type Graph = Record<string, string>;
 
-/** Creates one of each resource and returns the id for each path parameter name. */
-export async function seedGraph(client: Client): Promise<Graph> {
-  const program = await expectStatus<{ id: string }>(await client.post("/v1/programs", { name: "Graph program" }), 201);
-  return { programId: program.id };
+/** Luhn-valid card numbers each environment accepts (live keys refuse the test numbers). */
+export const CARD_NUMBERS = { test: "4444000000004008", live: "4000123456789017" } as const;
+
+/**
+ * Creates one of each resource and returns the id for each path parameter name. `h` approves the
+ * brand's consent through the admin API, which a live brand needs before it can have locations.
+ */
+export async function seedGraph(client: Client, h: Pick<Harness, "admin">): Promise<Graph> {
+  const program = await expectStatus<{ id: string; live: boolean }>(
+    await client.post("/v1/programs", { name: "Graph program" }),
+    201,
+  );
+  const brand = await expectStatus<{ id: string }>(await client.post("/v1/brands", { name: "Graph brand" }), 201);
+  await expectStatus(await h.admin("POST", `/admin/brands/${brand.id}/consent`, { decision: "approved" }), 200);
+  const location = await expectStatus<{ id: string }>(
+    await client.post(`/v1/programs/${program.id}/locations`, {
+      address: "1 Graph Street",
+      brandId: brand.id,
+      city: "London",
+      countryCode: "GBR",
+      postcode: "EC1A 1BB",
+    }),
+    201,
+  );
+  const card = await expectStatus<{ id: string }>(
+    await client.post(`/v1/programs/${program.id}/cards`, {
+      number: program.live ? CARD_NUMBERS.live : CARD_NUMBERS.test,
+      expMonth: 12,
+      expYear: 2030,
+      countryCode: "GBR",
+      termsOfUse: true,
+    }),
+    201,
+  );
+  const hook = await expectStatus<{ id: string }>(
+    await client.post(`/v1/programs/${program.id}/hooks`, { event: "location.status", url: "http://127.0.0.1:9/hook" }),
+    201,
+  );
+  return { programId: program.id, brandId: brand.id, locationId: location.id, cardId: card.id, hookId: hook.id };
 }

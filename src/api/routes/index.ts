@@ -3,9 +3,17 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../context.ts";
 import { router } from "../router.ts";
 import { mountPrograms } from "./programs/index.ts";
+import { mountBrands } from "./brands/index.ts";
+import { mountCards } from "./cards/index.ts";
+import { mountLocations } from "./locations/index.ts";
+import { mountHooks } from "./hooks/index.ts";
 
 export function mountV1(app: OpenAPIHono<AppEnv>) {
   const v1 = router();
   mountPrograms(v1);
+  mountBrands(v1);
+  mountCards(v1);
+  mountLocations(v1);
+  mountHooks(v1);
   app.route("/v1", v1);
 }

@@ -4,10 +4,12 @@ import type { AppEnv } from "../../context.ts";
 import { router } from "../../router.ts";
 import { mountAccounts } from "./accounts.ts";
 import { mountClock } from "./clock.ts";
+import { mountBrandConsent } from "./brand-consent.ts";
 
 export function mountAdmin(app: OpenAPIHono<AppEnv>) {
   const admin = router();
   mountAccounts(admin);
   mountClock(admin);
+  mountBrandConsent(admin);
   app.route("/admin", admin);
 }

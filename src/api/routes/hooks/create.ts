@@ -1,0 +1,36 @@
+// POST /programs/{programId}/hooks — register a webhook endpoint for one event.
+import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.ts";
+import { ctxOf } from "../../context.ts";
+import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { ownedBy } from "../../middleware/owned.ts";
+import { createHook } from "../../../store/hooks.ts";
+import { getProgram } from "../../../store/programs.ts";
+import { hookEvent, HookWithSecretSchema } from "./schemas.ts";
+
+const body = z
+  .strictObject({
+    event: hookEvent,
+    url: z
+      .url({ protocol: /^https?$/, message: "must be an http or https URL" })
+      .max(2048, "must be at most 2048 characters")
+      .openapi({ description: "Where deliveries are POSTed; http or https.", example: "https://example.com/webhooks" }),
+  })
+  .openapi("HookCreate", { example: { event: "location.status", url: "https://example.com/webhooks" } });
+
+export const route = createRoute({
+  method: "post",
+  path: "/programs/{programId}/hooks",
+  tags: ["Hooks"],
+  summary: "Register a webhook",
+  description: "Registers `url` for one event of the program and returns the hook with its signing secret.",
+  middleware: [ownedBy("programId", getProgram)] as const,
+  request: { params: z.object({ programId: uuid("programId") }), body: jsonBody(body) },
+  responses: { 201: jsonResponse(HookWithSecretSchema, "The hook and its signing secret."), ...commonErrors },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+  c.json(
+    await createHook(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, c.req.valid("json")),
+    201,
+  );

@@ -1,0 +1,33 @@
+// GET /programs/{programId}/locations — the program's locations, newest first, optionally of one brand.
+import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.ts";
+import { ctxOf } from "../../context.ts";
+import { commonErrors, jsonResponse, limitParam, listOf, startParam, uuid } from "../../schemas.ts";
+import { listLocations } from "../../../store/locations.ts";
+import { LocationSchema } from "./schemas.ts";
+
+const query = z.object({
+  limit: limitParam,
+  start: startParam,
+  brandId: z
+    .uuid({ message: "must be a UUID" })
+    .optional()
+    .openapi({ param: { name: "brandId", in: "query" }, description: "Only this brand's locations." }),
+});
+
+export const route = createRoute({
+  method: "get",
+  path: "/programs/{programId}/locations",
+  tags: ["Locations"],
+  summary: "List a program's locations",
+  request: { params: z.object({ programId: uuid("programId") }), query },
+  responses: { 200: jsonResponse(listOf(LocationSchema, "LocationList"), "A page of locations."), ...commonErrors },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { limit = 100, start, brandId } = c.req.valid("query");
+  return c.json(
+    await listLocations(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, { brandId }, { limit, start }),
+    200,
+  );
+};

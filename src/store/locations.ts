@@ -1,0 +1,273 @@
+// Merchant locations of a program: the address the networks onboard, the brand it belongs to, and one
+// sync status per scheme with the MIDs known for that scheme.
+import type { Ctx } from "../api/context.ts";
+import { invalid, notFound } from "../api/errors.ts";
+import { SCHEMES, type Scheme } from "../domain/card-number.ts";
+import { countryByAlpha3 } from "../domain/countries.ts";
+import { initialNetworkStatus, type NetworkStatus } from "../domain/location-status.ts";
+import type { Db } from "./db.ts";
+import { findBrand } from "./brands.ts";
+import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
+import { getProgram } from "./programs.ts";
+import { newId } from "./ids.ts";
+
+export interface VisaMid {
+  vmid?: string;
+  vsid?: string;
+  visaAcquiringMid?: string;
+  visaBin?: string;
+}
+export interface MastercardMid {
+  mcLocationId?: string;
+  mcAcquiringMid?: string;
+}
+export interface AmexMid {
+  seNumber: string;
+}
+export interface Mids {
+  visa: VisaMid[];
+  mastercard: MastercardMid[];
+  amex: AmexMid[];
+}
+
+export interface NetworkState<M> {
+  status: NetworkStatus;
+  mids: M[];
+  updated: string;
+}
+
+export interface Location {
+  id: string;
+  programId: string;
+  brandId: string;
+  address: string;
+  city: string;
+  postcode: string;
+  countryCode: string;
+  timezone: string;
+  geolocation: { latitude: number; longitude: number } | null;
+  metadata: Record<string, unknown> | null;
+  live: boolean;
+  status: { visa: NetworkState<VisaMid>; mastercard: NetworkState<MastercardMid>; amex: NetworkState<AmexMid> };
+  created: string;
+  updated: string;
+}
+
+interface LocationRow {
+  id: string;
+  program_id: string;
+  brand_id: string;
+  address: string;
+  city: string;
+  postcode: string;
+  country_code: string;
+  timezone: string;
+  latitude: number | null;
+  longitude: number | null;
+  metadata: Record<string, unknown> | null;
+  live: boolean;
+  created: Date;
+  updated: Date;
+}
+
+interface NetworkRow {
+  location_id: string;
+  scheme: Scheme;
+  status: NetworkStatus;
+  mids: unknown[];
+  updated: Date;
+}
+
+type Networks = Location["status"];
+
+const toLocation = (r: LocationRow, status: Networks): Location => ({
+  id: r.id,
+  programId: r.program_id,
+  brandId: r.brand_id,
+  address: r.address,
+  city: r.city,
+  postcode: r.postcode,
+  countryCode: r.country_code,
+  timezone: r.timezone,
+  geolocation: r.latitude === null || r.longitude === null ? null : { latitude: r.latitude, longitude: r.longitude },
+  metadata: r.metadata,
+  live: r.live,
+  status,
+  created: r.created.toISOString(),
+  updated: r.updated.toISOString(),
+});
+
+/** The per-scheme states of the given locations, by location id. */
+async function loadNetworks(db: Db, ids: string[]): Promise<Map<string, Networks>> {
+  const byLocation = new Map<string, Partial<Record<Scheme, NetworkState<unknown>>>>();
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<NetworkRow>(
+    "select location_id, scheme, status, mids, updated from location_networks where location_id = any($1::uuid[])",
+    [ids],
+  );
+  for (const r of rows) {
+    const states = byLocation.get(r.location_id) ?? {};
+    states[r.scheme] = { status: r.status, mids: r.mids, updated: r.updated.toISOString() };
+    byLocation.set(r.location_id, states);
+  }
+  return new Map([...byLocation].map(([id, states]) => [id, states as Networks]));
+}
+
+async function withNetworks(db: Db, rows: LocationRow[]): Promise<Location[]> {
+  const networks = await loadNetworks(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => toLocation(r, networks.get(r.id)!));
+}
+
+export interface LocationInput {
+  address: string;
+  brandId: string;
+  city: string;
+  countryCode: string;
+  postcode: string;
+  status?: "syncing";
+  timezone?: string;
+  geolocation?: { latitude: number; longitude: number } | null;
+  metadata?: Record<string, unknown> | null;
+  mids?: Partial<Mids>;
+}
+
+export async function createLocation(ctx: Ctx, programId: string, input: LocationInput): Promise<Location> {
+  await getProgram(ctx, programId);
+  if (input.status === "syncing" && !ctx.live) {
+    throw invalid("status", "syncing works only for live programs with a live key");
+  }
+  const brand = await findBrand(ctx, input.brandId);
+  if (!brand) throw invalid("brandId", "no brand with this id for this account and environment");
+  if (brand.consent !== "approved") {
+    throw invalid("brandId", `the brand's consent is ${brand.consent}; locations need a brand with approved consent`);
+  }
+  const timezone = input.timezone ?? countryByAlpha3(input.countryCode)?.mainTimezone ?? "UTC";
+  const status = initialNetworkStatus(ctx.live, input.status === "syncing");
+  const now = ctx.clock.now();
+  return ctx.db.tx(async (db) => {
+    const [row] = await db.query<LocationRow>(
+      `insert into locations (id, account_id, live, program_id, brand_id, address, city, postcode, country_code,
+         timezone, latitude, longitude, metadata, created, updated)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $14) returning *`,
+      [
+        newId(),
+        ctx.accountId,
+        ctx.live,
+        programId,
+        brand.id,
+        input.address,
+        input.city,
+        input.postcode,
+        input.countryCode,
+        timezone,
+        input.geolocation?.latitude ?? null,
+        input.geolocation?.longitude ?? null,
+        JSON.stringify(input.metadata ?? null),
+        now,
+      ],
+    );
+    for (const scheme of SCHEMES) {
+      await db.query(
+        `insert into location_networks (location_id, scheme, status, mids, sync_started, updated)
+         values ($1, $2, $3, $4::jsonb, $5, $6)`,
+        [row!.id, scheme, status, JSON.stringify(input.mids?.[scheme] ?? []), status === "Syncing" ? now : null, now],
+      );
+    }
+    return (await withNetworks(db, [row!]))[0]!;
+  });
+}
+
+export async function listLocations(
+  ctx: Ctx,
+  programId: string,
+  filter: { brandId?: string },
+  page: PageQuery,
+): Promise<Page<Location>> {
+  await getProgram(ctx, programId);
+  const filters = new Filters()
+    .add("program_id = ?", programId)
+    .add("account_id = ?", ctx.accountId)
+    .add("live = ?", ctx.live);
+  if (filter.brandId) filters.add("brand_id = ?", filter.brandId);
+  const rows = await pageByCreated(ctx.db, "locations", filters, page, (r: LocationRow) => r);
+  return { ...rows, items: await withNetworks(ctx.db, rows.items) };
+}
+
+async function findRow(db: Db, ctx: Ctx, id: string): Promise<LocationRow> {
+  const [row] = await db.query<LocationRow>("select * from locations where id = $1 and account_id = $2 and live = $3", [
+    id,
+    ctx.accountId,
+    ctx.live,
+  ]);
+  if (!row) throw notFound("location", id);
+  return row;
+}
+
+/** The caller's location in the caller's environment, or 404 — never another account's. */
+export async function getLocation(ctx: Ctx, id: string): Promise<Location> {
+  return (await withNetworks(ctx.db, [await findRow(ctx.db, ctx, id)]))[0]!;
+}
+
+export interface LocationPatch {
+  address?: string;
+  city?: string;
+  postcode?: string;
+  timezone?: string;
+  geolocation?: { latitude: number; longitude: number } | null;
+  metadata?: Record<string, unknown> | null;
+  /** Replaces the MIDs of each scheme given; schemes left out keep theirs. */
+  mids?: Partial<Mids>;
+}
+
+export async function updateLocation(ctx: Ctx, id: string, patch: LocationPatch): Promise<Location> {
+  return ctx.db.tx(async (db) => {
+    await findRow(db, ctx, id);
+    if (Object.values(patch).every((v) => v === undefined)) return getLocation({ ...ctx, db }, id);
+    const now = ctx.clock.now();
+    const geo = patch.geolocation;
+    await db.query(
+      `update locations set address = coalesce($2, address), city = coalesce($3, city),
+         postcode = coalesce($4, postcode), timezone = coalesce($5, timezone),
+         latitude = case when $6::boolean then $7::double precision else latitude end,
+         longitude = case when $6::boolean then $8::double precision else longitude end,
+         metadata = case when $9::boolean then $10::jsonb else metadata end,
+         updated = $11
+       where id = $1`,
+      [
+        id,
+        patch.address ?? null,
+        patch.city ?? null,
+        patch.postcode ?? null,
+        patch.timezone ?? null,
+        geo !== undefined,
+        geo?.latitude ?? null,
+        geo?.longitude ?? null,
+        patch.metadata !== undefined,
+        JSON.stringify(patch.metadata ?? null),
+        now,
+      ],
+    );
+    for (const scheme of SCHEMES) {
+      const mids = patch.mids?.[scheme];
+      if (mids === undefined) continue;
+      await db.query("update location_networks set mids = $3::jsonb, updated = $4 where location_id = $1 and scheme = $2", [
+        id,
+        scheme,
+        JSON.stringify(mids),
+        now,
+      ]);
+    }
+    return getLocation({ ...ctx, db }, id);
+  });
+}
+
+export async function deleteLocation(ctx: Ctx, id: string): Promise<void> {
+  const rows = await ctx.db.query(
+    "delete from locations where id = $1 and account_id = $2 and live = $3 returning id",
+    [id, ctx.accountId, ctx.live],
+  );
+  if (rows.length === 0) throw notFound("location", id);
+}
