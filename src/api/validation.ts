@@ -23,3 +23,11 @@ z.config({
   customError: (issue) =>
     issue.code === "invalid_type" && issue.input === undefined ? "required" : undefined,
 });
+
+/**
+ * Error options for a schema with its own rule message: an explicit message would otherwise also
+ * replace "required" when the field is missing. Use as `z.uuid(rule("must be a UUID"))`.
+ */
+export const rule = (message: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? "required" : message),
+});

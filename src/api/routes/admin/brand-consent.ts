@@ -3,6 +3,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
+import { rule } from "../../validation.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { decideBrandConsent } from "../../../store/brands.ts";
 import { BrandSchema } from "../brands/schemas.ts";
@@ -19,7 +20,7 @@ const decide = createRoute({
     body: jsonBody(
       z
         .strictObject({
-          decision: z.enum(["approved", "declined"], { message: "must be approved or declined" }),
+          decision: z.enum(["approved", "declined"], rule("must be approved or declined")),
         })
         .openapi("BrandConsentDecision", { example: { decision: "approved" } }),
     ),

@@ -4,6 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, countryCode, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
+import { rule } from "../../validation.ts";
 import { TEST_NUMBER_RULE } from "../../../domain/card-number.ts";
 import { enrolCard } from "../../../store/cards.ts";
 import { getProgram } from "../../../store/programs.ts";
@@ -27,7 +28,7 @@ const body = z
       .openapi({ description: "Four-digit year; with expMonth not in the past on the service clock.", example: 2028 }),
     countryCode,
     termsOfUse: z
-      .literal(true, { message: "must be true: the cardholder must accept the terms of use" })
+      .literal(true, rule("must be true: the cardholder must accept the terms of use"))
       .openapi({ description: "The cardholder accepted the program's terms of use." }),
     metadata: metadataSchema,
   })

@@ -4,6 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
+import { rule } from "../../validation.ts";
 import { createHook } from "../../../store/hooks.ts";
 import { getProgram } from "../../../store/programs.ts";
 import { hookEvent, HookWithSecretSchema } from "./schemas.ts";
@@ -12,7 +13,7 @@ const body = z
   .strictObject({
     event: hookEvent,
     url: z
-      .url({ protocol: /^https?$/, message: "must be an http or https URL" })
+      .url({ protocol: /^https?$/, ...rule("must be an http or https URL") })
       .max(2048, "must be at most 2048 characters")
       .openapi({ description: "Where deliveries are POSTed; http or https.", example: "https://example.com/webhooks" }),
   })

@@ -1,8 +1,11 @@
 // The hook record as the API shows it; the signing secret only where a single hook is returned.
 import { z } from "@hono/zod-openapi";
 import { HOOK_EVENTS } from "../../../store/hooks.ts";
+import { rule } from "../../validation.ts";
 
-export const hookEvent = z.enum(HOOK_EVENTS, { message: `must be one of ${HOOK_EVENTS.join(", ")}` }).openapi({
+export const hookEvent = z
+  .enum(HOOK_EVENTS, rule(`must be one of ${HOOK_EVENTS.join(", ")}`))
+  .openapi({
   description: "The event this hook receives.",
   example: "transaction.auth.qualified",
 });

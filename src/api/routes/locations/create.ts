@@ -4,6 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, countryCode, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
+import { rule } from "../../validation.ts";
 import { createLocation } from "../../../store/locations.ts";
 import { getProgram } from "../../../store/programs.ts";
 import { address, city, geolocation, LocationSchema, mids, postcode, timezone } from "./schemas.ts";
@@ -11,7 +12,7 @@ import { address, city, geolocation, LocationSchema, mids, postcode, timezone } 
 const body = z
   .strictObject({
     address,
-    brandId: z.uuid({ message: "must be a UUID" }).openapi({ description: "One of your brands, with approved consent." }),
+    brandId: z.uuid(rule("must be a UUID")).openapi({ description: "One of your brands, with approved consent." }),
     city,
     countryCode,
     postcode,

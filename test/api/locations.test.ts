@@ -1,0 +1,275 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHarness, expectError, expectStatus, type Client, type Harness } from "../support/harness.ts";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness(); // service clock frozen at 2026-01-05T12:00:00Z
+});
+afterAll(() => h.close());
+
+type NetworkState = { status: string; mids: unknown[]; updated: string };
+type Location = {
+  id: string;
+  programId: string;
+  brandId: string;
+  address: string;
+  city: string;
+  postcode: string;
+  countryCode: string;
+  timezone: string;
+  geolocation: { latitude: number; longitude: number } | null;
+  metadata: unknown;
+  live: boolean;
+  status: { visa: NetworkState; mastercard: NetworkState; amex: NetworkState };
+  created: string;
+  updated: string;
+};
+
+/** A program and an approved brand in the client's environment. */
+async function setup(client: Client, live = false) {
+  const programId = (await expectStatus<{ id: string }>(await client.post("/v1/programs", { name: "Shops" }), 201)).id;
+  const brandId = (await expectStatus<{ id: string }>(await client.post("/v1/brands", { name: "Coffee" }), 201)).id;
+  if (live) await expectStatus(await h.admin("POST", `/admin/brands/${brandId}/consent`, { decision: "approved" }), 200);
+  return { programId, brandId };
+}
+
+const address = (brandId: string, extra: Record<string, unknown> = {}) => ({
+  address: "1 High Street",
+  brandId,
+  city: "London",
+  countryCode: "GBR",
+  postcode: "SW1A 1AA",
+  ...extra,
+});
+
+describe("locations", () => {
+  it("creates a test location Active on every scheme, with the country's main time zone", async () => {
+    const client = (await h.createAccount()).as("test");
+    const { programId, brandId } = await setup(client);
+    const mids = {
+      visa: [{ vmid: "12345678", vsid: "87654321", visaAcquiringMid: "CAID0001", visaBin: "412345" }],
+      mastercard: [{ mcLocationId: "123456789", mcAcquiringMid: "MC0001" }],
+      amex: [{ seNumber: "1234567890" }],
+    };
+    const location = await expectStatus<Location>(
+      await client.post(
+        `/v1/programs/${programId}/locations`,
+        address(brandId, { geolocation: { latitude: 51.5, longitude: -0.14 }, metadata: { store: 7 }, mids }),
+      ),
+      201,
+    );
+    expect(location).toMatchObject({
+      programId,
+      brandId,
+      address: "1 High Street",
+      city: "London",
+      postcode: "SW1A 1AA",
+      countryCode: "GBR",
+      timezone: "Europe/London",
+      geolocation: { latitude: 51.5, longitude: -0.14 },
+      metadata: { store: 7 },
+      live: false,
+      created: "2026-01-05T12:00:00.000Z",
+    });
+    for (const scheme of ["visa", "mastercard", "amex"] as const) {
+      expect(location.status[scheme]).toEqual({ status: "Active", mids: mids[scheme], updated: "2026-01-05T12:00:00.000Z" });
+    }
+    expect(await expectStatus<Location>(await client.get(`/v1/locations/${location.id}`), 200)).toEqual(location);
+
+    const paris = await expectStatus<Location>(
+      await client.post(`/v1/programs/${programId}/locations`, address(brandId, { countryCode: "FRA", postcode: "75001", city: "Paris" })),
+      201,
+    );
+    expect(paris.timezone).toBe("Europe/Paris");
+    expect(paris.geolocation).toBeNull();
+    expect(paris.status.visa.mids).toEqual([]);
+    const chosen = await expectStatus<Location>(
+      await client.post(`/v1/programs/${programId}/locations`, address(brandId, { countryCode: "USA", timezone: "America/Los_Angeles" })),
+      201,
+    );
+    expect(chosen.timezone).toBe("America/Los_Angeles");
+  });
+
+  it("creates live locations Idle, or Syncing with status syncing, and refuses syncing under a test key", async () => {
+    const acct = await h.createAccount();
+    const live = acct.as("live");
+    const { programId, brandId } = await setup(live, true);
+    const idle = await expectStatus<Location>(await live.post(`/v1/programs/${programId}/locations`, address(brandId)), 201);
+    expect(idle.live).toBe(true);
+    expect([idle.status.visa.status, idle.status.mastercard.status, idle.status.amex.status]).toEqual(["Idle", "Idle", "Idle"]);
+    const syncing = await expectStatus<Location>(
+      await live.post(`/v1/programs/${programId}/locations`, address(brandId, { status: "syncing" })),
+      201,
+    );
+    expect([syncing.status.visa.status, syncing.status.mastercard.status, syncing.status.amex.status]).toEqual([
+      "Syncing",
+      "Syncing",
+      "Syncing",
+    ]);
+
+    const test = await setup(acct.as("test"));
+    expect(
+      await expectError(
+        await acct.as("test").post(`/v1/programs/${test.programId}/locations`, address(test.brandId, { status: "syncing" })),
+        400,
+        "invalid_request",
+      ),
+    ).toMatch(/^status: syncing works only for live programs with a live key/);
+    expect(
+      await expectError(
+        await live.post(`/v1/programs/${programId}/locations`, address(brandId, { status: "active" })),
+        400,
+        "invalid_request",
+      ),
+    ).toMatch(/^status: the only value is syncing/);
+  });
+
+  it("needs a brand of the caller with approved consent", async () => {
+    const acct = await h.createAccount();
+    const live = acct.as("live");
+    const { programId } = await setup(live, true);
+    const requested = (await expectStatus<{ id: string; consent: string }>(await live.post("/v1/brands", { name: "Waiting" }), 201)).id;
+    expect(
+      await expectError(await live.post(`/v1/programs/${programId}/locations`, address(requested)), 400, "invalid_request"),
+    ).toMatch(/^brandId: the brand's consent is requested/);
+    await expectStatus(await h.admin("POST", `/admin/brands/${requested}/consent`, { decision: "declined" }), 200);
+    expect(
+      await expectError(await live.post(`/v1/programs/${programId}/locations`, address(requested)), 400, "invalid_request"),
+    ).toMatch(/^brandId: the brand's consent is declined/);
+    // A brand of another account, and the same account's test brand, are not the caller's here.
+    const foreign = await setup((await h.createAccount()).as("live"), true);
+    const testBrand = await setup(acct.as("test"));
+    for (const brandId of [foreign.brandId, testBrand.brandId]) {
+      expect(
+        await expectError(await live.post(`/v1/programs/${programId}/locations`, address(brandId)), 400, "invalid_request"),
+      ).toMatch(/^brandId: no brand with this id/);
+    }
+  });
+
+  it("names the field and the rule for every invalid input", async () => {
+    const client = (await h.createAccount()).as("test");
+    const { programId, brandId } = await setup(client);
+    const bad = async (body: unknown) =>
+      expectError(await client.post(`/v1/programs/${programId}/locations`, body), 400, "invalid_request");
+    const msg = await bad({});
+    for (const field of ["address", "brandId", "city", "countryCode", "postcode"]) expect(msg).toContain(`${field}: required`);
+    expect(await bad(address(brandId, { address: " " }))).toMatch(/^address: must not be empty/);
+    expect(await bad(address(brandId, { brandId: "x" }))).toMatch(/^brandId: must be a UUID/);
+    expect(await bad(address(brandId, { countryCode: "UK" }))).toMatch(/^countryCode: must be an ISO 3166-1 alpha-3/);
+    expect(await bad(address(brandId, { timezone: "Mars/Olympus" }))).toMatch(/^timezone: must be an IANA time zone/);
+    expect(await bad(address(brandId, { geolocation: { latitude: 91, longitude: 0 } }))).toMatch(/^geolocation.latitude: must be -90 to 90/);
+    expect(await bad(address(brandId, { geolocation: { latitude: 0, longitude: -181 } }))).toMatch(/^geolocation.longitude: must be -180 to 180/);
+    expect(await bad(address(brandId, { mids: { visa: [{ vmid: "12345" }] } }))).toMatch(/^mids.visa.0.vmid: must be 6 to 8 digits/);
+    expect(await bad(address(brandId, { mids: { visa: [{ vsid: "123456789" }] } }))).toMatch(/^mids.visa.0.vsid: must be 6 to 8 digits/);
+    expect(await bad(address(brandId, { mids: { visa: [{ visaAcquiringMid: "CAID-1" }] } }))).toMatch(/^mids.visa.0.visaAcquiringMid: must be 1 to 15 letters or digits/);
+    expect(await bad(address(brandId, { mids: { visa: [{ visaBin: "12345" }] } }))).toMatch(/^mids.visa.0.visaBin: must be 6 to 11 digits/);
+    expect(await bad(address(brandId, { mids: { visa: [{}] } }))).toMatch(/^mids.visa.0: must have at least one of vmid/);
+    expect(await bad(address(brandId, { mids: { mastercard: [{ mcLocationId: "12a" }] } }))).toMatch(/^mids.mastercard.0.mcLocationId: must be 1 to 12 digits/);
+    expect(await bad(address(brandId, { mids: { mastercard: [{ mcAcquiringMid: "x".repeat(16) }] } }))).toMatch(/^mids.mastercard.0.mcAcquiringMid:/);
+    expect(await bad(address(brandId, { mids: { amex: [{ seNumber: "123456789" }] } }))).toMatch(/^mids.amex.0.seNumber: must be exactly 10 digits/);
+    expect(await bad(address(brandId, { mids: { amex: [{}] } }))).toMatch(/^mids.amex.0.seNumber: required/);
+    expect(await bad(address(brandId, { mids: { discover: [] } }))).toMatch(/mids.discover: unknown field/);
+    expect(await expectError(await client.get(`/v1/programs/${programId}/locations?brandId=1`), 400, "invalid_request")).toMatch(/^brandId: must be a UUID/);
+  });
+
+  it("lists a program's locations in pages, filtered by brand", async () => {
+    const client = (await h.createAccount()).as("test");
+    const { programId, brandId } = await setup(client);
+    const other = (await expectStatus<{ id: string }>(await client.post("/v1/brands", { name: "Tea" }), 201)).id;
+    const mine: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      mine.push((await expectStatus<Location>(await client.post(`/v1/programs/${programId}/locations`, address(brandId)), 201)).id);
+    }
+    const tea = await expectStatus<Location>(await client.post(`/v1/programs/${programId}/locations`, address(other)), 201);
+    const all = await expectStatus<{ items: Location[]; count: number }>(await client.get(`/v1/programs/${programId}/locations`), 200);
+    expect(all.count).toBe(4);
+    expect(all.items.every((l) => l.status.amex.status === "Active")).toBe(true);
+    const page = await expectStatus<{ items: Location[]; count: number; last?: string }>(
+      await client.get(`/v1/programs/${programId}/locations?brandId=${brandId}&limit=2`),
+      200,
+    );
+    expect(page.count).toBe(3);
+    const rest = await expectStatus<{ items: Location[]; last?: string }>(
+      await client.get(`/v1/programs/${programId}/locations?brandId=${brandId}&limit=2&start=${page.last}`),
+      200,
+    );
+    expect(rest.last).toBeUndefined();
+    expect([...page.items, ...rest.items].map((l) => l.id).sort()).toEqual([...mine].sort());
+    const onlyTea = await expectStatus<{ items: Location[] }>(await client.get(`/v1/programs/${programId}/locations?brandId=${other}`), 200);
+    expect(onlyTea.items.map((l) => l.id)).toEqual([tea.id]);
+  });
+
+  it("updates address fields, time zone, geolocation, metadata and per-scheme MIDs", async () => {
+    const client = (await h.createAccount()).as("test");
+    const { programId, brandId } = await setup(client);
+    const location = await expectStatus<Location>(
+      await client.post(
+        `/v1/programs/${programId}/locations`,
+        address(brandId, { geolocation: { latitude: 1, longitude: 2 }, metadata: { a: 1 }, mids: { visa: [{ vmid: "1234567" }] } }),
+      ),
+      201,
+    );
+    await h.services.clock.advance(60_000);
+    const updated = await expectStatus<Location>(
+      await client.patch(`/v1/locations/${location.id}`, {
+        address: "2 Low Road",
+        postcode: "E1 6AN",
+        timezone: "Europe/Dublin",
+        mids: { amex: [{ seNumber: "9876543210" }] },
+      }),
+      200,
+    );
+    expect(updated).toMatchObject({
+      address: "2 Low Road",
+      city: "London",
+      postcode: "E1 6AN",
+      timezone: "Europe/Dublin",
+      geolocation: { latitude: 1, longitude: 2 },
+      metadata: { a: 1 },
+    });
+    expect(updated.updated).toBe(h.services.clock.now().toISOString());
+    expect(updated.status.visa).toEqual(location.status.visa);
+    expect(updated.status.amex).toMatchObject({ status: "Active", mids: [{ seNumber: "9876543210" }], updated: updated.updated });
+    const cleared = await expectStatus<Location>(
+      await client.patch(`/v1/locations/${location.id}`, { geolocation: null, metadata: null, mids: { visa: [] } }),
+      200,
+    );
+    expect(cleared).toMatchObject({ geolocation: null, metadata: null, address: "2 Low Road" });
+    expect(cleared.status.visa.mids).toEqual([]);
+    expect(await expectStatus<Location>(await client.patch(`/v1/locations/${location.id}`, {}), 200)).toEqual(cleared);
+
+    const bad = async (body: unknown) => expectError(await client.patch(`/v1/locations/${location.id}`, body), 400, "invalid_request");
+    expect(await bad({ countryCode: "USA" })).toMatch(/countryCode: unknown field/);
+    expect(await bad({ brandId })).toMatch(/brandId: unknown field/);
+    expect(await bad({ city: "" })).toMatch(/^city: must not be empty/);
+    expect(await bad({ timezone: "Nowhere" })).toMatch(/^timezone:/);
+    expect(await bad({ mids: { amex: [{ seNumber: "1" }] } })).toMatch(/^mids.amex.0.seNumber:/);
+  });
+
+  it("deletes a location", async () => {
+    const client = (await h.createAccount()).as("test");
+    const { programId, brandId } = await setup(client);
+    const location = await expectStatus<Location>(await client.post(`/v1/programs/${programId}/locations`, address(brandId)), 201);
+    const res = await client.delete(`/v1/locations/${location.id}`);
+    expect(res.status).toBe(204);
+    await expectError(await client.get(`/v1/locations/${location.id}`), 404, "resource_not_found");
+    await expectError(await client.delete(`/v1/locations/${location.id}`), 404, "resource_not_found");
+    const [left] = await h.services.db.query<{ n: number }>("select count(*)::int as n from location_networks where location_id = $1", [location.id]);
+    expect(left!.n).toBe(0);
+  });
+
+  it("keeps locations to their account and environment", async () => {
+    const owner = await h.createAccount();
+    const stranger = (await h.createAccount()).as("test");
+    const { programId, brandId } = await setup(owner.as("test"));
+    const location = await expectStatus<Location>(await owner.as("test").post(`/v1/programs/${programId}/locations`, address(brandId)), 201);
+    for (const client of [stranger, owner.as("live")]) {
+      await expectError(await client.get(`/v1/locations/${location.id}`), 404, "resource_not_found");
+      await expectError(await client.patch(`/v1/locations/${location.id}`, { city: "Paris" }), 404, "resource_not_found");
+      await expectError(await client.delete(`/v1/locations/${location.id}`), 404, "resource_not_found");
+      await expectError(await client.get(`/v1/programs/${programId}/locations`), 404, "resource_not_found");
+      await expectError(await client.post(`/v1/programs/${programId}/locations`, address(brandId)), 404, "resource_not_found");
+    }
+    expect((await expectStatus<Location>(await owner.as("test").get(`/v1/locations/${location.id}`), 200)).city).toBe("London");
+  });
+});
