@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
+import { sha256 } from "../../src/store/ids.ts";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness(); // frozen clock at 2026-01-05T12:00:00Z
+});
+afterAll(() => h.close());
+
+type Account = { id: string; name: string; tier: string; email: string | null; keys: { test: string; live: string } };
+
+describe("admin", () => {
+  it("needs the admin token", async () => {
+    const body = { name: "Acme" };
+    await expectError(await h.request("POST", "/admin/accounts", { body }), 401, "unauthorized");
+    await expectError(
+      await h.request("POST", "/admin/accounts", { body, headers: { Authorization: "Bearer adm_wrong_token_000000000000" } }),
+      401,
+      "unauthorized",
+    );
+    await expectError(await h.request("POST", "/admin/accounts", { body, headers: { Authorization: ADMIN_TOKEN } }), 401, "unauthorized");
+    const acct = await h.createAccount();
+    // An account's secret key is not an admin token.
+    await expectError(
+      await h.request("GET", "/admin/clock", { headers: { Authorization: `Bearer ${acct.keys.live}` } }),
+      401,
+      "unauthorized",
+    );
+    await expectError(await h.request("GET", "/admin/clock", { headers: { "Cardlink-Key": acct.keys.test } }), 401, "unauthorized");
+    await expectError(await h.request("POST", "/admin/clock/advance", { body: { days: 1 } }), 401, "unauthorized");
+  });
+
+  it("creates an account with a tier and test and live keys that work", async () => {
+    const account = await expectStatus<Account>(
+      await h.admin("POST", "/admin/accounts", { name: "Acme", tier: "premium", email: "ops@acme.example" }),
+      201,
+    );
+    expect(account).toMatchObject({ name: "Acme", tier: "premium", email: "ops@acme.example" });
+    expect(account.keys.test).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
+    expect(account.keys.live).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
+    const program = await expectStatus<{ live: boolean }>(
+      await h.request("POST", "/v1/programs", { body: { name: "P" }, headers: { "Cardlink-Key": account.keys.live } }),
+      201,
+    );
+    expect(program.live).toBe(true);
+    const standard = await expectStatus<Account>(await h.admin("POST", "/admin/accounts", { name: "Default" }), 201);
+    expect(standard.tier).toBe("standard");
+  });
+
+  it("changes an account's tier", async () => {
+    const account = await expectStatus<Account>(await h.admin("POST", "/admin/accounts", { name: "Upgrade" }), 201);
+    const patched = await expectStatus<Account>(await h.admin("PATCH", `/admin/accounts/${account.id}`, { tier: "premium" }), 200);
+    expect(patched).toMatchObject({ id: account.id, name: "Upgrade", tier: "premium" });
+    expect(patched).not.toHaveProperty("keys");
+    await expectError(
+      await h.admin("PATCH", "/admin/accounts/3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b", { tier: "premium" }),
+      404,
+      "resource_not_found",
+    );
+  });
+
+  it("names the field in validation errors", async () => {
+    const bad = async (method: string, path: string, body: unknown) => expectError(await h.admin(method, path, body), 400, "invalid_request");
+    expect(await bad("POST", "/admin/accounts", {})).toMatch(/^name: required/);
+    expect(await bad("POST", "/admin/accounts", { name: "A", tier: "gold" })).toMatch(/^tier: must be standard or premium/);
+    expect(await bad("POST", "/admin/accounts", { name: "A", email: "nope" })).toMatch(/^email: must be an e-mail address/);
+    expect(await bad("POST", "/admin/accounts", { name: "A", keys: {} })).toMatch(/keys: unknown field/);
+    expect(await bad("PATCH", "/admin/accounts/xyz", { tier: "premium" })).toMatch(/^accountId: must be a UUID/);
+    expect(await bad("POST", "/admin/clock/advance", {})).toMatch(/^body: give days, hours, minutes or seconds/);
+    expect(await bad("POST", "/admin/clock/advance", { days: -1 })).toMatch(/^days: must be 0 or more/);
+    expect(await bad("POST", "/admin/clock/advance", { weeks: 1 })).toMatch(/weeks: unknown field/);
+  });
+
+  it("keeps only digests of the keys at rest", async () => {
+    const account = await expectStatus<Account>(await h.admin("POST", "/admin/accounts", { name: "Hashed" }), 201);
+    const rows = await h.services.db.query<Record<string, unknown>>("select * from api_keys where account_id = $1", [account.id]);
+    expect(rows).toHaveLength(2);
+    const dump = JSON.stringify(rows);
+    for (const key of [account.keys.test, account.keys.live]) {
+      expect(dump).not.toContain(key);
+      expect(dump).not.toContain(key.slice("sk_test_".length));
+    }
+    expect(rows.map((r) => r.hash).sort()).toEqual([sha256(account.keys.test), sha256(account.keys.live)].sort());
+    expect(rows.map((r) => r.hint).sort()).toEqual([account.keys.test.slice(-4), account.keys.live.slice(-4)].sort());
+  });
+
+  it("reads and advances the frozen service clock", async () => {
+    const before = await expectStatus<{ now: string; mode: string; speed: number }>(await h.admin("GET", "/admin/clock"), 200);
+    expect(before).toMatchObject({ mode: "frozen", speed: 0 });
+    const after = await expectStatus<{ now: string; mode: string }>(
+      await h.admin("POST", "/admin/clock/advance", { days: 1, hours: 2, minutes: 3, seconds: 4 }),
+      200,
+    );
+    expect(Date.parse(after.now) - Date.parse(before.now)).toBe(((24 + 2) * 60 + 3) * 60_000 + 4000);
+    const again = await expectStatus<{ now: string }>(await h.admin("GET", "/admin/clock"), 200);
+    expect(again.now).toBe(after.now);
+    // Records written after the jump carry the new service time.
+    const acct = await h.createAccount();
+    const program = await expectStatus<{ created: string }>(await acct.as("test").post("/v1/programs", { name: "Later" }), 201);
+    expect(program.created).toBe(after.now);
+  });
+});
