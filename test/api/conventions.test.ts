@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
 import { seedGraph, type Graph } from "../support/fixtures.ts";
+import { enqueueEvent } from "../../src/store/outbox.ts";
 
 let h: Harness;
 let owner: TestAccount;
@@ -16,6 +17,12 @@ beforeAll(async () => {
   owner = await h.createAccount({ tier: "premium" });
   stranger = await h.createAccount({ tier: "premium" });
   liveGraph = await seedGraph(owner.as("live"), h);
+  // Webhook events are written by the service itself, never created through the API.
+  liveGraph.eventId = await enqueueEvent(
+    h.services.db,
+    { accountId: owner.id, live: true, programId: liveGraph.programId!, event: "location.status", data: {} },
+    h.services.clock.now(),
+  );
   const doc = await expectStatus<{ paths: Record<string, Record<string, unknown>> }>(
     await h.request("GET", "/v1/openapi.json"),
     200,

@@ -7,6 +7,7 @@ import { mountBrands } from "./brands/index.ts";
 import { mountCards } from "./cards/index.ts";
 import { mountLocations } from "./locations/index.ts";
 import { mountHooks } from "./hooks/index.ts";
+import { mountWebhookEvents } from "./webhook-events/index.ts";
 
 export function mountV1(app: OpenAPIHono<AppEnv>) {
   const v1 = router();
@@ -15,5 +16,6 @@ export function mountV1(app: OpenAPIHono<AppEnv>) {
   mountCards(v1);
   mountLocations(v1);
   mountHooks(v1);
+  mountWebhookEvents(v1);
   app.route("/v1", v1);
 }

@@ -1,0 +1,49 @@
+// GET /hooks/{hookId}/deliveries — every delivery of events to the hook, with each attempt.
+import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.ts";
+import { ctxOf } from "../../context.ts";
+import { commonErrors, jsonResponse, listOf, pageQuery, uuid } from "../../schemas.ts";
+import { listDeliveries } from "../../../store/webhook-deliveries.ts";
+
+const AttemptSchema = z.object({
+  attempt: z.number().int().openapi({ example: 1 }),
+  attempted: z.string().openapi({ format: "date-time", description: "Service time of the attempt." }),
+  latencyMs: z.number().int().openapi({ example: 12 }),
+  responseCode: z.number().int().nullable().openapi({ example: 200, description: "Null when no response came." }),
+  error: z.string().nullable().openapi({ example: null, description: "Why no response came (timeout, refused)." }),
+});
+
+export const DeliverySchema = z
+  .object({
+    id: z.uuid(),
+    hookId: z.uuid(),
+    eventId: z.uuid().openapi({ description: "The event id, sent as `webhook-id` on every attempt." }),
+    event: z.string().openapi({ example: "transaction.auth" }),
+    status: z.enum(["pending", "succeeded", "failed"]).openapi({
+      description: "`failed` once every retry of the schedule has failed.",
+    }),
+    nextAttempt: z.string().nullable().openapi({ format: "date-time", description: "Service time of the next retry." }),
+    attempts: z.array(AttemptSchema),
+    created: z.string().openapi({ format: "date-time" }),
+    updated: z.string().openapi({ format: "date-time" }),
+  })
+  .openapi("WebhookDelivery");
+
+export const route = createRoute({
+  method: "get",
+  path: "/hooks/{hookId}/deliveries",
+  tags: ["Hooks"],
+  summary: "List a hook's deliveries and their attempts",
+  description:
+    "Deliveries are at least once, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, " +
+    "`webhook-signature`), with a 20 s timeout. A non-2xx answer or a timeout is retried after 5 s, 5 min, " +
+    "30 min, 2 h, 5 h, 10 h and 10 h of service time; then the delivery is `failed`.",
+  request: { params: z.object({ hookId: uuid("hookId") }), query: pageQuery },
+  responses: { 200: jsonResponse(listOf(DeliverySchema, "WebhookDeliveryList"), "A page of deliveries, newest first."), ...commonErrors },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { limit = 100, start } = c.req.valid("query");
+  const page = await listDeliveries(ctxOf(c.var.services, c.var.caller), c.req.valid("param").hookId, { limit, start });
+  return c.json(page, 200);
+};
