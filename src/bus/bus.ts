@@ -1,0 +1,65 @@
+// The bus interface both implementations keep: keyed topics with partitions, consumer groups with
+// committed offsets, at-least-once delivery, values checked against the topic's Avro schema.
+import type { AvroSchema } from "./avro.ts";
+
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+  /** The Avro schema every value on the topic must match (registered as `<name>-value` on Kafka). */
+  schema: AvroSchema;
+}
+
+export interface BusMessage<T = unknown> {
+  topic: string;
+  partition: number;
+  offset: number;
+  key: string;
+  value: T;
+}
+
+export interface Published {
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
+/**
+ * Handles one message. Resolving commits the message's offset; throwing leaves it uncommitted and the
+ * same message is delivered again after a backoff, before anything behind it on its partition.
+ * A handler that wants to give up on a message dead-letters it itself and resolves.
+ */
+export type Handler = (message: BusMessage) => Promise<void>;
+
+export interface SubscribeOptions {
+  groupId: string;
+  topics: string[];
+  handler: Handler;
+}
+
+export interface Subscription {
+  readonly groupId: string;
+  /** Leaves the group after the message in hand; what was not committed goes to the next member. */
+  stop(): Promise<void>;
+}
+
+export interface Bus {
+  readonly kind: "embedded" | "kafka";
+  /** Creates the topics that do not exist yet and registers their schemas (idempotent). */
+  createTopics(specs: TopicSpec[]): Promise<void>;
+  /** Appends `value` to the partition `key` hashes to; resolves once the bus has it. */
+  publish(topic: string, key: string, value: unknown): Promise<Published>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  close(): Promise<void>;
+}
+
+export class BusError extends Error {
+  override name = "BusError";
+}
+
+/** A value that does not match its topic's schema; the message names every offending field. */
+export class BusValidationError extends BusError {
+  override name = "BusValidationError";
+}
+
+/** How long a failing handler waits before the same message is delivered again. */
+export const retryDelayMs = (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 10), 5_000);

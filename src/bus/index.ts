@@ -1,0 +1,28 @@
+// Opens the bus the configuration asks for: Kafka when KAFKA_BROKERS is set, else the embedded log
+// persisted in DATA_DIR/bus; then creates every topic and registers every schema.
+import { join } from "node:path";
+import type { Logger } from "pino";
+import { ConfigError, type Config } from "../config/index.ts";
+import type { Clock } from "../clock/index.ts";
+import type { Bus } from "./bus.ts";
+import { createEmbeddedLog } from "./embedded-log.ts";
+import { createKafkaBus } from "./kafka.ts";
+import { topicSpecs } from "./topics.ts";
+
+export async function openBus(config: Config, clock: Clock, log: Logger): Promise<Bus> {
+  let bus: Bus;
+  if (config.KAFKA_BROKERS) {
+    if (!config.SCHEMA_REGISTRY_URL) throw new ConfigError("Invalid configuration: KAFKA_BROKERS is set but SCHEMA_REGISTRY_URL is not (Kafka values are Avro through the registry)");
+    bus = createKafkaBus({
+      brokers: config.KAFKA_BROKERS.split(","),
+      registryUrl: config.SCHEMA_REGISTRY_URL,
+      clientId: `cardlink-${process.pid}`,
+      log: log.child({ component: "bus" }),
+      now: () => clock.now(),
+    });
+  } else {
+    bus = createEmbeddedLog({ dir: join(config.DATA_DIR, "bus"), log: log.child({ component: "bus" }) });
+  }
+  await bus.createTopics(topicSpecs());
+  return bus;
+}

@@ -1,0 +1,158 @@
+// The bus on Kafka: kafkajs for the broker, values Avro-encoded through a Confluent-compatible schema
+// registry (subject `<topic>-value`, registered at start-up with BACKWARD compatibility), keys as
+// UTF-8 strings hashed by the Java-compatible partitioner, offsets committed after each handled message.
+import { Kafka, Partitioners, logLevel, type Consumer, type LogEntry } from "kafkajs";
+import { COMPATIBILITY, SchemaRegistry, SchemaType } from "@kafkajs/confluent-schema-registry";
+import type { Logger } from "pino";
+import { abortableSleep } from "./abortable-sleep.ts";
+import { normalize, type AvroSchema } from "./avro.ts";
+import { BusError, retryDelayMs, type Bus, type BusMessage, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
+import { deadLetter, deadLetterTopic } from "./dead-letter.ts";
+
+export interface KafkaBusOptions {
+  brokers: string[];
+  registryUrl: string;
+  clientId?: string;
+  log?: Logger;
+  /** Service time, for the timestamps of dead letters. */
+  now: () => Date;
+}
+
+interface Registered {
+  schema: AvroSchema;
+  id: number;
+}
+
+export const subjectOf = (topic: string) => `${topic}-value`;
+
+export function createKafkaBus(options: KafkaBusOptions): Bus {
+  const log = options.log;
+  const kafka = new Kafka({
+    clientId: options.clientId ?? "cardlink",
+    brokers: options.brokers,
+    logLevel: logLevel.WARN,
+    logCreator: () => (entry: LogEntry) => {
+      const level = entry.level <= logLevel.ERROR ? "error" : "warn";
+      log?.[level]({ kafka: entry.namespace, ...entry.log }, entry.log.message);
+    },
+  });
+  const registry = new SchemaRegistry({ host: options.registryUrl });
+  const registered = new Map<string, Registered>();
+  const subscriptions = new Set<Subscription>();
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
+  const admin = kafka.admin();
+  let connected: Promise<void> | undefined;
+  const connect = () => (connected ??= Promise.all([producer.connect(), admin.connect()]).then(() => undefined));
+
+  const schemaOf = (topic: string) => {
+    const entry = registered.get(topic);
+    if (!entry) throw new BusError(`unknown topic ${topic}: create it (with its schema) first`);
+    return entry;
+  };
+
+  async function publish(topic: string, key: string, value: unknown): Promise<Published> {
+    const { schema, id } = schemaOf(topic);
+    const encoded = await registry.encode(id, normalize(topic, schema, value));
+    await connect();
+    const [meta] = await producer.send({ topic, acks: -1, messages: [{ key, value: encoded }] });
+    if (!meta) throw new BusError(`${topic}: the broker did not acknowledge the message`);
+    return { topic, partition: meta.partition, offset: Number(meta.baseOffset) };
+  }
+
+  async function subscribe({ groupId, topics, handler }: SubscribeOptions): Promise<Subscription> {
+    if (topics.length === 0) throw new BusError("subscribe: give at least one topic");
+    for (const topic of topics) schemaOf(topic);
+    const consumer: Consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false });
+    const stopping = new AbortController();
+    await consumer.connect();
+    await consumer.subscribe({ topics, fromBeginning: true });
+    const joined = new Promise<void>((resolve) => {
+      const off = consumer.on(consumer.events.GROUP_JOIN, () => {
+        off();
+        resolve();
+      });
+    });
+    await consumer.run({
+      autoCommit: false,
+      eachMessage: async ({ topic, partition, message, heartbeat }) => {
+        const offset = Number(message.offset);
+        const key = message.key?.toString("utf8") ?? "";
+        let value: unknown;
+        try {
+          value = await registry.decode(message.value ?? Buffer.alloc(0));
+        } catch (err) {
+          // Bytes no schema can read will never succeed: set them aside and go on.
+          const reason = `undecodable value: ${err instanceof Error ? err.message : String(err)}`;
+          log?.error({ groupId, topic, partition, offset, reason }, "dead-lettering a message");
+          if (registered.has(deadLetterTopic(topic))) {
+            await deadLetter(bus, { message: { topic, partition, offset, key }, payload: message.value, reason, groupId, at: options.now() });
+          }
+          await consumer.commitOffsets([{ topic, partition, offset: String(offset + 1) }]);
+          return;
+        }
+        const delivered: BusMessage = { topic, partition, offset, key, value };
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await handler(delivered);
+            break;
+          } catch (err) {
+            if (stopping.signal.aborted) throw err; // left uncommitted for the next member
+            log?.warn({ err, groupId, topic, partition, offset, attempt }, "handler failed; the message will be delivered again");
+            await abortableSleep(retryDelayMs(attempt), stopping.signal);
+            if (stopping.signal.aborted) throw err;
+            await heartbeat();
+          }
+        }
+        await consumer.commitOffsets([{ topic, partition, offset: String(offset + 1) }]);
+      },
+    });
+    await joined;
+    let stopped: Promise<void> | undefined;
+    const subscription: Subscription = {
+      groupId,
+      stop() {
+        stopped ??= (async () => {
+          stopping.abort();
+          subscriptions.delete(subscription);
+          await consumer.disconnect();
+        })();
+        return stopped;
+      },
+    };
+    subscriptions.add(subscription);
+    return subscription;
+  }
+
+  const bus: Bus = {
+    kind: "kafka",
+    async createTopics(specs: TopicSpec[]) {
+      for (const spec of specs) {
+        if (!Number.isInteger(spec.partitions) || spec.partitions < 1) {
+          throw new BusError(`${spec.name}: partitions must be a whole number of at least 1`);
+        }
+      }
+      await connect();
+      await admin.createTopics({
+        topics: specs.map((s) => ({ topic: s.name, numPartitions: s.partitions })),
+        waitForLeaders: true,
+      });
+      for (const spec of specs) {
+        const { id } = await registry.register(
+          { type: SchemaType.AVRO, schema: JSON.stringify(spec.schema) },
+          { subject: subjectOf(spec.name), compatibility: COMPATIBILITY.BACKWARD },
+        );
+        registered.set(spec.name, { schema: spec.schema, id });
+      }
+    },
+    publish,
+    subscribe,
+    async close() {
+      await Promise.all([...subscriptions].map((s) => s.stop()));
+      if (connected) {
+        await connected.catch(() => undefined);
+        await Promise.all([producer.disconnect(), admin.disconnect()]);
+      }
+    },
+  };
+  return bus;
+}

@@ -1,0 +1,244 @@
+// The bus contract, run against both implementations: the embedded log, and Kafka with the real broker
+// and schema registry (when KAFKA_BROKERS and SCHEMA_REGISTRY_URL are set; required under CI).
+import { randomUUID } from "node:crypto";
+import { Kafka, logLevel } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Bus, BusMessage, Subscription, TopicSpec } from "../../src/bus/bus.ts";
+import { BusError, BusValidationError } from "../../src/bus/bus.ts";
+import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
+import { createKafkaBus } from "../../src/bus/kafka.ts";
+import { partitionFor } from "../../src/bus/partitioner.ts";
+import { haveInfra, infra } from "../support/infra.ts";
+
+const eventSchema = {
+  type: "record",
+  name: "ContractEvent",
+  namespace: "dev.cardlink.test",
+  fields: [
+    { name: "id", type: "string" },
+    { name: "n", type: "int" },
+    { name: "note", type: ["null", "string"], default: null },
+  ],
+};
+
+interface Event {
+  id: string;
+  n: number;
+  note: string | null;
+}
+
+const PARTITIONS = 4;
+
+interface Implementation {
+  name: string;
+  available: () => boolean;
+  open: () => Bus;
+  cleanup: (topics: string[]) => Promise<void>;
+}
+
+const implementations: Implementation[] = [
+  {
+    name: "embedded log",
+    available: () => true,
+    open: () => createEmbeddedLog(),
+    cleanup: async () => {},
+  },
+  {
+    name: "Kafka with the schema registry",
+    available: () => haveInfra("kafkaBrokers", "schemaRegistryUrl"),
+    open: () =>
+      createKafkaBus({
+        brokers: infra.kafkaBrokers!.split(","),
+        registryUrl: infra.schemaRegistryUrl!,
+        clientId: "cardlink-contract-test",
+        now: () => new Date(),
+      }),
+    cleanup: async (topics) => {
+      const admin = new Kafka({ brokers: infra.kafkaBrokers!.split(","), logLevel: logLevel.NOTHING }).admin();
+      await admin.connect();
+      await admin.deleteTopics({ topics }).catch(() => undefined);
+      await admin.disconnect();
+    },
+  },
+];
+
+/** Collects what a handler handled; `until(n)` waits for the n-th. `onMessage` sees each delivery first. */
+function recorder(onMessage?: (m: BusMessage<Event>, delivery: number) => Promise<void> | void) {
+  const received: BusMessage<Event>[] = [];
+  const deliveries = new Map<string, number>();
+  const waiters: { n: number; resolve: () => void }[] = [];
+  return {
+    received,
+    handler: async (message: BusMessage) => {
+      const m = message as BusMessage<Event>;
+      const delivery = deliveries.get(m.value.id) ?? 0;
+      deliveries.set(m.value.id, delivery + 1);
+      await onMessage?.(m, delivery);
+      received.push(m);
+      for (const w of waiters.filter((w) => received.length >= w.n)) w.resolve();
+    },
+    until(n: number, ms = 20_000): Promise<void> {
+      if (received.length >= n) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`saw ${received.length} of ${n} messages`)), ms);
+        waiters.push({ n, resolve: () => (clearTimeout(timer), resolve()) });
+      });
+    },
+  };
+}
+
+for (const impl of implementations) {
+  describe.skipIf(!impl.available())(`bus contract: ${impl.name}`, () => {
+    const run = randomUUID().slice(0, 8);
+    const created: string[] = [];
+    let bus: Bus;
+    const subscriptions: Subscription[] = [];
+
+    async function topic(label: string): Promise<string> {
+      const name = `contract-${run}-${label}`;
+      const spec: TopicSpec = { name, partitions: PARTITIONS, schema: eventSchema };
+      await bus.createTopics([spec]);
+      created.push(name);
+      return name;
+    }
+
+    async function subscribe(groupId: string, topics: string[], handler: (m: BusMessage) => Promise<void>) {
+      const s = await bus.subscribe({ groupId: `${run}-${groupId}`, topics, handler });
+      subscriptions.push(s);
+      return s;
+    }
+
+    const event = (id: string, n: number): Event => ({ id, n, note: null });
+
+    beforeAll(() => {
+      bus = impl.open();
+    });
+
+    afterAll(async () => {
+      await Promise.all(subscriptions.map((s) => s.stop()));
+      await bus?.close();
+      await impl.cleanup(created);
+    });
+
+    it("puts a key on the partition murmur2 gives it and keeps that key's messages in order", async () => {
+      const name = await topic("order");
+      const keys = ["card-a", "card-b", "card-c", "card-d", "card-e"];
+      for (let n = 0; n < 4; n++) {
+        for (const key of keys) {
+          const published = await bus.publish(name, key, event(key, n));
+          expect(published.partition).toBe(partitionFor(key, PARTITIONS));
+        }
+      }
+      const r = recorder();
+      await subscribe("order", [name], r.handler);
+      await r.until(20);
+      for (const key of keys) {
+        const mine = r.received.filter((m) => m.key === key);
+        expect(mine.map((m) => m.value.n)).toEqual([0, 1, 2, 3]);
+        expect(new Set(mine.map((m) => m.partition))).toEqual(new Set([partitionFor(key, PARTITIONS)]));
+        const offsets = mine.map((m) => m.offset);
+        expect([...offsets].sort((a, b) => a - b)).toEqual(offsets);
+      }
+    });
+
+    it("shares a group's partitions among its members: each message reaches exactly one", async () => {
+      const name = await topic("share");
+      const a = recorder();
+      const b = recorder();
+      await subscribe("share", [name], a.handler);
+      await subscribe("share", [name], b.handler);
+      for (let n = 0; n < 24; n++) await bus.publish(name, `key-${n}`, event(`key-${n}`, n));
+      await waitFor(() => a.received.length + b.received.length >= 24);
+      const ids = [...a.received, ...b.received].map((m) => m.value.id).sort();
+      expect(ids).toEqual(Array.from({ length: 24 }, (_, n) => `key-${n}`).sort());
+      expect(a.received.length).toBeGreaterThan(0);
+      expect(b.received.length).toBeGreaterThan(0);
+      const partitionsOf = (r: typeof a) => new Set(r.received.map((m) => m.partition));
+      for (const p of partitionsOf(a)) expect(partitionsOf(b).has(p)).toBe(false);
+    });
+
+    it("gives every group every message", async () => {
+      const name = await topic("groups");
+      for (let n = 0; n < 6; n++) await bus.publish(name, `k${n}`, event(`k${n}`, n));
+      const first = recorder();
+      const second = recorder();
+      await subscribe("groups-1", [name], first.handler);
+      await subscribe("groups-2", [name], second.handler);
+      await first.until(6);
+      await second.until(6);
+      expect(first.received.map((m) => m.value.id).sort()).toEqual(second.received.map((m) => m.value.id).sort());
+    });
+
+    it("delivers a message again when its handler fails, before the ones behind it", async () => {
+      const name = await topic("retry");
+      const r = recorder((m, delivery) => {
+        if (m.value.n === 1 && delivery === 0) throw new Error("database down");
+      });
+      await subscribe("retry", [name], r.handler);
+      for (let n = 0; n < 3; n++) await bus.publish(name, "one-card", event(`purchase-${n}`, n));
+      await r.until(3);
+      expect(r.received.map((m) => m.value.n)).toEqual([0, 1, 2]);
+      expect(r.received[1]!.offset).toBe(r.received[0]!.offset + 1);
+    });
+
+    it("resumes a group from its committed offset", async () => {
+      const name = await topic("resume");
+      for (let n = 0; n < 3; n++) await bus.publish(name, "k", event(`before-${n}`, n));
+      const first = recorder();
+      const s = await subscribe("resume", [name], first.handler);
+      await first.until(3);
+      await s.stop();
+      for (let n = 3; n < 5; n++) await bus.publish(name, "k", event(`after-${n}`, n));
+      const second = recorder();
+      await subscribe("resume", [name], second.handler);
+      await second.until(2);
+      await settle();
+      expect(second.received.map((m) => m.value.id)).toEqual(["after-3", "after-4"]);
+    });
+
+    it("hands a message its failed member did not commit to the next member of the group", async () => {
+      const name = await topic("failover");
+      let attempts = 0;
+      const failing = await subscribe("failover", [name], async () => {
+        attempts++;
+        throw new Error("this consumer is broken");
+      });
+      await bus.publish(name, "k", event("stuck", 0));
+      await waitFor(() => attempts >= 2);
+      await failing.stop();
+      const next = recorder();
+      await subscribe("failover", [name], next.handler);
+      await next.until(1);
+      expect(next.received[0]!.value).toMatchObject({ id: "stuck", n: 0 });
+    });
+
+    it("refuses a value that does not match the topic's schema, naming the fields", async () => {
+      const name = await topic("schema");
+      const err = await bus.publish(name, "k", { id: 7 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BusValidationError);
+      expect((err as Error).message).toMatch(/\bid: does not match/);
+      expect((err as Error).message).toMatch(/\bn: does not match/);
+    });
+
+    it("fills a field's default and refuses topics it was not given", async () => {
+      const name = await topic("defaults");
+      const r = recorder();
+      await subscribe("defaults", [name], r.handler);
+      await bus.publish(name, "k", { id: "no-note", n: 1 });
+      await r.until(1);
+      expect(r.received[0]!.value).toEqual({ id: "no-note", n: 1, note: null });
+      await expect(bus.publish(`contract-${run}-never-created`, "k", event("x", 1))).rejects.toBeInstanceOf(BusError);
+    });
+  });
+}
+
+async function waitFor(condition: () => boolean, ms = 20_000) {
+  const until = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A moment for anything undelivered-but-wrong to show up before asserting on what arrived. */
+const settle = () => new Promise((r) => setTimeout(r, 300));
