@@ -15,11 +15,14 @@ export interface Db {
 }
 
 // Type OIDs whose text form we keep or turn into numbers, identically on both engines.
-const OID = { int8: 20, numeric: 1700, date: 1082, timestamp: 1114 } as const;
+const OID = { int8: 20, numeric: 1700, date: 1082, timestamp: 1114, json: 114, jsonb: 3802 } as const;
 const toNumber = (v: string) => Number(v);
 // `timestamp` (no zone) holds the offers' local datetimes; keep them as YYYY-MM-DDThh:mm:ss.
 const localDateTime = (v: string) => v.replace(" ", "T").slice(0, 19);
 const keep = (v: string) => v;
+// jsonb parameters arrive as JSON text (JSON.stringify(x) with $n::jsonb), as PGlite takes them;
+// postgres.js would otherwise encode that text a second time and store a JSON string.
+const jsonText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
 
 export function openPostgres(url: string, options: { max?: number } = {}): Db {
   const sql = postgres(url, {
@@ -30,6 +33,7 @@ export function openPostgres(url: string, options: { max?: number } = {}): Db {
       numeric: { to: OID.numeric, from: [OID.numeric], serialize: String, parse: toNumber },
       date: { to: OID.date, from: [OID.date], serialize: String, parse: keep },
       timestamp: { to: OID.timestamp, from: [OID.timestamp], serialize: String, parse: localDateTime },
+      json: { to: OID.jsonb, from: [OID.json, OID.jsonb], serialize: jsonText, parse: (v: string) => JSON.parse(v) },
     },
   });
   const wrap = (s: postgres.Sql | postgres.TransactionSql, inTx: boolean): Db => ({
