@@ -5,9 +5,8 @@ import { countryByAlpha3 } from "./countries.ts";
 import { addMonths, instantOf } from "./local-dates.ts";
 import { roundMoney } from "./money.ts";
 import { statusZone, type OfferStatus } from "./offer-status.ts";
-import type { Scheme } from "./qualification.ts";
+import { SCHEMES, type Scheme } from "./card-number.ts";
 
-export const SCHEMES: readonly Scheme[] = ["visa", "mastercard", "amex"];
 export const ALL_DAYS: readonly number[] = [0, 1, 2, 3, 4, 5, 6];
 export const FUNDING_TYPES = ["merchant", "card-linking", "affiliate"] as const;
 export const TARGETING_NAMES = ["new", "lapsed", "existing"] as const;

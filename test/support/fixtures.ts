@@ -42,5 +42,21 @@ export async function seedGraph(client: Client, h: Pick<Harness, "admin">): Prom
     await client.post(`/v1/programs/${program.id}/hooks`, { event: "location.status", url: "http://127.0.0.1:9/hook" }),
     201,
   );
-  return { programId: program.id, brandId: brand.id, locationId: location.id, cardId: card.id, hookId: hook.id };
+  // An offer adopted from the marketplace: the brand of the same name is the graph brand, so its location is linked.
+  const marketplaceOffer = await expectStatus<{ id: string }>(
+    await h.admin("POST", "/admin/marketplace-offers", {
+      name: "Graph offer",
+      brandName: "Graph brand",
+      countryCode: "GBR",
+      startDate: "2026-01-01T00:00:00",
+      type: { name: "amount", value: 5 },
+      supplier: { id: "cp_graph", type: "affiliate", name: "Graph Rewards" },
+    }),
+    201,
+  );
+  const offer = await expectStatus<{ id: string }>(
+    await client.post(`/v1/marketplace-offers/${marketplaceOffer.id}/programs/${program.id}`),
+    201,
+  );
+  return { programId: program.id, brandId: brand.id, locationId: location.id, cardId: card.id, hookId: hook.id, offerId: offer.id };
 }

@@ -7,6 +7,8 @@ import { mountBrands } from "./brands/index.ts";
 import { mountCards } from "./cards/index.ts";
 import { mountLocations } from "./locations/index.ts";
 import { mountHooks } from "./hooks/index.ts";
+import { mountOffers } from "./offers/index.ts";
+import { mountMarketplaceOffers } from "./marketplace-offers/index.ts";
 import { mountWebhookEvents } from "./webhook-events/index.ts";
 
 export function mountV1(app: OpenAPIHono<AppEnv>) {
@@ -16,6 +18,8 @@ export function mountV1(app: OpenAPIHono<AppEnv>) {
   mountCards(v1);
   mountLocations(v1);
   mountHooks(v1);
+  mountOffers(v1);
+  mountMarketplaceOffers(v1);
   mountWebhookEvents(v1);
   app.route("/v1", v1);
 }

@@ -5,11 +5,13 @@ import { router } from "../../router.ts";
 import { mountAccounts } from "./accounts.ts";
 import { mountClock } from "./clock.ts";
 import { mountBrandConsent } from "./brand-consent.ts";
+import { mountMarketplaceOffers } from "./marketplace-offers.ts";
 
 export function mountAdmin(app: OpenAPIHono<AppEnv>) {
   const admin = router();
   mountAccounts(admin);
   mountClock(admin);
   mountBrandConsent(admin);
+  mountMarketplaceOffers(admin);
   app.route("/admin", admin);
 }

@@ -1,0 +1,67 @@
+// GET /offers — your offers in the key's environment, newest first, filtered by status, brand,
+// country or 'expiring soon'.
+import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.ts";
+import { ctxOf } from "../../context.ts";
+import { commonErrors, countryCode, jsonResponse, limitParam, listOf, startParam } from "../../schemas.ts";
+import { DEFAULT_EXPIRING_DAYS, OFFER_STATUSES } from "../../../domain/offer-status.ts";
+import { listOffers } from "../../../store/offers.ts";
+import { OfferSchema } from "./schemas.ts";
+
+const query = z.object({
+  limit: limitParam,
+  start: startParam,
+  status: z
+    .enum(OFFER_STATUSES, { message: "must be requests, upcoming, live or expired" })
+    .optional()
+    .openapi({ param: { name: "status", in: "query" }, description: "Only offers in this status now.", example: "live" }),
+  brandId: z
+    .uuid({ message: "must be a UUID" })
+    .optional()
+    .openapi({ param: { name: "brandId", in: "query" }, description: "Only this brand's offers." }),
+  countryCode: countryCode.optional().openapi({ param: { name: "countryCode", in: "query" }, description: "Only offers in this country." }),
+  expiresWithin: z
+    .string()
+    .regex(/^\d+$/, "must be digits")
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 365, "must be between 1 and 365")
+    .optional()
+    .openapi({
+      param: { name: "expiresWithin", in: "query" },
+      type: "string",
+      description: "Only live offers whose endDate falls within this many days ('expiring soon').",
+      example: "30",
+    }),
+  expiringSoon: z
+    .enum(["true", "false"], { message: "must be true or false" })
+    .optional()
+    .openapi({
+      param: { name: "expiringSoon", in: "query" },
+      description: `\`true\`: the dashboard's 'expiring soon' group, live offers ending within expiresWithin days (default ${DEFAULT_EXPIRING_DAYS}).`,
+    }),
+});
+
+export const route = createRoute({
+  method: "get",
+  path: "/offers",
+  tags: ["Offers"],
+  summary: "List offers",
+  description:
+    "Status filters are computed in the database from the same rule as each offer's `status` (the start and end " +
+    "instants in the country's main time zone, linked locations, marketplace approval), so pages and counts agree with it.",
+  request: { query },
+  responses: { 200: jsonResponse(listOf(OfferSchema, "OfferList"), "A page of offers."), ...commonErrors },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { limit = 100, start, status, brandId, countryCode: country, expiresWithin, expiringSoon } = c.req.valid("query");
+  const within = expiresWithin ?? (expiringSoon === "true" ? DEFAULT_EXPIRING_DAYS : undefined);
+  return c.json(
+    await listOffers(
+      ctxOf(c.var.services, c.var.caller),
+      { status, brandId, countryCode: country, expiresWithin: within },
+      { limit, start },
+    ),
+    200,
+  );
+};

@@ -1,0 +1,100 @@
+// PATCH /offers/{offerId} — change an offer: extend it, update its targeting, or edit its terms before it runs.
+import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.ts";
+import { ctxOf } from "../../context.ts";
+import { commonErrors, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
+import { ownedBy } from "../../middleware/owned.ts";
+import { getOffer, updateOffer } from "../../../store/offers.ts";
+import {
+  activationInput,
+  additionalTerms,
+  brandLogoURL,
+  conflictResponse,
+  daysOfWeek,
+  feeSplit,
+  fees,
+  localDateTime,
+  maxTransactionAmount,
+  minTransactionAmount,
+  offerName,
+  OfferSchema,
+  returnPeriod,
+  schemes,
+  targetingInput,
+  typeInput,
+} from "./schemas.ts";
+
+// Fields of the record that are set at creation: named in the 400 rather than reported as unknown.
+const fixed = z
+  .unknown()
+  .refine(() => false, "cannot be changed after creation")
+  .optional()
+  .openapi({ description: "Set at creation; sending it is a 400." });
+
+const body = z
+  .strictObject({
+    name: offerName.optional(),
+    metadata: metadataSchema,
+    additionalTerms: additionalTerms.optional(),
+    brandLogoURL: brandLogoURL.optional(),
+    endDate: localDateTime.optional().openapi({
+      description:
+        "Must be later than the current date (in the country's main zone) and after startDate. In the first variant " +
+        "an extension reaches at most 12 months past the current endDate. A later endDate emits `offer.extended`; " +
+        "transactions that already qualified are unaffected.",
+    }),
+    targeting: targetingInput.nullable().optional().openapi({
+      description: "Marketplace/targeting variant only; `null` removes it. On a live offer the change emits `offer.targeting.updated`.",
+    }),
+    startDate: localDateTime.optional().openapi({ description: "Until the offer is live." }),
+    type: typeInput.optional().openapi({ description: "Until the offer is live." }),
+    activation: activationInput.optional().openapi({ description: "Until the offer is live; rule 4 applies." }),
+    daysOfWeek: daysOfWeek.optional(),
+    schemes: schemes.optional(),
+    minTransactionAmount: minTransactionAmount.optional(),
+    maxTransactionAmount: maxTransactionAmount.optional(),
+    returnPeriod: returnPeriod.optional(),
+    feeSplit: feeSplit.optional(),
+    fees: fees.optional(),
+    id: fixed,
+    brandId: fixed,
+    brandName: fixed,
+    countryCode: fixed,
+    currency: fixed,
+    publisherId: fixed,
+    funded: fixed,
+    origin: fixed,
+    supplier: fixed,
+    transactionSource: fixed,
+    priority: fixed,
+    accepted: fixed,
+    status: fixed,
+    locationsTotal: fixed,
+    live: fixed,
+    created: fixed,
+    updated: fixed,
+    marketplace: fixed,
+  })
+  .openapi("OfferUpdate", { example: { endDate: "2027-06-30T23:59:59" } });
+
+export const route = createRoute({
+  method: "patch",
+  path: "/offers/{offerId}",
+  tags: ["Offers"],
+  summary: "Update or extend an offer",
+  description:
+    "name, metadata, additionalTerms, brandLogoURL, targeting and endDate can change at any time; the terms that " +
+    "decide qualification (startDate, type, activation, daysOfWeek, schemes, min/maxTransactionAmount, returnPeriod, " +
+    "feeSplit, fees) only while the offer is `requests` or `upcoming` (409 after). On an offer adopted from the " +
+    "marketplace only metadata is yours to change. Fields set at creation or unknown fields are a 400 naming them.",
+  middleware: [ownedBy("offerId", getOffer)] as const,
+  request: { params: z.object({ offerId: uuid("offerId") }), body: jsonBody(body) },
+  responses: {
+    200: jsonResponse(OfferSchema, "The offer."),
+    ...commonErrors,
+    ...conflictResponse("The field cannot change in the offer's status, or the change breaks rule 4."),
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+  c.json(await updateOffer(ctxOf(c.var.services, c.var.caller), c.req.valid("param").offerId, c.req.valid("json")), 200);

@@ -1,0 +1,115 @@
+// The simulated marketplace: content providers' offers generated from a seed, and the brands'
+// answers to publishers who adopted an offer, given when their delay has passed on the service clock.
+import { Faker, en } from "@faker-js/faker";
+import type { Logger } from "pino";
+import type { Clock } from "../clock/index.ts";
+import { addMonths, localAt } from "../domain/local-dates.ts";
+import type { MarketplaceOfferInput } from "../domain/offer-marketplace.ts";
+import { statusZone } from "../domain/offer-status.ts";
+import type { Db } from "../store/db.ts";
+import { createMarketplaceOffer, type MarketplaceOfferAdmin } from "../store/marketplace-offers.ts";
+
+/** Gives every adoption whose brand answer fell due by `now` that answer; returns how many it decided. */
+export async function runMarketplaceDue(db: Db, now: Date): Promise<number> {
+  // `updated` is the moment the brand answered on service time, not when this sweep ran.
+  const rows = await db.query(
+    `update offers set approval = case approval_decision when 'accept' then 'accepted' else 'declined' end,
+       accepted = (approval_decision = 'accept'), updated = approval_due
+     where approval = 'pending' and approval_due <= $1 returning id`,
+    [now],
+  );
+  return rows.length;
+}
+
+/**
+ * Runs the due answers whenever the clock is advanced and every `intervalMs` of real time (for a
+ * running or scaled clock). Returns the function that stops both.
+ */
+export function startMarketplace(services: { db: Db; clock: Clock; log: Logger }, intervalMs = 1000): () => void {
+  let running = false;
+  const sweep = () => {
+    if (running) return;
+    running = true;
+    runMarketplaceDue(services.db, services.clock.now())
+      .catch((err: unknown) => services.log.error({ err }, "marketplace sweep failed"))
+      .finally(() => {
+        running = false;
+      });
+  };
+  const unsubscribe = services.clock.onAdvance(async (now) => {
+    await runMarketplaceDue(services.db, now);
+  });
+  const timer = setInterval(sweep, intervalMs);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    unsubscribe();
+  };
+}
+
+const COUNTRIES = ["GBR", "USA", "IRL", "FRA", "DEU", "ESP", "NLD", "CAN", "AUS", "JPN"] as const;
+
+/**
+ * `count` realistic content-provider offers from `seed`: the same seed and service time give the same
+ * offers. They start between 10 days ago and 20 days ahead (local to their country) and run 3 to 12 months.
+ */
+export function generateMarketplaceOffers(seed: number, count: number, now: Date): MarketplaceOfferInput[] {
+  const f = new Faker({ locale: [en] });
+  f.seed(seed);
+  return Array.from({ length: count }, () => {
+    const countryCode = f.helpers.arrayElement(COUNTRIES);
+    const today = localAt(now, statusZone(countryCode)).slice(0, 10);
+    const start = new Date(`${today}T00:00:00Z`);
+    start.setUTCDate(start.getUTCDate() + f.number.int({ min: -10, max: 20 }));
+    const startDate = `${start.toISOString().slice(0, 10)}T00:00:00`;
+    const discount = f.datatype.boolean();
+    const brandName = f.company.name();
+    const zeroDecimals = countryCode === "JPN";
+    const supplierType = f.helpers.arrayElement(["merchant", "affiliate"] as const);
+    return {
+      name: discount ? `${f.number.int({ min: 5, max: 25 })}% off at ${brandName}` : `Cashback at ${brandName}`,
+      brandName,
+      brandLogoURL: `https://logos.example.com/${f.string.alphanumeric(10).toLowerCase()}.png`,
+      countryCode,
+      channels: f.helpers.arrayElements(["online", "in-store"] as const, { min: 1, max: 2 }),
+      startDate,
+      endDate: addMonths(startDate, f.number.int({ min: 3, max: 12 })),
+      type: discount
+        ? { name: "discount", value: f.number.int({ min: 5, max: 25 }), maxRewardAmount: zeroDecimals ? 5000 : 50 }
+        : { name: "amount", value: zeroDecimals ? f.number.int({ min: 300, max: 1500 }) : f.number.int({ min: 2, max: 15 }) },
+      activation: f.datatype.boolean({ probability: 0.3 })
+        ? { enabled: true, qualifiedTransactionsLimit: f.number.int({ min: 1, max: 5 }) }
+        : { enabled: false },
+      schemes: f.helpers.arrayElements(["visa", "mastercard", "amex"] as const, { min: 1, max: 3 }),
+      minTransactionAmount: zeroDecimals ? f.number.int({ min: 0, max: 3000 }) : f.number.int({ min: 0, max: 30 }),
+      returnPeriod: f.helpers.arrayElement([0, 0, 14, 30]),
+      fees: { publisherFee: discount ? 1 : 0.5, serviceFee: discount ? 0.5 : 0.25 },
+      targeting: f.helpers.arrayElement([
+        null,
+        null,
+        { name: "new" as const },
+        { name: "lapsed" as const, from: 90, to: 365 },
+        { name: "existing" as const, from: 0, to: 90 },
+      ]),
+      additionalTerms: f.datatype.boolean() ? "One reward per purchase. Excludes gift cards." : null,
+      supplier: {
+        id: `cp_${f.string.alphanumeric(12).toLowerCase()}`,
+        type: supplierType,
+        name: supplierType === "merchant" ? brandName : `${f.company.name()} Rewards`,
+      },
+      brandDecision: {
+        decision: f.datatype.boolean({ probability: 0.85 }) ? "accept" : "decline",
+        afterHours: f.number.int({ min: 12, max: 96 }),
+      },
+    };
+  });
+}
+
+/** Puts `count` generated offers on the marketplace. */
+export async function seedMarketplace(db: Db, options: { count: number; seed: number }, now: Date): Promise<MarketplaceOfferAdmin[]> {
+  const created: MarketplaceOfferAdmin[] = [];
+  for (const input of generateMarketplaceOffers(options.seed, options.count, now)) {
+    created.push(await createMarketplaceOffer(db, input, now));
+  }
+  return created;
+}

@@ -1,0 +1,549 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
+import { countryByAlpha3 } from "../../src/domain/countries.ts";
+import { addDays, addMonths } from "../../src/domain/local-dates.ts";
+import { recordQualifiedTransaction } from "../../src/store/offer-activations.ts";
+import { advanceDays, expect400, localIn, outboxOf, world, type Offer } from "./offers-setup.ts";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness(); // service clock frozen at 2026-01-05T12:00:00Z; tests below move it forward
+});
+afterAll(() => h.close());
+
+type Page<T> = { items: T[]; count: number; last?: string };
+
+describe("POST /offers", () => {
+  it("creates an offer with the spec's defaults and derivations", async () => {
+    const w = await world(h);
+    const startDate = localIn(h, 3);
+    const offer = await w.offer({ startDate, type: { name: "amount", value: 5 } });
+    expect(Object.keys(offer).sort()).toEqual(
+      [
+        "id", "accepted", "activation", "additionalTerms", "brandId", "brandName", "brandLogoURL", "countryCode", "created",
+        "currency", "daysOfWeek", "endDate", "feeSplit", "fees", "funded", "live", "locationsTotal", "maxTransactionAmount",
+        "minTransactionAmount", "metadata", "name", "origin", "priority", "publisherId", "returnPeriod", "schemes",
+        "startDate", "status", "supplier", "targeting", "type", "transactionSource", "updated", "marketplace",
+      ].sort(),
+    );
+    expect(offer).toMatchObject({
+      accepted: true,
+      activation: { enabled: false },
+      additionalTerms: null,
+      brandId: w.brandId,
+      brandName: "Coffee House",
+      brandLogoURL: null,
+      countryCode: "GBR",
+      created: h.services.clock.now().toISOString(),
+      currency: "GBP",
+      daysOfWeek: [0, 1, 2, 3, 4, 5, 6],
+      startDate,
+      endDate: addMonths(startDate, 12),
+      feeSplit: 0,
+      fees: null,
+      funded: { id: w.acct.id, type: "card-linking" },
+      live: false,
+      locationsTotal: 0,
+      maxTransactionAmount: null,
+      minTransactionAmount: 0,
+      metadata: null,
+      name: "10% off coffee",
+      origin: { id: w.acct.id, type: "card-linking" },
+      priority: 1,
+      publisherId: w.acct.id,
+      returnPeriod: 0,
+      schemes: ["visa", "mastercard", "amex"],
+      status: "requests",
+      supplier: null,
+      targeting: null,
+      type: { name: "amount", value: 5, maxRewardAmount: null },
+      transactionSource: null,
+      marketplace: null,
+    });
+    expect(await expectStatus<Offer>(await w.client.get(`/v1/offers/${offer.id}`), 200)).toEqual(offer);
+  });
+
+  it("keeps every field of the creation input", async () => {
+    const w = await world(h);
+    const input = {
+      startDate: "2026-03-01T08:30:00",
+      endDate: "2026-09-30T22:00:00",
+      type: { name: "discount", value: 12.5, maxRewardAmount: 20 },
+      activation: { enabled: true, qualifiedTransactionsLimit: 3 },
+      daysOfWeek: [1, 3, 5],
+      schemes: ["visa", "amex"],
+      minTransactionAmount: 10,
+      maxTransactionAmount: 500,
+      returnPeriod: 14,
+      feeSplit: 2.5,
+      metadata: { campaign: "spring" },
+      additionalTerms: "One per customer.",
+      brandLogoURL: "https://example.com/coffee.png",
+      name: "Spring coffee",
+    };
+    const offer = await w.offer(input);
+    expect(offer).toMatchObject({ ...input, status: "requests" });
+  });
+
+  it("derives the currency from the country", async () => {
+    const w = await world(h);
+    for (const [countryCode, currency] of [["JPN", "JPY"], ["USA", "USD"], ["IRL", "EUR"], ["CHE", "CHF"], ["NZL", "NZD"]]) {
+      const offer = await w.offer({ countryCode, type: { name: "discount", value: 5 } });
+      expect(offer.currency).toBe(currency);
+      expect(countryByAlpha3(countryCode)?.currency).toBe(currency);
+    }
+  });
+
+  it("defaults the activation limit to 1 when activation is enabled", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ activation: { enabled: true } });
+    expect(offer.activation).toEqual({ enabled: true, qualifiedTransactionsLimit: 1 });
+  });
+
+  it("funds test offers by the caller as card-linking; live offers take the funding given", async () => {
+    const t = await world(h);
+    expect((await t.offer({ funded: { id: "merchant-7", type: "merchant" } })).funded).toEqual({ id: t.acct.id, type: "card-linking" });
+    const l = await world(h, "live");
+    expect((await l.offer({ funded: { id: "merchant-7", type: "merchant" } })).funded).toEqual({ id: "merchant-7", type: "merchant" });
+    expect((await l.offer({ name: "default funding", activation: { enabled: false } })).funded).toEqual({ id: l.acct.id, type: "card-linking" });
+    expect((await l.offer()).live).toBe(true);
+    await expect400(await l.createOffer({ funded: { type: "merchant" } }), "funded.id: required when funded.type is merchant");
+  });
+
+  it("makes the targeting variant with fees and targeting, and oaas offers with locationsTotal -1", async () => {
+    const w = await world(h);
+    const targeted = await w.offer({ fees: { publisherFee: 1, serviceFee: 0.5 }, targeting: { name: "lapsed", from: 90, to: 365 } });
+    expect(targeted).toMatchObject({ feeSplit: null, fees: { publisherFee: 1, serviceFee: 0.5 }, targeting: { name: "lapsed", from: 90, to: 365 }, priority: 1 });
+    const oaas = await w.offer({ transactionSource: "oaas", startDate: localIn(h, -1) });
+    expect(oaas).toMatchObject({ transactionSource: "oaas", locationsTotal: -1, fees: { publisherFee: 0, serviceFee: 0 }, feeSplit: null });
+    // It needs no location to run, and takes none.
+    expect(oaas.status).toBe("live");
+    await expect400(await w.client.post(`/v1/offers/${oaas.id}/locations/${w.locationId}`), "transactionSource oaas");
+    await expect400(await w.client.post(`/v1/offers/${oaas.id}/programs/${w.programId}/locations`), "transactionSource oaas");
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ["brandId missing", { brandId: undefined }, "brandId: required"],
+    ["brandId not a UUID", { brandId: "x" }, "brandId: must be a UUID"],
+    ["countryCode not alpha-3", { countryCode: "GB" }, "countryCode: must be an ISO 3166-1 alpha-3 code"],
+    ["name empty", { name: " " }, "name: must not be empty"],
+    ["publisherId missing", { publisherId: undefined }, "publisherId: required"],
+    ["publisherId of someone else", { publisherId: "3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b" }, "publisherId: must be your account id"],
+    ["startDate missing", { startDate: undefined }, "startDate: required"],
+    ["startDate with a zone", { startDate: "2026-02-01T00:00:00Z" }, "startDate: must be a local date-time YYYY-MM-DDThh:mm:ss"],
+    ["startDate not a date", { startDate: "2026-02-30T00:00:00" }, "startDate: must be a local date-time"],
+    ["endDate date only", { endDate: "2026-12-31" }, "endDate: must be a local date-time"],
+    ["endDate before startDate", { startDate: "2026-06-01T00:00:00", endDate: "2026-05-01T00:00:00" }, "endDate: must be after startDate"],
+    ["type missing", { type: undefined }, "type: required"],
+    ["type.name unknown", { type: { name: "points", value: 5 } }, "type.name: must be amount or discount"],
+    ["type.value zero", { type: { name: "amount", value: 0 } }, "type.value: must be greater than 0"],
+    ["discount above 100", { type: { name: "discount", value: 101 } }, "type.value: a discount is a percentage, at most 100"],
+    ["maxRewardAmount on amount", { type: { name: "amount", value: 5, maxRewardAmount: 10 } }, "type.maxRewardAmount: only for discount offers"],
+    ["amount finer than pence", { type: { name: "amount", value: 5.001 } }, "type.value: at most 2 decimal places in GBP"],
+    ["activation limit 0", { activation: { enabled: true, qualifiedTransactionsLimit: 0 } }, "activation.qualifiedTransactionsLimit: must be at least 1"],
+    ["activation limit without activation", { activation: { enabled: false, qualifiedTransactionsLimit: 2 } }, "activation.qualifiedTransactionsLimit: only with activation.enabled true"],
+    ["activation.enabled missing", { activation: {} }, "activation.enabled: required"],
+    ["daysOfWeek 7", { daysOfWeek: [1, 7] }, "daysOfWeek.1: must be 0 to 6"],
+    ["daysOfWeek -1", { daysOfWeek: [-1] }, "daysOfWeek.0: must be 0 to 6"],
+    ["daysOfWeek repeated", { daysOfWeek: [1, 1] }, "daysOfWeek: must not repeat a day"],
+    ["daysOfWeek empty", { daysOfWeek: [] }, "daysOfWeek: must name at least one day"],
+    ["schemes unknown", { schemes: ["discover"] }, "schemes.0: must be visa, mastercard or amex"],
+    ["schemes repeated", { schemes: ["visa", "visa"] }, "schemes: must not repeat a scheme"],
+    ["minTransactionAmount negative", { minTransactionAmount: -1 }, "minTransactionAmount: must be 0 or more"],
+    ["maxTransactionAmount below min", { minTransactionAmount: 10, maxTransactionAmount: 5 }, "maxTransactionAmount: must not be below minTransactionAmount"],
+    ["returnPeriod fractional", { returnPeriod: 1.5 }, "returnPeriod: must be a whole number of days"],
+    ["feeSplit with fees", { feeSplit: 1, fees: { publisherFee: 1, serviceFee: 0 } }, "feeSplit: not in the targeting variant"],
+    ["fees.serviceFee missing", { fees: { publisherFee: 1 } }, "fees.serviceFee: required"],
+    ["targeting lapsed without from/to", { targeting: { name: "lapsed" } }, "targeting.from: required for lapsed targeting; targeting.to: required for lapsed targeting"],
+    ["targeting existing to 366", { targeting: { name: "existing", from: 0, to: 366 } }, "targeting.to: must be at most 365 days"],
+    ["targeting name unknown", { targeting: { name: "loyal" } }, "targeting.name: must be new, lapsed or existing"],
+    ["transactionSource other than oaas", { transactionSource: "pos" }, "transactionSource: the only value is oaas"],
+    ["funded.type unknown", { funded: { type: "bank" } }, "funded.type: must be merchant, card-linking or affiliate"],
+    ["brandLogoURL not http", { brandLogoURL: "ftp://x/y.png" }, "brandLogoURL: must be an http or https URL"],
+    ["unknown field", { colour: "red" }, "colour: unknown field"],
+    ["read-only field", { status: "live" }, "status: unknown field"],
+  ])("400 for %s", async (_name, over, message) => {
+    const w = await world(h);
+    await expect400(await w.createOffer(over), message);
+  });
+
+  it("400 for a brand that is not the caller's", async () => {
+    const w = await world(h);
+    const other = await world(h);
+    await expect400(await w.createOffer({ brandId: other.brandId }), "brandId: no brand with this id");
+  });
+});
+
+describe("offer status", () => {
+  it("goes requests -> upcoming (location linked) -> live (startDate) -> expired (endDate) on the service clock", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ startDate: localIn(h, 2), endDate: localIn(h, 5) });
+    expect(offer.status).toBe("requests");
+    const linked = await expectStatus<Offer>(await w.client.post(`/v1/offers/${offer.id}/locations/${w.locationId}`), 201);
+    expect(linked).toMatchObject({ status: "upcoming", locationsTotal: 1 });
+    await advanceDays(h, 2);
+    expect((await expectStatus<Offer>(await w.client.get(`/v1/offers/${offer.id}`), 200)).status).toBe("live");
+    await advanceDays(h, 3.01);
+    expect((await expectStatus<Offer>(await w.client.get(`/v1/offers/${offer.id}`), 200)).status).toBe("expired");
+  });
+
+  it("is live at once with a past startDate and a linked location; requests without a location", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ startDate: "2025-06-01T00:00:00" });
+    expect(offer.status).toBe("requests");
+    const linked = await expectStatus<Offer>(await w.client.post(`/v1/offers/${offer.id}/locations/${w.locationId}`), 201);
+    expect(linked.status).toBe("live");
+    await expectStatus(await w.client.delete(`/v1/offers/${offer.id}/locations/${w.locationId}`), 204);
+    expect((await expectStatus<Offer>(await w.client.get(`/v1/offers/${offer.id}`), 200)).status).toBe("requests");
+  });
+
+  it("reads the dates in the main time zone of the offer's country", async () => {
+    const w = await world(h);
+    const zone = countryByAlpha3("USA")!.mainTimezone!;
+    const usLocation = await w.location(w.brandId, "USA");
+    // One hour ahead on New York's wall clock: upcoming there, though that wall time has passed in London.
+    const startDate = localIn(h, 1 / 24, zone);
+    const offer = await w.offer({ countryCode: "USA", startDate });
+    expect(startDate < localIn(h, 0)).toBe(true);
+    const linked = await expectStatus<Offer>(await w.client.post(`/v1/offers/${offer.id}/locations/${usLocation}`), 201);
+    expect(linked.status).toBe("upcoming");
+    await expectStatus(await h.admin("POST", "/admin/clock/advance", { hours: 1 }), 200);
+    expect((await expectStatus<Offer>(await w.client.get(`/v1/offers/${offer.id}`), 200)).status).toBe("live");
+  });
+});
+
+describe("GET /offers", () => {
+  it("filters by status computed from the same rule as each record, with pages that agree", async () => {
+    const w = await world(h);
+    const make = async (startDays: number, endDays: number, link: boolean, countryCode = "GBR") => {
+      const zone = countryByAlpha3(countryCode)!.mainTimezone!;
+      const offer = await w.offer({ countryCode, startDate: localIn(h, startDays, zone), endDate: localIn(h, endDays, zone) });
+      if (link) {
+        const location = countryCode === "GBR" ? w.locationId : await w.location(w.brandId, countryCode);
+        await expectStatus(await w.client.post(`/v1/offers/${offer.id}/locations/${location}`), 201);
+      }
+      return offer.id;
+    };
+    await make(-10, 10, true); // live
+    await make(-10, 10, false); // requests
+    await make(2, 10, true); // upcoming
+    await make(2, 10, false); // requests
+    await make(-30, -1, true); // expired
+    await make(-30, -1, false); // expired
+    await make(0, 0.5, true); // live, starts exactly now
+    await make(-1 / 24, 1, true, "USA"); // live in New York
+    await make(1 / 24, 1, true, "JPN"); // upcoming in Tokyo
+    const all = await expectStatus<Page<Offer>>(await w.client.get("/v1/offers"), 200);
+    expect(all.count).toBe(9);
+    const expected = (status: string) => all.items.filter((o) => o.status === status).map((o) => o.id).sort();
+    expect(expected("live")).toHaveLength(3);
+    for (const status of ["requests", "upcoming", "live", "expired"]) {
+      const seen: string[] = [];
+      let path = `/v1/offers?status=${status}&limit=1`;
+      for (;;) {
+        const page = await expectStatus<Page<Offer>>(await w.client.get(path), 200);
+        expect(page.count).toBe(expected(status).length);
+        expect(page.items.every((o) => o.status === status)).toBe(true);
+        seen.push(...page.items.map((o) => o.id));
+        if (!page.last) break;
+        path = `/v1/offers?status=${status}&limit=1&start=${page.last}`;
+      }
+      expect(seen.sort()).toEqual(expected(status));
+    }
+  });
+
+  it("filters by brand, country and 'expiring soon' (30 days by default)", async () => {
+    const w = await world(h);
+    const otherBrand = await w.brand("Bakery");
+    const otherLocation = await w.location(otherBrand);
+    const link = async (id: string, location = w.locationId) => expectStatus(await w.client.post(`/v1/offers/${id}/locations/${location}`), 201);
+    const soon = await w.offer({ startDate: localIn(h, -1), endDate: localIn(h, 10) });
+    await link(soon.id);
+    const later = await w.offer({ startDate: localIn(h, -1), endDate: localIn(h, 40) });
+    await link(later.id);
+    const notLive = await w.offer({ startDate: localIn(h, -1), endDate: localIn(h, 5) });
+    const bakery = await w.offer({ brandId: otherBrand, startDate: localIn(h, -1), endDate: localIn(h, 20) });
+    await link(bakery.id, otherLocation);
+    const french = await w.offer({ countryCode: "FRA" });
+    const ids = async (query: string) => (await expectStatus<Page<Offer>>(await w.client.get(`/v1/offers?${query}`), 200)).items.map((o) => o.id).sort();
+    expect(await ids(`brandId=${otherBrand}`)).toEqual([bakery.id]);
+    expect(await ids("countryCode=FRA")).toEqual([french.id]);
+    expect(await ids("expiringSoon=true")).toEqual([soon.id, bakery.id].sort());
+    expect(await ids("expiresWithin=15")).toEqual([soon.id]);
+    expect(await ids("expiresWithin=45")).toEqual([soon.id, later.id, bakery.id].sort());
+    expect(await ids(`expiresWithin=45&brandId=${w.brandId}`)).toEqual([soon.id, later.id].sort());
+    expect(notLive.status).toBe("requests");
+    await expect400(await w.client.get("/v1/offers?status=running"), "status: must be requests, upcoming, live or expired");
+    await expect400(await w.client.get("/v1/offers?expiresWithin=0"), "expiresWithin: must be between 1 and 365");
+    await expect400(await w.client.get("/v1/offers?expiringSoon=yes"), "expiringSoon: must be true or false");
+  });
+
+  it("shows only the key's environment and account", async () => {
+    const w = await world(h);
+    await w.offer();
+    const other = await world(h);
+    expect((await expectStatus<Page<Offer>>(await other.client.get("/v1/offers"), 200)).count).toBe(0);
+    expect((await expectStatus<Page<Offer>>(await w.acct.as("live").get("/v1/offers"), 200)).count).toBe(0);
+  });
+});
+
+describe("PATCH /offers/{offerId}", () => {
+  it("extends the endDate by up to 12 months and emits offer.extended", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ startDate: localIn(h, -1) });
+    const latest = addMonths(offer.endDate, 12);
+    const extended = await expectStatus<Offer>(await w.client.patch(`/v1/offers/${offer.id}`, { endDate: latest }), 200);
+    expect(extended.endDate).toBe(latest);
+    const events = await outboxOf(h, w.acct.id);
+    expect(events.map((e) => e.event)).toEqual(["offer.extended"]);
+    expect(events[0]).toMatchObject({ program_id: null, live: false, data: { id: offer.id, endDate: latest } });
+    await expect400(
+      await w.client.patch(`/v1/offers/${offer.id}`, { endDate: addDays(addMonths(latest, 12), 1) }),
+      "endDate: an extension is at most 12 months at a time",
+    );
+  });
+
+  it("refuses an endDate that is not later than the current date, and does not emit for a shortening", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ startDate: localIn(h, -10) });
+    await expect400(await w.client.patch(`/v1/offers/${offer.id}`, { endDate: localIn(h, -1) }), "endDate: must be later than the current date");
+    await expect400(await w.client.patch(`/v1/offers/${offer.id}`, { endDate: localIn(h, 0) }), "endDate: must be later than the current date");
+    const shorter = await expectStatus<Offer>(await w.client.patch(`/v1/offers/${offer.id}`, { endDate: localIn(h, 5) }), 200);
+    expect(shorter.endDate).toBe(localIn(h, 5));
+    expect(await outboxOf(h, w.acct.id)).toEqual([]);
+  });
+
+  it("revives an expired offer by extending it past the current date", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ startDate: localIn(h, -20), endDate: localIn(h, -1) });
+    await expectStatus(await w.client.post(`/v1/offers/${offer.id}/locations/${w.locationId}`), 201);
+    expect((await expectStatus<Offer>(await w.client.get(`/v1/offers/${offer.id}`), 200)).status).toBe("expired");
+    const revived = await expectStatus<Offer>(await w.client.patch(`/v1/offers/${offer.id}`, { endDate: localIn(h, 30) }), 200);
+    expect(revived.status).toBe("live");
+    expect((await outboxOf(h, w.acct.id)).map((e) => e.event)).toEqual(["offer.extended"]);
+  });
+
+  it("updates targeting and emits offer.targeting.updated only when the offer is live", async () => {
+    const w = await world(h);
+    const upcoming = await w.offer({ startDate: localIn(h, 5), targeting: { name: "new" } });
+    await expectStatus(await w.client.post(`/v1/offers/${upcoming.id}/locations/${w.locationId}`), 201);
+    const changed = await expectStatus<Offer>(await w.client.patch(`/v1/offers/${upcoming.id}`, { targeting: { name: "existing", from: 0, to: 30 } }), 200);
+    expect(changed.targeting).toEqual({ name: "existing", from: 0, to: 30 });
+    expect(await outboxOf(h, w.acct.id)).toEqual([]);
+    const live = await w.offer({ startDate: localIn(h, -5), targeting: { name: "new" } });
+    await expectStatus(await w.client.post(`/v1/offers/${live.id}/locations/${w.locationId}`), 201);
+    const retargeted = await expectStatus<Offer>(
+      await w.client.patch(`/v1/offers/${live.id}`, { targeting: { name: "lapsed", from: 60, to: 365 } }),
+      200,
+    );
+    expect(retargeted).toMatchObject({ status: "live", targeting: { name: "lapsed", from: 60, to: 365 } });
+    const events = await outboxOf(h, w.acct.id);
+    expect(events.map((e) => [e.event, e.data.id])).toEqual([["offer.targeting.updated", live.id]]);
+    expect(events[0]!.data.targeting).toEqual({ name: "lapsed", from: 60, to: 365 });
+    await expect400(await w.client.patch(`/v1/offers/${live.id}`, { targeting: { name: "lapsed" } }), "targeting.from: required for lapsed targeting");
+    const standard = await w.offer();
+    await expect400(await w.client.patch(`/v1/offers/${standard.id}`, { targeting: { name: "new" } }), "targeting: only in the targeting variant");
+  });
+
+  it("changes terms before the offer is live and refuses them once it is (409 naming the field)", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ startDate: localIn(h, -1) });
+    const edited = await expectStatus<Offer>(
+      await w.client.patch(`/v1/offers/${offer.id}`, { type: { name: "amount", value: 3 }, daysOfWeek: [6], minTransactionAmount: 4, name: "Weekend", metadata: { a: 1 } }),
+      200,
+    );
+    expect(edited).toMatchObject({ type: { name: "amount", value: 3, maxRewardAmount: null }, daysOfWeek: [6], minTransactionAmount: 4, name: "Weekend", metadata: { a: 1 } });
+    await expectStatus(await w.client.post(`/v1/offers/${offer.id}/locations/${w.locationId}`), 201);
+    expect(await expectError(await w.client.patch(`/v1/offers/${offer.id}`, { type: { name: "amount", value: 4 } }), 409, "conflict")).toMatch(
+      /^type: cannot change once the offer is live/,
+    );
+    const renamed = await expectStatus<Offer>(await w.client.patch(`/v1/offers/${offer.id}`, { name: "Still editable", additionalTerms: "T&Cs", brandLogoURL: null }), 200);
+    expect(renamed).toMatchObject({ name: "Still editable", additionalTerms: "T&Cs", brandLogoURL: null, status: "live" });
+    expect(renamed.updated).toBe(h.services.clock.now().toISOString());
+  });
+
+  it("answers 400 naming fields set at creation and unknown fields", async () => {
+    const w = await world(h);
+    const offer = await w.offer();
+    await expect400(await w.client.patch(`/v1/offers/${offer.id}`, { brandId: w.brandId }), "brandId: cannot be changed after creation");
+    await expect400(await w.client.patch(`/v1/offers/${offer.id}`, { countryCode: "USA", currency: "USD" }), "countryCode: cannot be changed after creation");
+    await expect400(await w.client.patch(`/v1/offers/${offer.id}`, { publisherId: w.acct.id }), "publisherId: cannot be changed after creation");
+    await expect400(await w.client.patch(`/v1/offers/${offer.id}`, { colour: "red" }), "colour: unknown field");
+    await expect400(await w.client.patch(`/v1/offers/${offer.id}`, { type: { name: "amount", value: 5, maxRewardAmount: 1 } }), "type.maxRewardAmount: only for discount offers");
+  });
+});
+
+describe("DELETE /offers/{offerId}", () => {
+  it("deletes a self-sourced offer with its links", async () => {
+    const w = await world(h);
+    const offer = await w.offer();
+    await expectStatus(await w.client.post(`/v1/offers/${offer.id}/locations/${w.locationId}`), 201);
+    await expectStatus(await w.client.delete(`/v1/offers/${offer.id}`), 204);
+    await expectError(await w.client.get(`/v1/offers/${offer.id}`), 404, "resource_not_found");
+    await expectError(await w.client.delete(`/v1/offers/${offer.id}`), 404, "resource_not_found");
+  });
+});
+
+describe("linking locations", () => {
+  it("links one location (201, then 200 when already linked) and keeps locationsTotal right", async () => {
+    const w = await world(h);
+    const offer = await w.offer();
+    const second = await w.location(w.brandId);
+    expect((await expectStatus<Offer>(await w.client.post(`/v1/offers/${offer.id}/locations/${w.locationId}`), 201)).locationsTotal).toBe(1);
+    expect((await expectStatus<Offer>(await w.client.post(`/v1/offers/${offer.id}/locations/${w.locationId}`), 200)).locationsTotal).toBe(1);
+    expect((await expectStatus<Offer>(await w.client.post(`/v1/offers/${offer.id}/locations/${second}`), 201)).locationsTotal).toBe(2);
+    await expectStatus(await w.client.delete(`/v1/offers/${offer.id}/locations/${w.locationId}`), 204);
+    expect((await expectStatus<Offer>(await w.client.get(`/v1/offers/${offer.id}`), 200)).locationsTotal).toBe(1);
+    await expectError(await w.client.delete(`/v1/offers/${offer.id}/locations/${w.locationId}`), 404, "resource_not_found");
+    // Deleting a location unlinks it.
+    await expectStatus(await w.client.delete(`/v1/locations/${second}`), 204);
+    expect((await expectStatus<Offer>(await w.client.get(`/v1/offers/${offer.id}`), 200)).locationsTotal).toBe(0);
+  });
+
+  it("links only locations of the offer's brand and country that the caller has", async () => {
+    const w = await world(h);
+    const offer = await w.offer();
+    const bakery = await w.brand("Bakery");
+    await expect400(await w.client.post(`/v1/offers/${offer.id}/locations/${await w.location(bakery)}`), "locationId: the location belongs to brand");
+    await expect400(await w.client.post(`/v1/offers/${offer.id}/locations/${await w.location(w.brandId, "FRA")}`), "locationId: the location is in FRA; the offer is for GBR");
+    const other = await world(h);
+    await expectError(await w.client.post(`/v1/offers/${offer.id}/locations/${other.locationId}`), 404, "resource_not_found");
+  });
+
+  it("links every location of the brand in a program, and no others", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ startDate: localIn(h, -1) });
+    const second = await w.location(w.brandId);
+    await w.location(await w.brand("Bakery"));
+    await w.location(w.brandId, "FRA");
+    const otherProgram = (await expectStatus<{ id: string }>(await w.client.post("/v1/programs", { name: "Other" }), 201)).id;
+    await w.location(w.brandId, "GBR", otherProgram);
+    const linked = await expectStatus<Offer>(await w.client.post(`/v1/offers/${offer.id}/programs/${w.programId}/locations`), 200);
+    expect(linked).toMatchObject({ locationsTotal: 2, status: "live" });
+    const again = await expectStatus<Offer>(await w.client.post(`/v1/offers/${offer.id}/programs/${w.programId}/locations`), 200);
+    expect(again.locationsTotal).toBe(2);
+    await expectStatus(await w.client.delete(`/v1/offers/${offer.id}/locations/${second}`), 204);
+    const other = await world(h);
+    await expectError(await w.client.post(`/v1/offers/${offer.id}/programs/${other.programId}/locations`), 404, "resource_not_found");
+  });
+});
+
+describe("rule 4: activation and non-activation offers of one brand", () => {
+  it("rejects an offer of the other kind that would run at the same time, naming activation.enabled", async () => {
+    const w = await world(h);
+    await w.offer({ activation: { enabled: true }, startDate: localIn(h, 1), endDate: localIn(h, 60) });
+    const message = await expectError(await w.createOffer({ startDate: localIn(h, 30), endDate: localIn(h, 90) }), 409, "conflict");
+    expect(message).toMatch(/^activation\.enabled: an activation offer and a non-activation offer cannot run together for one brand/);
+    // Same kind, another brand, or a run that does not overlap: allowed.
+    await w.offer({ activation: { enabled: true, qualifiedTransactionsLimit: 2 }, startDate: localIn(h, 30), endDate: localIn(h, 60) });
+    await w.offer({ brandId: await w.brand("Bakery"), startDate: localIn(h, 30) });
+    await w.offer({ startDate: localIn(h, 61), endDate: localIn(h, 90) });
+  });
+
+  it("allows the other kind once the first has ended, and checks updates too", async () => {
+    const w = await world(h);
+    const first = await w.offer({ activation: { enabled: false }, startDate: localIn(h, -10), endDate: localIn(h, 2) });
+    await expectError(await w.createOffer({ activation: { enabled: true }, startDate: localIn(h, 1) }), 409, "conflict");
+    const later = await w.offer({ activation: { enabled: true }, startDate: localIn(h, 3), endDate: localIn(h, 20) });
+    // Extending the first into the second's run would make them run together.
+    expect(await expectError(await w.client.patch(`/v1/offers/${first.id}`, { endDate: localIn(h, 10) }), 409, "conflict")).toMatch(
+      new RegExp(`offer ${later.id}`),
+    );
+    // Switching the later one's kind is checked the same way: to the first's kind and back are both fine.
+    expect((await expectStatus<Offer>(await w.client.patch(`/v1/offers/${later.id}`, { activation: { enabled: false } }), 200)).activation).toEqual({ enabled: false });
+    await expectStatus(await w.client.patch(`/v1/offers/${later.id}`, { activation: { enabled: true } }), 200);
+    await advanceDays(h, 2.5);
+    await w.offer({ activation: { enabled: true }, startDate: localIn(h, 0.1) });
+  });
+});
+
+describe("activation on cards", () => {
+  it("activates, lists, deactivates; a deactivation is final", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ activation: { enabled: true, qualifiedTransactionsLimit: 2 } });
+    const activated = await expectStatus<Record<string, unknown>>(await w.client.post(`/v1/offers/${offer.id}/cards/${w.cardId}`), 201);
+    expect(activated).toEqual({
+      offerId: offer.id,
+      cardId: w.cardId,
+      state: "activated",
+      qualifiedTransactions: 0,
+      qualifiedTransactionsLimit: 2,
+      activated: h.services.clock.now().toISOString(),
+      deactivated: null,
+      deactivationReason: null,
+    });
+    expect(await expectStatus(await w.client.post(`/v1/offers/${offer.id}/cards/${w.cardId}`), 200)).toEqual(activated);
+    const other = await w.card("5555000000005007");
+    const list = await expectStatus<Page<Record<string, unknown>>>(await w.client.get(`/v1/offers/${offer.id}/cards`), 200);
+    expect(list).toEqual({ items: [activated], count: 1 });
+    const none = await expectStatus<Page<Record<string, unknown>>>(await w.client.get(`/v1/offers/${offer.id}/cards?cardId=${other}`), 200);
+    expect(none.items).toEqual([
+      { offerId: offer.id, cardId: other, state: "not activated", qualifiedTransactions: 0, qualifiedTransactionsLimit: 2, activated: null, deactivated: null, deactivationReason: null },
+    ]);
+    await expectError(await w.client.delete(`/v1/offers/${offer.id}/cards/${other}`), 404, "resource_not_found");
+    await expectStatus(await w.client.delete(`/v1/offers/${offer.id}/cards/${w.cardId}`), 204);
+    const after = await expectStatus<Page<Record<string, unknown>>>(await w.client.get(`/v1/offers/${offer.id}/cards?state=deactivated`), 200);
+    expect(after.items).toEqual([{ ...activated, state: "deactivated", deactivated: h.services.clock.now().toISOString(), deactivationReason: "publisher" }]);
+    expect((await expectStatus<Page<unknown>>(await w.client.get(`/v1/offers/${offer.id}/cards?state=activated`), 200)).count).toBe(0);
+    expect(await expectError(await w.client.delete(`/v1/offers/${offer.id}/cards/${w.cardId}`), 409, "conflict")).toMatch(/already deactivated/);
+    expect(await expectError(await w.client.post(`/v1/offers/${offer.id}/cards/${w.cardId}`), 409, "conflict")).toMatch(/final/);
+  });
+
+  it("activates only activation-enabled, unexpired offers on cards of the offer's schemes", async () => {
+    const w = await world(h);
+    const plain = await w.offer({ brandId: await w.brand("Plain") });
+    expect(await expectError(await w.client.post(`/v1/offers/${plain.id}/cards/${w.cardId}`), 409, "conflict")).toMatch(/^activation\.enabled:/);
+    const amexOnly = await w.offer({ activation: { enabled: true }, schemes: ["amex"] });
+    await expect400(await w.client.post(`/v1/offers/${amexOnly.id}/cards/${w.cardId}`), "cardId: the card is visa; the offer runs on amex");
+    const ended = await w.offer({ activation: { enabled: true }, startDate: localIn(h, -20), endDate: localIn(h, -1) });
+    expect(await expectError(await w.client.post(`/v1/offers/${ended.id}/cards/${w.cardId}`), 409, "conflict")).toMatch(/ended/);
+    const other = await world(h);
+    await expectError(await w.client.post(`/v1/offers/${amexOnly.id}/cards/${other.cardId}`), 404, "resource_not_found");
+    await expect400(await w.client.get(`/v1/offers/${amexOnly.id}/cards?state=on`), "state: must be not activated, activated or deactivated");
+  });
+
+  it("counts qualified transactions and deactivates at qualifiedTransactionsLimit (recordQualifiedTransaction)", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ activation: { enabled: true, qualifiedTransactionsLimit: 2 } });
+    const now = h.services.clock.now();
+    expect(await recordQualifiedTransaction(h.services.db, offer.id, w.cardId, now)).toEqual({ counted: false, activation: null });
+    await expectStatus(await w.client.post(`/v1/offers/${offer.id}/cards/${w.cardId}`), 201);
+    const first = await recordQualifiedTransaction(h.services.db, offer.id, w.cardId, now);
+    expect(first).toMatchObject({ counted: true, activation: { state: "activated", qualifiedTransactions: 1 } });
+    const second = await recordQualifiedTransaction(h.services.db, offer.id, w.cardId, now);
+    expect(second).toMatchObject({ counted: true, activation: { state: "deactivated", qualifiedTransactions: 2, deactivationReason: "limit" } });
+    const third = await recordQualifiedTransaction(h.services.db, offer.id, w.cardId, now);
+    expect(third).toMatchObject({ counted: false, activation: { state: "deactivated", qualifiedTransactions: 2 } });
+    const listed = await expectStatus<Page<Record<string, unknown>>>(await w.client.get(`/v1/offers/${offer.id}/cards?cardId=${w.cardId}`), 200);
+    expect(listed.items[0]).toMatchObject({ state: "deactivated", qualifiedTransactions: 2, deactivationReason: "limit" });
+  });
+});
+
+describe("OpenAPI", () => {
+  it("documents every offer route with examples and marks maxTransactionAmount deprecated", async () => {
+    type Schema = { example?: unknown; properties?: Record<string, Schema & { deprecated?: boolean }>; $ref?: string };
+    const doc = await expectStatus<{
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>;
+      components: { schemas: Record<string, Schema> };
+    }>(await h.request("GET", "/v1/openapi.json"), 200);
+    const resolve = (s: Schema): Schema => (s.$ref ? doc.components.schemas[s.$ref.split("/").pop()!]! : s);
+    expect(doc.components.schemas.Offer!.properties!.maxTransactionAmount!.deprecated).toBe(true);
+    expect(doc.components.schemas.OfferCreate!.properties!.maxTransactionAmount!.deprecated).toBe(true);
+    const routes = Object.entries(doc.paths).filter(([path]) => path.startsWith("/v1/offers") || path.startsWith("/v1/marketplace-offers"));
+    expect(routes.length).toBeGreaterThanOrEqual(8);
+    for (const [path, ops] of routes) {
+      for (const [method, op] of Object.entries(ops)) {
+        const body = op.requestBody?.content["application/json"]?.schema;
+        if (body) expect(resolve(body).example, `${method} ${path} request example`).toBeDefined();
+        for (const [status, response] of Object.entries(op.responses)) {
+          const schema = response.content?.["application/json"]?.schema;
+          if (!schema || Number(status) >= 400) continue;
+          const resolved = resolve(schema);
+          const item = resolved.properties?.items as (Schema & { items?: Schema }) | undefined;
+          const example = resolved.example ?? (item?.items ? resolve(item.items).example : undefined);
+          expect(example, `${method} ${path} ${status} example`).toBeDefined();
+        }
+      }
+    }
+  });
+});
