@@ -9,6 +9,7 @@ import { createAccount, getAccount } from "./store/accounts.ts";
 import { migrate } from "./store/migrate.ts";
 import type { Services } from "./api/context.ts";
 import { sweepBrandConsents } from "./lifecycle/brand-consent.ts";
+import { sweepMarketplace } from "./lifecycle/marketplace.ts";
 
 const USAGE = `Usage: cardlink <command> [options]
 
@@ -51,6 +52,7 @@ async function main(argv: string[]) {
     case "start": {
       const services = await openServices(config);
       sweepBrandConsents(services);
+      sweepMarketplace(services);
       const admin = resolveAdminToken(config);
       const demo = await ensureDemoAccount(services, config);
       const url = await listen(services, admin.token);

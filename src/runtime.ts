@@ -10,6 +10,7 @@ import { createRateLimiter } from "./api/middleware/rate-limit.ts";
 import type { Services } from "./api/context.ts";
 import { randomBase62 } from "./store/ids.ts";
 import { approveDueBrands } from "./lifecycle/brand-consent.ts";
+import { runMarketplaceDue } from "./lifecycle/marketplace.ts";
 
 export async function openDb(config: Config): Promise<Db> {
   return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openPglite(config.DATA_DIR);
@@ -25,6 +26,7 @@ export async function openServices(config: Config): Promise<Services> {
   // Work that falls due on service time runs whenever the clock is advanced, in every role.
   clock.onAdvance(async (now) => {
     await approveDueBrands(db, now);
+    await runMarketplaceDue(db, now);
   });
   return {
     config,

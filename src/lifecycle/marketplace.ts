@@ -22,12 +22,12 @@ export async function runMarketplaceDue(db: Db, now: Date): Promise<number> {
 }
 
 /**
- * Runs the due answers whenever the clock is advanced and every `intervalMs` of real time (for a
- * running or scaled clock). Returns the function that stops both.
+ * Sweeps due answers every `intervalMs` of real time, so a running or scaled clock decides adoptions
+ * without anyone advancing it (src/runtime.ts runs the same on every clock advance). Returns the stop.
  */
-export function startMarketplace(services: { db: Db; clock: Clock; log: Logger }, intervalMs = 1000): () => void {
+export function sweepMarketplace(services: { db: Db; clock: Clock; log: Logger }, intervalMs = 1000): () => void {
   let running = false;
-  const sweep = () => {
+  const timer = setInterval(() => {
     if (running) return;
     running = true;
     runMarketplaceDue(services.db, services.clock.now())
@@ -35,16 +35,9 @@ export function startMarketplace(services: { db: Db; clock: Clock; log: Logger }
       .finally(() => {
         running = false;
       });
-  };
-  const unsubscribe = services.clock.onAdvance(async (now) => {
-    await runMarketplaceDue(services.db, now);
-  });
-  const timer = setInterval(sweep, intervalMs);
+  }, intervalMs);
   timer.unref();
-  return () => {
-    clearInterval(timer);
-    unsubscribe();
-  };
+  return () => clearInterval(timer);
 }
 
 const COUNTRIES = ["GBR", "USA", "IRL", "FRA", "DEU", "ESP", "NLD", "CAN", "AUS", "JPN"] as const;
