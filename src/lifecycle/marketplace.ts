@@ -56,11 +56,12 @@ export function generateMarketplaceOffers(seed: number, count: number, now: Date
     start.setUTCDate(start.getUTCDate() + f.number.int({ min: -10, max: 20 }));
     const startDate = `${start.toISOString().slice(0, 10)}T00:00:00`;
     const discount = f.datatype.boolean();
+    const percent = f.number.int({ min: 5, max: 25 });
     const brandName = f.company.name();
     const zeroDecimals = countryCode === "JPN";
     const supplierType = f.helpers.arrayElement(["merchant", "affiliate"] as const);
     return {
-      name: discount ? `${f.number.int({ min: 5, max: 25 })}% off at ${brandName}` : `Cashback at ${brandName}`,
+      name: discount ? `${percent}% off at ${brandName}` : `Cashback at ${brandName}`,
       brandName,
       brandLogoURL: `https://logos.example.com/${f.string.alphanumeric(10).toLowerCase()}.png`,
       countryCode,
@@ -68,7 +69,7 @@ export function generateMarketplaceOffers(seed: number, count: number, now: Date
       startDate,
       endDate: addMonths(startDate, f.number.int({ min: 3, max: 12 })),
       type: discount
-        ? { name: "discount", value: f.number.int({ min: 5, max: 25 }), maxRewardAmount: zeroDecimals ? 5000 : 50 }
+        ? { name: "discount", value: percent, maxRewardAmount: zeroDecimals ? 5000 : 50 }
         : { name: "amount", value: zeroDecimals ? f.number.int({ min: 300, max: 1500 }) : f.number.int({ min: 2, max: 15 }) },
       activation: f.datatype.boolean({ probability: 0.3 })
         ? { enabled: true, qualifiedTransactionsLimit: f.number.int({ min: 1, max: 5 }) }

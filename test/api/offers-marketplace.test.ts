@@ -90,6 +90,10 @@ describe("marketplace offers (admin)", () => {
     );
     expect(seeded.created).toBe(12);
     expect(seeded.items.map((m) => m.brandName)).toEqual(generateMarketplaceOffers(42, 12, now).map((m) => m.brandName));
+    // A discount offer's name states its percentage.
+    for (const m of seeded.items as (MarketplaceOffer & { name: string; type: { name: string; value: number } })[]) {
+      if (m.type.name === "discount") expect(m.name).toMatch(new RegExp(`^${m.type.value}% off`));
+    }
     await expect400(await h.admin("POST", "/admin/marketplace-offers/seed", { count: 101 }), "count: must be 1 to 100");
   });
 });
