@@ -8,6 +8,8 @@ import { createApp } from "./api/app.ts";
 import { createAccount, getAccount } from "./store/accounts.ts";
 import { migrate } from "./store/migrate.ts";
 import type { Services } from "./api/context.ts";
+import { MAX_SEED_COUNT, seedMidInsights } from "./store/mid-insights-seed.ts";
+import { UUID_PATTERN } from "./store/ids.ts";
 import { sweepBrandConsents } from "./lifecycle/brand-consent.ts";
 import { sweepMarketplace } from "./lifecycle/marketplace.ts";
 
@@ -19,6 +21,8 @@ Commands:
   migrate                   apply database migrations and exit
   account create [--name N] [--tier standard|premium] [--email E] [--json]
                             create an account with test and live secret keys
+  mid-insights seed --program ID --count N [--seed S]
+                            generate N MIDs with insights (and their brands and locations) in a live program
 `;
 
 async function ensureDemoAccount(services: Services, config: Config) {
@@ -112,6 +116,34 @@ async function main(argv: string[]) {
           ? JSON.stringify(account) + "\n"
           : `account ${account.id} (${account.tier})\n  test key: ${account.keys.test}\n  live key: ${account.keys.live}\n`,
       );
+      return;
+    }
+    case "mid-insights": {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { program: { type: "string" }, count: { type: "string" }, seed: { type: "string" } },
+      });
+      if (positionals[0] !== "seed") throw new UsageError("mid-insights: the subcommand is seed");
+      const count = Number(values.count);
+      const seed = values.seed === undefined ? config.SIMULATOR_SEED : Number(values.seed);
+      if (!values.program || !UUID_PATTERN.test(values.program)) throw new UsageError("--program: must be a program id (UUID)");
+      if (!Number.isInteger(count) || count < 1 || count > MAX_SEED_COUNT) {
+        throw new UsageError(`--count: must be a whole number from 1 to ${MAX_SEED_COUNT}`);
+      }
+      if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31 - 1) throw new UsageError("--seed: must be a whole number from 0 to 2147483647");
+      const services = await openServices(config);
+      const started = performance.now();
+      const created = await seedMidInsights(services.db, {
+        programId: values.program,
+        count,
+        seed,
+        now: services.clock.now(),
+        onProgress: (n) => process.stderr.write(`\r  ${n} created`),
+      });
+      await services.db.close();
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      process.stdout.write(`\ncreated ${created} MID insights in program ${values.program} (seed ${seed}) in ${seconds}s\n`);
       return;
     }
     default:

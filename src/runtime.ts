@@ -9,6 +9,7 @@ import { createLogger } from "./log.ts";
 import { createRateLimiter } from "./api/middleware/rate-limit.ts";
 import type { Services } from "./api/context.ts";
 import { randomBase62 } from "./store/ids.ts";
+import { runOffboardingDue } from "./store/mid-insights.ts";
 import { approveDueBrands } from "./lifecycle/brand-consent.ts";
 import { runMarketplaceDue } from "./lifecycle/marketplace.ts";
 
@@ -26,6 +27,7 @@ export async function openServices(config: Config): Promise<Services> {
   // Work that falls due on service time runs whenever the clock is advanced, in every role.
   clock.onAdvance(async (now) => {
     await approveDueBrands(db, now);
+    await runOffboardingDue(db, now);
     await runMarketplaceDue(db, now);
   });
   return {

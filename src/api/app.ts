@@ -4,12 +4,12 @@ import { HTTPException } from "hono/http-exception";
 import type { Services } from "./context.ts";
 import { ApiError, type ErrorBody } from "./errors.ts";
 import { router } from "./router.ts";
-import { adminAuth, insightsAuth, keyAuth } from "./middleware/auth.ts";
+import { SUPPORTED_VERSIONS, adminAuth, insightsAuth, keyAuth } from "./middleware/auth.ts";
 import { randomBase62 } from "../store/ids.ts";
 import { mountAdmin } from "./routes/admin/index.ts";
 import { mountV1 } from "./routes/index.ts";
 
-const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights\/?$/;
+const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 
 export function createApp(services: Services, options: { adminToken: string }) {
   const app = router();
@@ -59,6 +59,13 @@ export function createApp(services: Services, options: { adminToken: string }) {
     type: "http",
     scheme: "bearer",
     description: "The live secret key (sk_live_…), for MID insights.",
+  });
+  app.openAPIRegistry.registerComponent("parameters", "Version", {
+    name: `${services.config.SERVICE_NAME}-Version`,
+    in: "header",
+    required: true,
+    description: `The API version, YYYY-MM-DD (MID insights). Supported: ${SUPPORTED_VERSIONS.join(", ")}; a missing or unknown version is 400 naming them.`,
+    schema: { type: "string", enum: [...SUPPORTED_VERSIONS], example: SUPPORTED_VERSIONS[0] },
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", {
     type: "http",

@@ -3,6 +3,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../context.ts";
 import { router } from "../router.ts";
 import { mountPrograms } from "./programs/index.ts";
+import { mountMidInsights } from "./mid-insights/index.ts";
 import { mountBrands } from "./brands/index.ts";
 import { mountCards } from "./cards/index.ts";
 import { mountLocations } from "./locations/index.ts";
@@ -14,6 +15,7 @@ import { mountWebhookEvents } from "./webhook-events/index.ts";
 export function mountV1(app: OpenAPIHono<AppEnv>) {
   const v1 = router();
   mountPrograms(v1);
+  mountMidInsights(v1);
   mountBrands(v1);
   mountCards(v1);
   mountLocations(v1);

@@ -4,6 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { router } from "../../router.ts";
 import { mountAccounts } from "./accounts.ts";
 import { mountClock } from "./clock.ts";
+import { mountMidInsightSeed } from "./mid-insights.ts";
 import { mountBrandConsent } from "./brand-consent.ts";
 import { mountMarketplaceOffers } from "./marketplace-offers.ts";
 
@@ -11,6 +12,7 @@ export function mountAdmin(app: OpenAPIHono<AppEnv>) {
   const admin = router();
   mountAccounts(admin);
   mountClock(admin);
+  mountMidInsightSeed(admin);
   mountBrandConsent(admin);
   mountMarketplaceOffers(admin);
   app.route("/admin", admin);

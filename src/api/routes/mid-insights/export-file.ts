@@ -1,0 +1,38 @@
+// GET /programs/{programId}/mid-insights/exports/{exportId}/file — download an export's file.
+import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.ts";
+import { ctxOf } from "../../context.ts";
+import { uuid } from "../../schemas.ts";
+import { contentType } from "../../../domain/mid-insight-export.ts";
+import { openMidInsightExportFile } from "../../../store/mid-insights-exports.ts";
+import { insightsErrors, insightsRoute } from "./schemas.ts";
+
+export const route = createRoute({
+  method: "get",
+  path: "/programs/{programId}/mid-insights/exports/{exportId}/file",
+  ...insightsRoute,
+  summary: "Download a MID insights export",
+  request: { params: z.object({ programId: uuid("programId"), exportId: uuid("exportId") }) },
+  responses: {
+    200: {
+      description: "The file, as an attachment: CSV with a header row, or a JSON array of insights.",
+      content: {
+        "text/csv": { schema: z.string().openapi({ example: "id,brandId,locationId,...\r\n" }) },
+        "application/json": { schema: z.string().openapi({ example: "[\n{\"id\":\"…\"}\n]\n" }) },
+      },
+    },
+    ...insightsErrors,
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
+  const { programId, exportId } = c.req.valid("param");
+  const { export: found, file } = await openMidInsightExportFile(ctxOf(c.var.services, c.var.caller), programId, exportId);
+  return new Response(file, {
+    status: 200,
+    headers: {
+      "Content-Type": contentType(found.format),
+      "Content-Disposition": `attachment; filename="mid-insights-${found.id}.${found.format}"`,
+    },
+  });
+};

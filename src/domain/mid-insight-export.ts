@@ -1,0 +1,59 @@
+// The file formats of a MID insight export: CSV (RFC 4180, a header row) and JSON (an array), written a
+// batch at a time so an export of any size is built in pieces. No I/O.
+
+/** The columns, in the spec's field order, then the fields this service adds. */
+export const EXPORT_COLUMNS = [
+  "id",
+  "brandId",
+  "locationId",
+  "midId",
+  "programId",
+  "scheme",
+  "status",
+  "created",
+  "cardNetworkMerchantName",
+  "mcAcquiringMid",
+  "mcLocationId",
+  "seNumber",
+  "visaAcquiringMid",
+  "visaBin",
+  "vmid",
+  "vsid",
+  "midRequestId",
+  "origin",
+  "sourcedAt",
+  "onboardedAt",
+  "offboardedAt",
+  "lastSeenTransactionDate",
+  "lastSeenTransactionId",
+  "firstTransactionClearingId",
+  "firstTransactionAuthId",
+  "offboardRequestedAt",
+  "eventTs",
+  "updated",
+] as const;
+
+export type ExportRecord = { [K in (typeof EXPORT_COLUMNS)[number]]: string | null };
+export type ExportFormat = "csv" | "json";
+
+const csvField = (v: string | null) => (v === null ? "" : /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+const csvLine = (values: (string | null)[]) => values.map(csvField).join(",") + "\r\n";
+
+export const contentType = (format: ExportFormat) =>
+  format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8";
+
+/** The piece of the file for one batch; `first` says whether it opens the file. */
+export function exportPiece(format: ExportFormat, records: ExportRecord[], first: boolean): string {
+  if (format === "csv") {
+    const header = first ? csvLine([...EXPORT_COLUMNS]) : "";
+    return header + records.map((r) => csvLine(EXPORT_COLUMNS.map((c) => r[c]))).join("");
+  }
+  const body = records.map((r) => JSON.stringify(r)).join(",\n");
+  return (first ? "[\n" : ",\n") + body;
+}
+
+/** What closes the file after the last batch; `empty` when no batch was written. */
+export function exportEnd(format: ExportFormat, empty: boolean): string {
+  if (format === "csv") return empty ? csvLine([...EXPORT_COLUMNS]) : "";
+  return empty ? "[]\n" : "\n]\n";
+}

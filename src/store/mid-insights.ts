@@ -1,0 +1,649 @@
+// MID insights: the writers (one per network or transaction event), the offboard request and the
+// simulated network's offboarding, and the filtered, sorted, keyset-paged list with its exact count.
+import type { Ctx } from "../api/context.ts";
+import { ApiError, notFound } from "../api/errors.ts";
+import type { Db } from "./db.ts";
+import { Filters, type Page } from "./page.ts";
+import { newId } from "./ids.ts";
+import { getProgram } from "./programs.ts";
+import {
+  MID_INSIGHT_STATUSES,
+  NULLABLE_SORT_FIELDS,
+  OFFBOARD_DELAY_MS,
+  ORIGINS,
+  encodeCursor,
+  identifierProblems,
+  latestEvent,
+  networkKey,
+  splitIntoDays,
+  transition,
+  type MidIdentifiers,
+  type MidInsightStatus,
+  type Origin,
+  type Scheme,
+  type SortField,
+  type SortOrder,
+  type SortValue,
+} from "../domain/mid-insights.ts";
+
+export interface MidInsight {
+  id: string;
+  brandId: string;
+  locationId: string;
+  midId: string;
+  programId: string;
+  scheme: Scheme;
+  status: MidInsightStatus;
+  created: string;
+  cardNetworkMerchantName: string | null;
+  mcAcquiringMid: string | null;
+  mcLocationId: string | null;
+  seNumber: string | null;
+  visaAcquiringMid: string | null;
+  visaBin: string | null;
+  vmid: string | null;
+  vsid: string | null;
+  midRequestId: string | null;
+  origin: Origin;
+  sourcedAt: string | null;
+  onboardedAt: string | null;
+  offboardedAt: string | null;
+  lastSeenTransactionDate: string | null;
+  lastSeenTransactionId: string | null;
+  firstTransactionClearingId: string | null;
+  firstTransactionAuthId: string | null;
+  offboardRequestedAt: string | null;
+  eventTs: string;
+  updated: string;
+}
+
+export interface MidInsightRow {
+  id: string;
+  account_id: string;
+  live: boolean;
+  program_id: string;
+  mid_id: string;
+  brand_id: string;
+  location_id: string;
+  scheme: Scheme;
+  status: MidInsightStatus;
+  origin: Origin;
+  card_network_merchant_name: string | null;
+  mc_acquiring_mid: string | null;
+  mc_location_id: string | null;
+  se_number: string | null;
+  visa_acquiring_mid: string | null;
+  visa_bin: string | null;
+  vmid: string | null;
+  vsid: string | null;
+  mid_request_id: string | null;
+  sourced_at: Date | null;
+  onboarded_at: Date | null;
+  offboarded_at: Date | null;
+  offboard_requested_at: Date | null;
+  offboard_due: Date | null;
+  last_seen_transaction_date: Date | null;
+  last_seen_transaction_id: string | null;
+  first_transaction_auth_id: string | null;
+  first_transaction_clearing_id: string | null;
+  event_ts: Date;
+  created: Date;
+  updated: Date;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export const toMidInsight = (r: MidInsightRow): MidInsight => ({
+  id: r.id,
+  brandId: r.brand_id,
+  locationId: r.location_id,
+  midId: r.mid_id,
+  programId: r.program_id,
+  scheme: r.scheme,
+  status: r.status,
+  created: r.created.toISOString(),
+  cardNetworkMerchantName: r.card_network_merchant_name,
+  mcAcquiringMid: r.mc_acquiring_mid,
+  mcLocationId: r.mc_location_id,
+  seNumber: r.se_number,
+  visaAcquiringMid: r.visa_acquiring_mid,
+  visaBin: r.visa_bin,
+  vmid: r.vmid,
+  vsid: r.vsid,
+  midRequestId: r.mid_request_id,
+  origin: r.origin,
+  sourcedAt: iso(r.sourced_at),
+  onboardedAt: iso(r.onboarded_at),
+  offboardedAt: iso(r.offboarded_at),
+  lastSeenTransactionDate: iso(r.last_seen_transaction_date),
+  lastSeenTransactionId: r.last_seen_transaction_id,
+  firstTransactionClearingId: r.first_transaction_clearing_id,
+  firstTransactionAuthId: r.first_transaction_auth_id,
+  offboardRequestedAt: iso(r.offboard_requested_at),
+  eventTs: r.event_ts.toISOString(),
+  updated: r.updated.toISOString(),
+});
+
+/** The column each identifier is stored in. */
+export const IDENTIFIER_COLUMNS = {
+  seNumber: "se_number",
+  vmid: "vmid",
+  vsid: "vsid",
+  visaAcquiringMid: "visa_acquiring_mid",
+  visaBin: "visa_bin",
+  mcLocationId: "mc_location_id",
+  mcAcquiringMid: "mc_acquiring_mid",
+} as const satisfies Record<keyof MidIdentifiers, string>;
+
+/** A writer was given an event the data cannot take (unknown location, malformed identifiers, wrong state). */
+export class MidInsightEventError extends Error {
+  override name = "MidInsightEventError";
+}
+
+// ---------------------------------------------------------------- writers (one per event)
+
+interface LocationOwner {
+  id: string;
+  program_id: string;
+  brand_id: string;
+  account_id: string;
+  live: boolean;
+}
+
+/** The network's MID for a location, created on first sight; identifiers checked against the scheme's formats. */
+async function upsertMid(
+  db: Db,
+  input: { locationId: string; scheme: Scheme; identifiers: MidIdentifiers },
+  now: Date,
+): Promise<{ location: LocationOwner; midId: string }> {
+  const problems = identifierProblems(input.scheme, input.identifiers);
+  if (problems.length) throw new MidInsightEventError(problems.join("; "));
+  const [location] = await db.query<LocationOwner>(
+    "select id, program_id, brand_id, account_id, live from locations where id = $1",
+    [input.locationId],
+  );
+  if (!location) throw new MidInsightEventError(`No location with id ${input.locationId}.`);
+  // The no-op update makes the conflicting row come back, so the MID is found and created in one step.
+  const [mid] = await db.query<{ id: string }>(
+    `insert into mids (id, account_id, live, program_id, brand_id, location_id, scheme, network_key, created)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     on conflict (program_id, scheme, network_key) do update set network_key = excluded.network_key
+     returning id`,
+    [
+      newId(),
+      location.account_id,
+      location.live,
+      location.program_id,
+      location.brand_id,
+      location.id,
+      input.scheme,
+      networkKey(input.scheme, input.identifiers),
+      now,
+    ],
+  );
+  return { location, midId: mid!.id };
+}
+
+async function insertInsight(
+  db: Db,
+  init: {
+    location: LocationOwner;
+    midId: string;
+    scheme: Scheme;
+    identifiers: MidIdentifiers;
+    status: MidInsightStatus;
+    origin: Origin;
+    merchantName: string | null;
+    midRequestId: string | null;
+    sourcedAt: Date;
+    onboardedAt: Date | null;
+  },
+  now: Date,
+): Promise<MidInsightRow> {
+  const ids = init.identifiers;
+  const [row] = await db.query<MidInsightRow>(
+    `insert into mid_insights (id, account_id, live, program_id, mid_id, brand_id, location_id, scheme, status, origin,
+       card_network_merchant_name, mc_acquiring_mid, mc_location_id, se_number, visa_acquiring_mid, visa_bin, vmid, vsid,
+       mid_request_id, sourced_at, onboarded_at, event_ts, created, updated)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $23)
+     returning *`,
+    [
+      newId(),
+      init.location.account_id,
+      init.location.live,
+      init.location.program_id,
+      init.midId,
+      init.location.brand_id,
+      init.location.id,
+      init.scheme,
+      init.status,
+      init.origin,
+      init.merchantName,
+      ids.mcAcquiringMid ?? null,
+      ids.mcLocationId ?? null,
+      ids.seNumber ?? null,
+      ids.visaAcquiringMid ?? null,
+      ids.visaBin ?? null,
+      ids.vmid ?? null,
+      ids.vsid ?? null,
+      init.midRequestId,
+      init.sourcedAt,
+      init.onboardedAt,
+      latestEvent(init.sourcedAt, init.onboardedAt),
+      now,
+    ],
+  );
+  return row!;
+}
+
+export interface NetworkMid {
+  locationId: string;
+  scheme: Scheme;
+  identifiers: MidIdentifiers;
+  /** The merchant name the network has on record. */
+  merchantName?: string | null;
+}
+
+/**
+ * A network's onboarding reply for a location: the MID is onboarded (created, or moved from sourced or
+ * offboarded). `origin` says how the MID was found; it is kept from the first time the MID was sourced.
+ */
+export async function recordOnboardingReply(
+  db: Db,
+  event: NetworkMid & { origin: Origin; midRequestId?: string | null; at: Date },
+  now: Date,
+): Promise<MidInsight> {
+  return db.tx(async (tx) => {
+    const { location, midId } = await upsertMid(tx, event, now);
+    const [current] = await tx.query<MidInsightRow>("select * from mid_insights where mid_id = $1 for update", [midId]);
+    const next = transition(current?.status, "onboarded");
+    if (!next.ok) throw new MidInsightEventError(next.reason);
+    if (!current) {
+      return toMidInsight(
+        await insertInsight(
+          tx,
+          {
+            location,
+            midId,
+            scheme: event.scheme,
+            identifiers: event.identifiers,
+            status: next.status,
+            origin: event.origin,
+            merchantName: event.merchantName ?? null,
+            midRequestId: event.midRequestId ?? null,
+            sourcedAt: event.at,
+            onboardedAt: event.at,
+          },
+          now,
+        ),
+      );
+    }
+    const [row] = await tx.query<MidInsightRow>(
+      `update mid_insights set status = $2, onboarded_at = $3, offboarded_at = null, offboard_requested_at = null,
+         offboard_due = null, card_network_merchant_name = coalesce($4, card_network_merchant_name),
+         mid_request_id = coalesce(mid_request_id, $5), event_ts = greatest(event_ts, $3), updated = $6
+       where id = $1 returning *`,
+      [current.id, next.status, event.at, event.merchantName ?? null, event.midRequestId ?? null, now],
+    );
+    return toMidInsight(row!);
+  });
+}
+
+/**
+ * A missing-transaction look-up identified a MID at a location: a MID the program did not have is
+ * sourced (origin missing-transaction-lookup); one it has is left as it is.
+ */
+export async function recordMissingTransactionLookup(
+  db: Db,
+  event: NetworkMid & { at: Date },
+  now: Date,
+): Promise<MidInsight> {
+  return db.tx(async (tx) => {
+    const { location, midId } = await upsertMid(tx, event, now);
+    const [current] = await tx.query<MidInsightRow>("select * from mid_insights where mid_id = $1 for update", [midId]);
+    const next = transition(current?.status, "sourced");
+    if (!next.ok) throw new MidInsightEventError(next.reason);
+    if (current) return toMidInsight(current);
+    return toMidInsight(
+      await insertInsight(
+        tx,
+        {
+          location,
+          midId,
+          scheme: event.scheme,
+          identifiers: event.identifiers,
+          status: next.status,
+          origin: "missing-transaction-lookup",
+          merchantName: event.merchantName ?? null,
+          midRequestId: null,
+          sourcedAt: event.at,
+          onboardedAt: null,
+        },
+        now,
+      ),
+    );
+  });
+}
+
+/**
+ * A transaction seen on a MID: the latest one (by transaction time) becomes lastSeenTransactionDate/Id;
+ * the first authorisation and the first clearing recorded are kept. Returns undefined for an unknown MID.
+ */
+export async function recordTransactionSeen(
+  db: Db,
+  event: { programId: string; midId: string; transactionId: string; stage: "auth" | "clearing"; at: Date },
+  now: Date,
+): Promise<MidInsight | undefined> {
+  const [row] = await db.query<MidInsightRow>(
+    `update mid_insights set
+       last_seen_transaction_id = case when last_seen_transaction_date is null or $3 >= last_seen_transaction_date
+         then $4 else last_seen_transaction_id end,
+       last_seen_transaction_date = greatest(last_seen_transaction_date, $3),
+       first_transaction_auth_id = case when $5 = 'auth' then coalesce(first_transaction_auth_id, $4)
+         else first_transaction_auth_id end,
+       first_transaction_clearing_id = case when $5 = 'clearing' then coalesce(first_transaction_clearing_id, $4)
+         else first_transaction_clearing_id end,
+       event_ts = greatest(event_ts, $3), updated = $6
+     where mid_id = $1 and program_id = $2 returning *`,
+    [event.midId, event.programId, event.at, event.transactionId, event.stage, now],
+  );
+  return row && toMidInsight(row);
+}
+
+/** The network reports a MID offboarded (on request or on its own): status offboarded at `at`. */
+export async function recordOffboarded(
+  db: Db,
+  event: { programId: string; midId: string; at: Date },
+  now: Date,
+): Promise<MidInsight> {
+  return db.tx(async (tx) => {
+    const [current] = await tx.query<MidInsightRow>(
+      "select * from mid_insights where mid_id = $1 and program_id = $2 for update",
+      [event.midId, event.programId],
+    );
+    if (!current) throw new MidInsightEventError(`No MID ${event.midId} in program ${event.programId}.`);
+    const next = transition(current.status, "offboarded");
+    if (!next.ok) throw new MidInsightEventError(next.reason);
+    const [row] = await tx.query<MidInsightRow>(
+      `update mid_insights set status = $2, offboarded_at = $3, offboard_due = null,
+         event_ts = greatest(event_ts, $3), updated = $4
+       where id = $1 returning *`,
+      [current.id, next.status, event.at, now],
+    );
+    return toMidInsight(row!);
+  });
+}
+
+/** The MID a network's identifiers name in a program, for writers that start from a transaction's identifiers. */
+export async function findMid(
+  db: Db,
+  key: { programId: string; scheme: Scheme; identifiers: MidIdentifiers },
+): Promise<string | undefined> {
+  const [row] = await db.query<{ id: string }>(
+    "select id from mids where program_id = $1 and scheme = $2 and network_key = $3",
+    [key.programId, key.scheme, networkKey(key.scheme, key.identifiers)],
+  );
+  return row?.id;
+}
+
+// ---------------------------------------------------------------- offboarding
+
+/**
+ * The offboard request: the MID stays onboarded until the simulated network acts on it,
+ * OFFBOARD_DELAY_MS of service time later (runOffboardingDue). Asking again while it is pending changes nothing.
+ */
+export async function requestOffboarding(ctx: Ctx, programId: string, midInsightId: string): Promise<MidInsight> {
+  await getProgram(ctx, programId);
+  return ctx.db.tx(async (db) => {
+    const [current] = await db.query<MidInsightRow>(
+      "select * from mid_insights where id = $1 and program_id = $2 and account_id = $3 and live = $4 for update",
+      [midInsightId, programId, ctx.accountId, ctx.live],
+    );
+    if (!current) throw notFound("MID insight", midInsightId);
+    const next = transition(current.status, "offboard-requested");
+    if (!next.ok) throw new ApiError("conflict", `midInsightId: ${next.reason}.`);
+    if (current.offboard_requested_at) return toMidInsight(current);
+    const now = ctx.clock.now();
+    const [row] = await db.query<MidInsightRow>(
+      `update mid_insights set offboard_requested_at = $2, offboard_due = $3, event_ts = greatest(event_ts, $2),
+         updated = $2
+       where id = $1 returning *`,
+      [current.id, now, new Date(now.getTime() + OFFBOARD_DELAY_MS)],
+    );
+    return toMidInsight(row!);
+  });
+}
+
+/**
+ * The simulated networks act on every offboard request due by `now`: status offboarded, offboardedAt the
+ * moment it fell due. Runs when the service clock advances, and for a program before its insights are read.
+ */
+export async function runOffboardingDue(db: Db, now: Date, programId?: string): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    `with done as (
+       update mid_insights set status = 'offboarded', offboarded_at = offboard_due, offboard_due = null,
+         event_ts = greatest(event_ts, offboard_due), updated = $1
+       where offboard_due <= $1 and status = 'onboarded' ${programId ? "and program_id = $2" : ""}
+       returning 1
+     ) select count(*)::int as n from done`,
+    programId ? [now, programId] : [now],
+  );
+  return row?.n ?? 0;
+}
+
+// ---------------------------------------------------------------- list and count
+
+export interface MidInsightFilters extends MidIdentifiers {
+  brandId?: string;
+  id?: string;
+  locationId?: string;
+  midId?: string;
+  /** Inclusive bounds on lastSeenTransactionDate. */
+  lastSeenFrom?: Date;
+  lastSeenTo?: Date;
+  origin?: Origin;
+  status?: "onboarded" | "offboarded";
+}
+
+export interface ListOptions {
+  sort: SortField;
+  order: SortOrder;
+  limit: number;
+  /** The sort value and id of the last row of the previous page. */
+  after?: { value: SortValue; id: string };
+}
+
+/** Each sort field's ordering expression — the same text as in the indexes — and its SQL type. */
+const SORT_SQL: Record<SortField, { expr: string; type: string }> = {
+  created: { expr: "created", type: "timestamptz" },
+  updated: { expr: "updated", type: "timestamptz" },
+  eventTs: { expr: "event_ts", type: "timestamptz" },
+  onboardedAt: { expr: "coalesce(onboarded_at, 'infinity'::timestamptz)", type: "timestamptz" },
+  offboardedAt: { expr: "coalesce(offboarded_at, 'infinity'::timestamptz)", type: "timestamptz" },
+  sourcedAt: { expr: "coalesce(sourced_at, 'infinity'::timestamptz)", type: "timestamptz" },
+  lastSeenTransactionDate: {
+    expr: "coalesce(last_seen_transaction_date, 'infinity'::timestamptz)",
+    type: "timestamptz",
+  },
+  origin: { expr: "origin", type: "mid_origin" },
+  status: { expr: "status", type: "mid_insight_status" },
+  scheme: { expr: "scheme", type: "mid_scheme" },
+};
+
+const EXACT_COLUMNS = {
+  brandId: "brand_id",
+  id: "id",
+  locationId: "location_id",
+  midId: "mid_id",
+  ...IDENTIFIER_COLUMNS,
+} as const;
+
+/** The value of the sort field on an insight, as a cursor carries it. */
+export function sortValue(item: MidInsight, sort: SortField): SortValue {
+  return item[sort];
+}
+
+/** Filters other than status and origin: those are index prefixes; these narrow within them. */
+function narrowing(programId: string, f: MidInsightFilters): Filters {
+  const where = new Filters().add("program_id = ?", programId);
+  for (const [field, column] of Object.entries(EXACT_COLUMNS) as [keyof typeof EXACT_COLUMNS, string][]) {
+    const value = f[field];
+    if (value !== undefined && value !== null) where.add(`${column} = ?`, value);
+  }
+  if (f.lastSeenFrom) where.add("last_seen_transaction_date >= ?", f.lastSeenFrom);
+  if (f.lastSeenTo) where.add("last_seen_transaction_date <= ?", f.lastSeenTo);
+  return where;
+}
+
+const narrows = (f: MidInsightFilters) =>
+  Object.keys(EXACT_COLUMNS).some((k) => f[k as keyof typeof EXACT_COLUMNS] != null) ||
+  f.lastSeenFrom !== undefined ||
+  f.lastSeenTo !== undefined;
+
+const byExactFilters = (f: MidInsightFilters) => Object.keys(EXACT_COLUMNS).some((k) => f[k as keyof typeof EXACT_COLUMNS] != null);
+
+/** The number of insights matching the filters, exact. */
+async function countMatching(db: Db, programId: string, f: MidInsightFilters): Promise<number> {
+  if (byExactFilters(f)) {
+    const where = narrowing(programId, f);
+    if (f.status) where.add("status = ?::mid_insight_status", f.status);
+    if (f.origin) where.add("origin = ?::mid_origin", f.origin);
+    const [row] = await db.query<{ n: number }>(`select count(*)::bigint as n from mid_insights ${where.where()}`, where.params);
+    return row?.n ?? 0;
+  }
+  // Status, origin and the date range only: whole UTC days come from the per-day totals, the partial
+  // days at the range's edges from the rows themselves.
+  const { days, partial } = splitIntoDays(f.lastSeenFrom, f.lastSeenTo);
+  let total = 0;
+  if (days) {
+    const totals = new Filters().add("program_id = ?", programId);
+    if (f.status) totals.add("status = ?::mid_insight_status", f.status);
+    if (f.origin) totals.add("origin = ?::mid_origin", f.origin);
+    if (f.lastSeenFrom || f.lastSeenTo) totals.clauses.push("last_seen_day is not null");
+    if (days.from) totals.add("last_seen_day >= ?::date", days.from);
+    if (days.to) totals.add("last_seen_day <= ?::date", days.to);
+    const [row] = await db.query<{ n: number }>(
+      `select coalesce(sum(n), 0)::bigint as n from mid_insight_counts ${totals.where()}`,
+      totals.params,
+    );
+    total += row?.n ?? 0;
+  }
+  for (const range of partial) {
+    const edge = new Filters().add("program_id = ?", programId);
+    if (f.status) edge.add("status = ?::mid_insight_status", f.status);
+    if (f.origin) edge.add("origin = ?::mid_origin", f.origin);
+    if (range.from) edge.add("last_seen_transaction_date >= ?", range.from);
+    if (range.to) edge.add("last_seen_transaction_date <= ?", range.to);
+    const [row] = await db.query<{ n: number }>(`select count(*)::bigint as n from mid_insights ${edge.where()}`, edge.params);
+    total += row?.n ?? 0;
+  }
+  return total;
+}
+
+// Beyond this density a merge of index ranges filtered row by row beats fetching every match and
+// sorting: merging reads about limit * total / count rows, fetching reads count rows.
+const MERGE_FACTOR = 4;
+
+/** One page of rows in sort order, from `after` on. `matching` and `total` choose the plan. */
+async function pageRows(
+  db: Db,
+  programId: string,
+  f: MidInsightFilters,
+  o: ListOptions,
+  plan: "merge" | "fetch",
+): Promise<MidInsightRow[]> {
+  const { expr, type } = SORT_SQL[o.sort];
+  const dir = o.order === "asc" ? "asc" : "desc";
+  const where = narrowing(programId, f);
+  if (o.after) {
+    const cmp = o.order === "asc" ? ">" : "<";
+    // An absent timestamp sorts as infinity; the cursor carries it as null.
+    const key = NULLABLE_SORT_FIELDS.has(o.sort) ? `coalesce(?::${type}, 'infinity'::timestamptz)` : `?::${type}`;
+    where.add(`(${expr}, id) ${cmp} (${key}, ?::uuid)`, o.after.value, o.after.id);
+  }
+  const limit = o.limit + 1;
+  if (plan === "fetch") {
+    if (f.status) where.add("status = ?::mid_insight_status", f.status);
+    if (f.origin) where.add("origin = ?::mid_origin", f.origin);
+    return db.query<MidInsightRow>(
+      `select * from mid_insights ${where.where()} order by ${expr} ${dir}, id ${dir} limit ${limit}`,
+      where.params,
+    );
+  }
+  // One index range per (status, origin), each in sort order and cut at the page size; PostgreSQL
+  // merges them and stops reading once the page is full. The enum values are constants, not input.
+  const statuses = f.status ? [f.status] : MID_INSIGHT_STATUSES;
+  const origins = f.origin ? [f.origin] : ORIGINS;
+  const arms = statuses.flatMap((s) =>
+    origins.map(
+      (og) =>
+        `(select *, ${expr} as sort_key from mid_insights ${where.where()} and status = '${s}' and origin = '${og}'
+          order by ${expr} ${dir}, id ${dir} limit ${limit})`,
+    ),
+  );
+  return db.query<MidInsightRow>(
+    `select * from (${arms.join(" union all ")}) page order by sort_key ${dir}, id ${dir} limit ${limit}`,
+    where.params,
+  );
+}
+
+async function choosePlan(db: Db, programId: string, f: MidInsightFilters, matching: number, limit: number) {
+  if (!narrows(f)) return "merge" as const;
+  const total = await countMatching(db, programId, {});
+  return matching * matching > MERGE_FACTOR * limit * total ? ("merge" as const) : ("fetch" as const);
+}
+
+/** Before reading a program's insights, the offboardings that fell due are applied. */
+async function readable(ctx: Ctx, programId: string): Promise<void> {
+  await getProgram(ctx, programId);
+  await runOffboardingDue(ctx.db, ctx.clock.now(), programId);
+}
+
+export async function countMidInsights(ctx: Ctx, programId: string, f: MidInsightFilters): Promise<number> {
+  await readable(ctx, programId);
+  return countMatching(ctx.db, programId, f);
+}
+
+export async function listMidInsights(
+  ctx: Ctx,
+  programId: string,
+  f: MidInsightFilters,
+  o: ListOptions,
+): Promise<Page<MidInsight>> {
+  await readable(ctx, programId);
+  const count = await countMatching(ctx.db, programId, f);
+  if (count === 0) return { items: [], count };
+  const plan = await choosePlan(ctx.db, programId, f, count, o.limit);
+  const rows = await pageRows(ctx.db, programId, f, o, plan);
+  const items = rows.slice(0, o.limit).map(toMidInsight);
+  const lastItem = items.at(-1);
+  return {
+    items,
+    count,
+    ...(rows.length > o.limit && lastItem
+      ? { last: encodeCursor({ sort: o.sort, order: o.order, value: sortValue(lastItem, o.sort), id: lastItem.id }) }
+      : {}),
+  };
+}
+
+/** Every matching insight in sort order, a batch at a time (for exports). */
+export async function* allMidInsights(
+  ctx: Ctx,
+  programId: string,
+  f: MidInsightFilters,
+  o: { sort: SortField; order: SortOrder; batch: number },
+): AsyncGenerator<MidInsight[]> {
+  await readable(ctx, programId);
+  const count = await countMatching(ctx.db, programId, f);
+  if (count === 0) return;
+  const plan = await choosePlan(ctx.db, programId, f, count, o.batch);
+  let after: ListOptions["after"];
+  for (;;) {
+    const rows = await pageRows(ctx.db, programId, f, { sort: o.sort, order: o.order, limit: o.batch, after }, plan);
+    const items = rows.slice(0, o.batch).map(toMidInsight);
+    if (items.length) yield items;
+    const lastItem = items.at(-1);
+    if (rows.length <= o.batch || !lastItem) return;
+    after = { value: sortValue(lastItem, o.sort), id: lastItem.id };
+  }
+}
