@@ -23,6 +23,16 @@ beforeAll(async () => {
     { accountId: owner.id, live: true, programId: liveGraph.programId!, event: "location.status", data: {} },
     h.services.clock.now(),
   );
+  // MID-insight exports are made with the live key over the Bearer scheme, which the graph's client does not speak.
+  liveGraph.exportId = (
+    await expectStatus<{ id: string }>(
+      await h.request("POST", `/v1/programs/${liveGraph.programId}/mid-insights/exports`, {
+        headers: { Authorization: `Bearer ${owner.keys.live}`, "Cardlink-Version": "2024-11-25" },
+        body: { format: "csv", recipients: ["graph@example.com"] },
+      }),
+      201,
+    )
+  ).id;
   const doc = await expectStatus<{ paths: Record<string, Record<string, unknown>> }>(
     await h.request("GET", "/v1/openapi.json"),
     200,
