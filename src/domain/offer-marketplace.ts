@@ -55,6 +55,8 @@ export const adoptedTerms = (terms: OfferTerms, publisher: { accountId: string; 
   metadata: null,
 });
 
+const decided = (decision: BrandDecision): Approval => (decision === "accept" ? "accepted" : "declined");
+
 /**
  * The brand's answer to an adoption: in the test environment at once, in live after the provider's
  * delay on the service clock (until then `pending`, and the offer stays in `requests`).
@@ -69,7 +71,6 @@ export function adoptionApproval(
   return { approval: "pending", due: new Date(now.getTime() + afterHours * 3_600_000) };
 }
 
-export const decided = (decision: BrandDecision): Approval => (decision === "accept" ? "accepted" : "declined");
 
 /** Available to a publisher: not ended, and not yet added to their account in this environment. */
 export const isAvailable = (endAt: Date, addedAs: string | null, now: Date): boolean =>

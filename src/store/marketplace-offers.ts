@@ -292,6 +292,8 @@ export async function adoptMarketplaceOffer(ctx: Ctx, marketplaceOfferId: string
     const tx = { ...ctx, db };
     const now = ctx.clock.now();
     await getProgram(tx, programId);
+    // One adoption of an offer per account and environment at a time, so a repeat finds the first.
+    await db.query("select pg_advisory_xact_lock(hashtext($1))", [`adopt:${ctx.accountId}:${ctx.live}:${marketplaceOfferId}`]);
     const m = await findMarketplaceRow(db, marketplaceOfferId);
     if (!m) throw notFound("marketplace offer", marketplaceOfferId);
     if (now.getTime() > m.end_at.getTime()) {

@@ -39,7 +39,9 @@ const seed = createRoute({
   },
   responses: {
     201: jsonResponse(
-      z.object({ created: z.number().int(), items: z.array(MarketplaceOfferAdminSchema) }).openapi("MarketplaceSeedResult"),
+      z
+        .object({ created: z.number().int(), items: z.array(MarketplaceOfferAdminSchema) })
+        .openapi("MarketplaceSeedResult", { example: { created: 20, items: [] } }),
       "The offers put on the marketplace.",
     ),
     ...commonErrors,

@@ -13,7 +13,7 @@ export const route = createRoute({
   summary: "Add a marketplace offer to a program",
   description:
     "Creates an offer of yours from the marketplace offer (`marketplace.offerId`), for your brand of the same name " +
-    "(added when you have none), with the content provider as origin and supplier, and links that brand's locations " +
+    "(added when you have none; in live its consent is requested as for any new brand), with the content provider as origin and supplier, and links that brand's locations " +
     "in the program. It waits for the brand's approval (`accepted: false`, status `requests`): the simulated brand " +
     "answers after its delay on the service clock in live, at once in test; a declined offer never goes live. The " +
     "content provider's extensions reach you as `offer.extended`. It cannot be deleted by you. 409 when you added it " +
