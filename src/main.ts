@@ -8,6 +8,10 @@ import { createApp } from "./api/app.ts";
 import { createAccount, getAccount } from "./store/accounts.ts";
 import { migrate } from "./store/migrate.ts";
 import type { Services } from "./api/context.ts";
+import { topicSpecs } from "./bus/topics.ts";
+import { startSimulators } from "../simulators/shared/hub.ts";
+import { SCHEME_NAMES } from "../simulators/shared/schemes.ts";
+import { SIMULATOR_USAGE, faultsCommand, simulateCommand, simulatorRole, trafficCommand } from "../simulators/shared/cli.ts";
 import { MAX_SEED_COUNT, seedMidInsights } from "./store/mid-insights-seed.ts";
 import { UUID_PATTERN } from "./store/ids.ts";
 import { sweepBrandConsents } from "./lifecycle/brand-consent.ts";
@@ -23,7 +27,7 @@ Commands:
                             create an account with test and live secret keys
   mid-insights seed --program ID --count N [--seed S]
                             generate N MIDs with insights (and their brands and locations) in a live program
-`;
+${SIMULATOR_USAGE}`;
 
 async function ensureDemoAccount(services: Services, config: Config) {
   const credentials = readCredentials(config);
@@ -55,6 +59,8 @@ async function main(argv: string[]) {
   switch (command) {
     case "start": {
       const services = await openServices(config);
+      await services.bus.createTopics(topicSpecs());
+      await startSimulators({ ...services, seed: config.SIMULATOR_SEED, control: services.simulators }, SCHEME_NAMES);
       sweepBrandConsents(services);
       sweepMarketplace(services);
       const admin = resolveAdminToken(config);
@@ -144,6 +150,25 @@ async function main(argv: string[]) {
       await services.db.close();
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       process.stdout.write(`\ncreated ${created} MID insights in program ${values.program} (seed ${seed}) in ${seconds}s\n`);
+      return;
+    }
+    case "simulate": {
+      const out = simulateCommand(rest, (m) => new UsageError(m));
+      process.stdout.write(`wrote ${out}\n`);
+      return;
+    }
+    case "simulator": {
+      const services = await openServices(config);
+      const stop = await simulatorRole(rest, services, (m) => new UsageError(m));
+      const exit = () => void stop().finally(() => Promise.all([services.bus.close(), services.db.close()]).finally(() => process.exit(0)));
+      process.once("SIGINT", exit);
+      process.once("SIGTERM", exit);
+      return;
+    }
+    case "faults":
+    case "traffic": {
+      const run = command === "faults" ? faultsCommand : trafficCommand;
+      process.stdout.write(JSON.stringify(await run(rest, config, (m) => new UsageError(m)), null, 2) + "\n");
       return;
     }
     default:

@@ -1,4 +1,4 @@
-// Opens what every role needs — database (migrated), clock, logger, rate limiter — from the config.
+// Opens what every role needs — database (migrated), clock, logger, rate limiter, bus — from the config.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config/index.ts";
@@ -9,6 +9,8 @@ import { createLogger } from "./log.ts";
 import { createRateLimiter } from "./api/middleware/rate-limit.ts";
 import type { Services } from "./api/context.ts";
 import { randomBase62 } from "./store/ids.ts";
+import { lazyBus, openBus } from "./bus/index.ts";
+import { createSimulatorControl } from "../simulators/shared/control.ts";
 import { runOffboardingDue } from "./store/mid-insights.ts";
 import { approveDueBrands } from "./lifecycle/brand-consent.ts";
 import { runMarketplaceDue } from "./lifecycle/marketplace.ts";
@@ -30,12 +32,16 @@ export async function openServices(config: Config): Promise<Services> {
     await runOffboardingDue(db, now);
     await runMarketplaceDue(db, now);
   });
+  const log = createLogger(config);
+  const bus = lazyBus(() => openBus(config, clock, log), config.KAFKA_BROKERS ? "kafka" : "embedded");
   return {
     config,
     db,
     clock,
-    log: createLogger(config),
+    log,
     limiter: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
+    bus,
+    simulators: createSimulatorControl({ db, bus, clock }),
   };
 }
 

@@ -6,6 +6,8 @@ import type { Clock } from "../clock/index.ts";
 import type { Db } from "../store/db.ts";
 import type { Account } from "../store/accounts.ts";
 import type { RateLimiter } from "./middleware/rate-limit.ts";
+import type { Bus } from "../bus/bus.ts";
+import type { SimulatorControl } from "../../simulators/shared/control.ts";
 
 export interface Services {
   config: Config;
@@ -13,6 +15,9 @@ export interface Services {
   clock: Clock;
   log: Logger;
   limiter: RateLimiter;
+  bus: Bus;
+  /** Faults, traffic and test transactions of the scheme simulators, wherever they run. */
+  simulators: SimulatorControl;
 }
 
 export interface Caller {

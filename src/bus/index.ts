@@ -26,3 +26,21 @@ export async function openBus(config: Config, clock: Clock, log: Logger): Promis
   await bus.createTopics(topicSpecs());
   return bus;
 }
+
+/**
+ * A bus opened on first use: every process gets one in its services, but commands that never touch
+ * it (migrate, account create) neither connect to Kafka nor take the embedded log's folder.
+ */
+export function lazyBus(open: () => Promise<Bus>, kind: Bus["kind"]): Bus {
+  let opened: Promise<Bus> | undefined;
+  const bus = () => (opened ??= open());
+  return {
+    kind,
+    createTopics: async (specs) => (await bus()).createTopics(specs),
+    publish: async (topic, key, value) => (await bus()).publish(topic, key, value),
+    subscribe: async (options) => (await bus()).subscribe(options),
+    async close() {
+      if (opened) await (await opened).close();
+    },
+  };
+}

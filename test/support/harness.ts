@@ -9,6 +9,9 @@ import { migrate } from "../../src/store/migrate.ts";
 import { createRateLimiter } from "../../src/api/middleware/rate-limit.ts";
 import { createLogger } from "../../src/log.ts";
 import { infra } from "./infra.ts";
+import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
+import { topicSpecs } from "../../src/bus/topics.ts";
+import { createSimulatorControl } from "../../simulators/shared/control.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
 
@@ -57,12 +60,18 @@ export async function createHarness(
     ...options.env,
   });
   const db = await openTestDb(options.engine);
+  const clock = createClock({ speed: config.CLOCK_SPEED, start: new Date(config.CLOCK_START!) });
+  // The embedded log in memory: what the API publishes stays inside this test file.
+  const bus = createEmbeddedLog();
+  await bus.createTopics(topicSpecs());
   const services: Services = {
     config,
     db,
-    clock: createClock({ speed: config.CLOCK_SPEED, start: new Date(config.CLOCK_START!) }),
+    clock,
     log: createLogger(config),
     limiter: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
+    bus,
+    simulators: createSimulatorControl({ db, bus, clock }),
   };
   const app = createApp(services, { adminToken: ADMIN_TOKEN });
   const keyHeader = `${config.SERVICE_NAME}-Key`;
@@ -100,7 +109,10 @@ export async function createHarness(
       const account = (await res.json()) as { id: string; tier: string; keys: { test: string; live: string } };
       return { ...account, as: (env) => clientFor(account.keys[env]) };
     },
-    close: () => db.close(),
+    async close() {
+      await bus.close();
+      await db.close();
+    },
   };
 }
 

@@ -4,6 +4,8 @@ import type { AppEnv } from "../../context.ts";
 import { router } from "../../router.ts";
 import { mountAccounts } from "./accounts.ts";
 import { mountClock } from "./clock.ts";
+import { mountSimulatorFaults } from "./simulators-faults.ts";
+import { mountSimulatorTraffic } from "./simulators-traffic.ts";
 import { mountMidInsightSeed } from "./mid-insights.ts";
 import { mountBrandConsent } from "./brand-consent.ts";
 import { mountMarketplaceOffers } from "./marketplace-offers.ts";
@@ -12,6 +14,8 @@ export function mountAdmin(app: OpenAPIHono<AppEnv>) {
   const admin = router();
   mountAccounts(admin);
   mountClock(admin);
+  mountSimulatorFaults(admin);
+  mountSimulatorTraffic(admin);
   mountMidInsightSeed(admin);
   mountBrandConsent(admin);
   mountMarketplaceOffers(admin);

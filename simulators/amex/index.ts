@@ -1,0 +1,80 @@
+// The Amex network's message shapes: auth and submission with the 10-digit SE number and the
+// approval code; credits (refunds, negative) and reversals (voids).
+import type { AmexTransaction } from "../../src/bus/messages.ts";
+import { transactionTopic } from "../../src/bus/topics.ts";
+import { localAt } from "../../src/domain/local-dates.ts";
+import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
+import { derivedRandom, digits } from "../shared/random.ts";
+import { baseEntry, clearingDelayMs, isoDate, type SchemeAdapter } from "../shared/scheme.ts";
+import { emptyMids, type MessageKind, type Purchase } from "../shared/types.ts";
+
+const ids = (purchaseId: string) => {
+  const random = derivedRandom("amex", purchaseId);
+  return { transactionId: digits(random, 15), authCode: digits(random, 6) };
+};
+
+const SUFFIX = { auth: "AUTH", clearing: "SUB", refund: "CR", void: "REV" } as const;
+const messageId = (kind: MessageKind, id: string) => `${ids(id).transactionId}-${SUFFIX[kind]}`;
+
+function message(p: Purchase, at: Date, fields: Partial<AmexTransaction> & Pick<AmexTransaction, "messageType" | "messageId">): AmexTransaction {
+  const m = p.merchant;
+  return {
+    transactionId: ids(p.id).transactionId,
+    originalTransactionId: null,
+    cardToken: p.card.id,
+    cardFirstSix: p.card.firstSix,
+    cardLastFour: p.card.lastFour,
+    amount: p.amount,
+    currencyCode: p.currency,
+    transactionDateTime: p.localDateTime,
+    processedAt: at.toISOString(),
+    approvalCode: ids(p.id).authCode,
+    cardPresent: p.cardPresent,
+    wallet: p.wallet,
+    merchant: {
+      seNumber: m.mids.seNumber ?? "",
+      name: m.name,
+      city: m.city,
+      postcode: m.postcode,
+      countryCode: m.countryCode,
+      mcc: m.mcc,
+    },
+    submissionDate: null,
+    targetingTag: p.targetingTag,
+    ...fields,
+  };
+}
+
+export const amex: SchemeAdapter = {
+  scheme: "amex",
+  topic: transactionTopic("amex"),
+  lookupWindowDays: 30,
+  cardPrefix: (random) => ({ firstSix: random() < 0.5 ? "340000" : "370000", lastFour: `03${digits(random, 2)}` }),
+  // The SE number is the merchant's identity at Amex from the start: nothing waits for onboarding.
+  assignMids: (random, merchantName) => ({ ...emptyMids(), seNumber: digits(random, 10), merchantName }),
+  validMids: (m) => MID_FORMATS.seNumber.pattern.test(m.seNumber ?? ""),
+  ids,
+  messageId,
+  auth: (p, at) => message(p, at, { messageId: messageId("auth", p.id), messageType: "AUTH" }),
+  clearing: (p, at) =>
+    message(p, at, { messageId: messageId("clearing", p.id), messageType: "SUBMISSION", submissionDate: isoDate(at) }),
+  refund: (p, refundId, amount, at) =>
+    message(p, at, {
+      messageId: messageId("refund", refundId),
+      // A refund happens when it happens: its own local time, not the purchase's.
+      transactionDateTime: localAt(at, p.merchant.timezone),
+      messageType: "CREDIT",
+      transactionId: ids(refundId).transactionId,
+      originalTransactionId: ids(p.id).transactionId,
+      amount: -Math.abs(amount),
+      approvalCode: null,
+      submissionDate: isoDate(at),
+    }),
+  void: (p, at) => message(p, at, { messageId: messageId("void", p.id), messageType: "REVERSAL", approvalCode: null }),
+  clearingDue: (purchaseId, authorizedAt) =>
+    new Date(authorizedAt.getTime() + clearingDelayMs(derivedRandom("amex-clearing", purchaseId))),
+  networkStatus: () => "SUCCEED",
+  lookupEntries: (p, _cleared, matchScore) => [
+    { ...baseEntry(p, matchScore, "SUCCEED", ids(p.id).transactionId), seNumber: p.merchant.mids.seNumber },
+  ],
+};

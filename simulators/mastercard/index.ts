@@ -1,0 +1,117 @@
+// The Mastercard network's message shapes: authorization and clearing joined by the reference number,
+// the transaction sequence number on clearing only, location id and acquiring MID; clearing goes out
+// in a daily batch at 12:00 UTC, the first at least 48 hours after the authorization.
+import type { MastercardTransaction } from "../../src/bus/messages.ts";
+import { transactionTopic } from "../../src/bus/topics.ts";
+import { localAt } from "../../src/domain/local-dates.ts";
+import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
+import { alphanumeric, derivedRandom, digits } from "../shared/random.ts";
+import { DAY_MS, HOUR_MS, baseEntry, isoDate, type SchemeAdapter } from "../shared/scheme.ts";
+import { emptyMids, type MessageKind, type Purchase } from "../shared/types.ts";
+
+const BANKNET_PREFIXES = ["MCC", "MDS", "MWE"];
+
+const ids = (purchaseId: string) => {
+  const random = derivedRandom("mastercard", purchaseId);
+  const prefix = BANKNET_PREFIXES[Math.floor(random() * BANKNET_PREFIXES.length)]!;
+  return {
+    transactionId: `${prefix}${alphanumeric(random, 6)}`,
+    authCode: alphanumeric(random, 6),
+    sequenceNumber: digits(random, 13),
+  };
+};
+
+const SUFFIX = { auth: "AUTH", clearing: "CLR", refund: "REF", void: "REV" } as const;
+const messageId = (kind: MessageKind, id: string) => `${ids(id).transactionId}-${SUFFIX[kind]}`;
+
+function message(
+  p: Purchase,
+  at: Date,
+  fields: Partial<MastercardTransaction> & Pick<MastercardTransaction, "messageType" | "messageId">,
+): MastercardTransaction {
+  const m = p.merchant;
+  return {
+    refNumber: ids(p.id).transactionId,
+    originalRefNumber: null,
+    transactionSequenceNumber: null,
+    cardReference: p.card.id,
+    cardFirstSix: p.card.firstSix,
+    cardLastFour: p.card.lastFour,
+    transactionAmount: p.amount,
+    currencyCode: p.currency,
+    transactionLocalDateTime: p.localDateTime,
+    processedAt: at.toISOString(),
+    authCode: ids(p.id).authCode,
+    cardPresent: p.cardPresent,
+    wallet: p.wallet,
+    merchant: {
+      locationId: m.mids.mcLocationId,
+      acquiringMid: m.mids.mcAcquiringMid ?? "",
+      name: m.name,
+      city: m.city,
+      postcode: m.postcode,
+      countryCode: m.countryCode,
+      mcc: m.mcc,
+    },
+    clearingBatchDate: null,
+    targetingTag: p.targetingTag,
+    ...fields,
+  };
+}
+
+/** The first daily 12:00 UTC batch at or after `from`. */
+export function nextBatch(from: Date): Date {
+  const noon = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate(), 12);
+  return new Date(noon >= from.getTime() ? noon : noon + DAY_MS);
+}
+
+export const mastercard: SchemeAdapter = {
+  scheme: "mastercard",
+  topic: transactionTopic("mastercard"),
+  lookupWindowDays: 90,
+  cardPrefix: (random) => ({ firstSix: "555500", lastFour: `5${digits(random, 3)}` }),
+  assignMids(random, merchantName, assigned) {
+    return {
+      ...emptyMids(),
+      mcAcquiringMid: digits(random, 15),
+      mcLocationId: assigned ? digits(random, 9) : null,
+      merchantName,
+    };
+  },
+  validMids: (m) =>
+    MID_FORMATS.mcAcquiringMid.pattern.test(m.mcAcquiringMid ?? "") &&
+    (m.mcLocationId === null || MID_FORMATS.mcLocationId.pattern.test(m.mcLocationId)),
+  ids,
+  messageId,
+  auth: (p, at) => message(p, at, { messageId: messageId("auth", p.id), messageType: "AUTHORIZATION" }),
+  clearing: (p, at) =>
+    message(p, at, {
+      messageId: messageId("clearing", p.id),
+      messageType: "CLEARING",
+      transactionSequenceNumber: ids(p.id).sequenceNumber,
+      clearingBatchDate: isoDate(at),
+    }),
+  refund: (p, refundId, amount, at) =>
+    message(p, at, {
+      messageId: messageId("refund", refundId),
+      // A refund happens when it happens: its own local time, not the purchase's.
+      transactionLocalDateTime: localAt(at, p.merchant.timezone),
+      messageType: "REFUND",
+      refNumber: ids(refundId).transactionId,
+      originalRefNumber: ids(p.id).transactionId,
+      transactionSequenceNumber: ids(refundId).sequenceNumber,
+      transactionAmount: -Math.abs(amount),
+      authCode: null,
+      clearingBatchDate: isoDate(at),
+    }),
+  void: (p, at) => message(p, at, { messageId: messageId("void", p.id), messageType: "REVERSAL", authCode: null }),
+  clearingDue: (_purchaseId, authorizedAt) => nextBatch(new Date(authorizedAt.getTime() + 48 * HOUR_MS)),
+  networkStatus: (m) => (m.mids.mcLocationId ? "SUCCEED" : "MID-NOT-ASSIGNED"),
+  lookupEntries: (p, _cleared, matchScore) => [
+    {
+      ...baseEntry(p, matchScore, mastercard.networkStatus(p.merchant), ids(p.id).transactionId),
+      mcLocationId: p.merchant.mids.mcLocationId,
+      mcAcquiringMid: p.merchant.mids.mcAcquiringMid,
+    },
+  ],
+};

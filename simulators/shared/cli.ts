@@ -1,0 +1,175 @@
+// The simulators' CLI commands: the dry run, the one-scheme simulator role, and faults and traffic,
+// which talk to a running Cardlink's /admin API (the same operations, from a shell).
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { Services } from "../../src/api/context.ts";
+import type { Config } from "../../src/config/index.ts";
+import { topicSpecs } from "../../src/bus/topics.ts";
+import { readCredentials } from "../../src/runtime.ts";
+import { DRY_RUN_DEFAULTS, dryRun } from "./dry-run.ts";
+import { startSimulators } from "./hub.ts";
+import { ADAPTERS, SCHEME_NAMES } from "./schemes.ts";
+import type { Scheme } from "./types.ts";
+
+export const SIMULATOR_USAGE = `  simulate --scheme visa|mastercard|amex --seed N --count N --out FILE
+           [--cards N] [--merchants N] [--start ISO] [--gap SECONDS]
+                            dry run: the native messages the simulator would publish, one JSON per line
+  simulator --scheme visa|mastercard|amex
+                            run one scheme simulator against Kafka and PostgreSQL
+  faults get|clear --scheme S [--url URL]
+  faults set --scheme S [--latency-ms N] [--drop-rate R] [--duplicate-rate R] [--clearing-before-auth-rate R]
+           [--onboarding-failure-rate R] [--lookup-error-rate R] [--lookup-error-code CODE] [--url URL]
+                            read, change or remove a simulated network's faults (through /admin)
+  traffic start --rate R --seed N [--duration SECONDS] [--schemes visa,amex] [--program ID] [--url URL]
+  traffic stop|status [--url URL]
+                            generated traffic: start, stop, and what it sent (through /admin)
+`;
+
+type Usage = (message: string) => Error;
+
+function scheme(value: string | undefined, usage: Usage): Scheme {
+  if (!value || !(SCHEME_NAMES as readonly string[]).includes(value)) throw usage("--scheme: must be visa, mastercard or amex");
+  return value as Scheme;
+}
+
+function wholeNumber(name: string, value: string | undefined, usage: Usage, min: number, fallback?: number): number {
+  if (value === undefined && fallback !== undefined) return fallback;
+  const n = Number(value);
+  if (value === undefined || !Number.isInteger(n) || n < min) throw usage(`--${name}: must be a whole number of at least ${min}`);
+  return n;
+}
+
+/** `simulate`: writes the dry run's lines to --out. No bus, no database, no wall clock. */
+export function simulateCommand(args: string[], usage: Usage): string {
+  const { values } = parseArgs({
+    args,
+    options: {
+      scheme: { type: "string" },
+      seed: { type: "string" },
+      count: { type: "string" },
+      out: { type: "string" },
+      cards: { type: "string" },
+      merchants: { type: "string" },
+      start: { type: "string" },
+      gap: { type: "string" },
+    },
+  });
+  const adapter = ADAPTERS[scheme(values.scheme, usage)];
+  if (!values.out) throw usage("--out: give the file to write");
+  const start = values.start === undefined ? DRY_RUN_DEFAULTS.start : new Date(values.start);
+  if (Number.isNaN(start.getTime())) throw usage("--start: must be an ISO 8601 instant");
+  const text = dryRun(adapter, {
+    seed: wholeNumber("seed", values.seed, usage, 0),
+    count: wholeNumber("count", values.count, usage, 1),
+    start,
+    cards: wholeNumber("cards", values.cards, usage, 1, DRY_RUN_DEFAULTS.cards),
+    merchants: wholeNumber("merchants", values.merchants, usage, 1, DRY_RUN_DEFAULTS.merchants),
+    meanGapSeconds: wholeNumber("gap", values.gap, usage, 1, DRY_RUN_DEFAULTS.meanGapSeconds),
+  });
+  writeFileSync(values.out, text);
+  return values.out;
+}
+
+/** `simulator --scheme X`: one network as its own process, on Kafka, until a signal stops it. */
+export async function simulatorRole(args: string[], services: Services, usage: Usage): Promise<() => Promise<void>> {
+  const { values } = parseArgs({ args, options: { scheme: { type: "string" } } });
+  const chosen = scheme(values.scheme, usage);
+  if (services.bus.kind !== "kafka") throw usage("simulator: set KAFKA_BROKERS and SCHEMA_REGISTRY_URL (npm start runs all three simulators on the embedded log)");
+  if (!services.config.DATABASE_URL) throw usage("simulator: set DATABASE_URL: the simulator shares PostgreSQL with the other roles");
+  await services.bus.createTopics(topicSpecs());
+  const running = await startSimulators({ ...services, seed: services.config.SIMULATOR_SEED, control: services.simulators }, [chosen]);
+  services.log.info({ scheme: chosen }, "simulator running");
+  return running.stop;
+}
+
+/** Calls the running service's /admin API with the operator's token. */
+async function admin(config: Config, url: string | undefined, method: string, path: string, body?: unknown): Promise<unknown> {
+  const token = config.ADMIN_TOKEN ?? readCredentials(config).adminToken;
+  if (!token) throw new Error("no admin token: set ADMIN_TOKEN, or run where `npm start` keeps its credentials (DATA_DIR)");
+  const base = url ?? `http://localhost:${config.PORT}`;
+  const res = await fetch(`${base}/admin${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${base}/admin${path}: HTTP ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+const FAULT_FLAGS = {
+  "latency-ms": "latencyMs",
+  "drop-rate": "dropRate",
+  "duplicate-rate": "duplicateRate",
+  "clearing-before-auth-rate": "clearingBeforeAuthRate",
+  "onboarding-failure-rate": "onboardingFailureRate",
+  "lookup-error-rate": "lookupErrorRate",
+} as const;
+
+export async function faultsCommand(args: string[], config: Config, usage: Usage): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      scheme: { type: "string" },
+      url: { type: "string" },
+      "lookup-error-code": { type: "string" },
+      ...Object.fromEntries(Object.keys(FAULT_FLAGS).map((f) => [f, { type: "string" as const }])),
+    },
+  });
+  const path = `/simulators/${scheme(values.scheme, usage)}/faults`;
+  const flags = values as Record<string, string | undefined>;
+  switch (positionals[0]) {
+    case "get":
+      return admin(config, values.url, "GET", path);
+    case "clear":
+      await admin(config, values.url, "DELETE", path);
+      return admin(config, values.url, "GET", path);
+    case "set": {
+      const changes: Record<string, unknown> = {};
+      for (const [flag, field] of Object.entries(FAULT_FLAGS)) {
+        const value = flags[flag];
+        if (value === undefined) continue;
+        if (value.trim() === "" || !Number.isFinite(Number(value))) throw usage(`--${flag}: must be a number`);
+        changes[field] = Number(value);
+      }
+      if (values["lookup-error-code"] !== undefined) changes.lookupErrorCode = values["lookup-error-code"];
+      if (Object.keys(changes).length === 0) throw usage("faults set: give at least one fault to change");
+      return admin(config, values.url, "PATCH", path, changes);
+    }
+    default:
+      throw usage("faults: the subcommand is get, set or clear");
+  }
+}
+
+export async function trafficCommand(args: string[], config: Config, usage: Usage): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      rate: { type: "string" },
+      seed: { type: "string" },
+      duration: { type: "string" },
+      schemes: { type: "string" },
+      program: { type: "string" },
+      url: { type: "string" },
+    },
+  });
+  switch (positionals[0]) {
+    case "start": {
+      const rate = Number(values.rate);
+      if (values.rate === undefined || !Number.isFinite(rate) || rate <= 0) throw usage("--rate: must be a number of purchases per second");
+      const body: Record<string, unknown> = { rate, seed: wholeNumber("seed", values.seed, usage, 0, config.SIMULATOR_SEED) };
+      if (values.duration !== undefined) body.durationSeconds = Number(values.duration);
+      if (values.schemes !== undefined) body.schemes = values.schemes.split(",").map((s) => s.trim());
+      if (values.program !== undefined) body.programId = values.program;
+      return admin(config, values.url, "POST", "/simulators/traffic/start", body);
+    }
+    case "stop":
+      return admin(config, values.url, "POST", "/simulators/traffic/stop");
+    case "status":
+      return admin(config, values.url, "GET", "/simulators/traffic");
+    default:
+      throw usage("traffic: the subcommand is start, stop or status");
+  }
+}

@@ -1,0 +1,189 @@
+// How the rest of Cardlink drives the simulators, from any process: faults and traffic runs are
+// settings in the database (every simulator process polls them; one in this process hears at once),
+// and test transactions are commands on the bus, so they travel the path network traffic takes.
+import { randomUUID } from "node:crypto";
+import type { Bus } from "../../src/bus/bus.ts";
+import type { MerchantIds, SimulatorCommand } from "../../src/bus/messages.ts";
+import { TOPICS } from "../../src/bus/topics.ts";
+import type { Clock } from "../../src/clock/index.ts";
+import type { Db } from "../../src/store/db.ts";
+import { faultsSchema, type Faults } from "./faults.ts";
+import { ADAPTERS } from "./schemes.ts";
+import { insertRun, latestRun, readFaults, runCounts, stopRuns, writeFaults, type SchemeCounts, type TrafficOptions, type TrafficRun } from "./settings.ts";
+import { emptyMids, type Scheme } from "./types.ts";
+
+export interface PurchaseInput {
+  scheme: Scheme;
+  card: { id: string; firstSix: string; lastFour: string };
+  location: {
+    id: string;
+    /** The brand's name: what the network calls the merchant. */
+    name: string;
+    address: string;
+    city: string;
+    postcode: string;
+    countryCode: string;
+    timezone?: string | null;
+    /** The location's MIDs for this scheme that the service knows, if any. */
+    mids?: Partial<MerchantIds>[];
+  };
+  amount: number;
+  currency?: string;
+  /** Local to the location, YYYY-MM-DDThh:mm:ss; the network's now when absent. */
+  datetime?: string;
+  cardPresent?: boolean;
+  wallet?: string | null;
+  targetingTag?: string | null;
+  /** Choose it to make the call idempotent; a new one otherwise. */
+  purchaseId?: string;
+}
+
+/** A purchase (or a step of it) as the network will identify it in the messages it publishes. */
+export interface PurchaseReceipt {
+  purchaseId: string;
+  scheme: Scheme;
+  /** Visa/Amex transaction id, Mastercard reference number: of the purchase, or of the refund. */
+  transactionId: string;
+  /** The auth code (Amex approval code) of the purchase. */
+  authCode: string;
+  /** The id of the message this step publishes. */
+  messageId: string;
+}
+
+export interface PurchaseRef {
+  scheme: Scheme;
+  cardId: string;
+  /** The purchase's id, from its receipt. */
+  purchaseId: string;
+}
+
+export interface TrafficStatus {
+  run: TrafficRun | null;
+  /** Per scheme of the run: purchases generated and messages sent so far. */
+  counts: Partial<Record<Scheme, SchemeCounts>>;
+}
+
+export interface SimulatorControl {
+  faults(scheme: Scheme): Promise<Faults>;
+  setFaults(scheme: Scheme, changes: Partial<Faults>): Promise<Faults>;
+  clearFaults(scheme: Scheme): Promise<Faults>;
+  startTraffic(options: TrafficOptions): Promise<TrafficStatus>;
+  stopTraffic(): Promise<TrafficStatus>;
+  trafficStatus(): Promise<TrafficStatus>;
+  /** Sends a purchase (auth now, clearing 48–72 h later on the service clock) through the scheme's network. */
+  purchase(input: PurchaseInput): Promise<PurchaseReceipt>;
+  /** Clears the purchase now instead of at its scheduled clearing. */
+  clear(ref: PurchaseRef): Promise<PurchaseReceipt>;
+  /** Refunds `amount` (default: what is left) as a negative transaction. */
+  refund(ref: PurchaseRef & { amount?: number }): Promise<PurchaseReceipt>;
+  /** Voids an authorised purchase that has not cleared. */
+  void(ref: PurchaseRef): Promise<PurchaseReceipt>;
+  /** Simulators in this process subscribe so a change applies without waiting for their poll. */
+  onChange(listener: () => Promise<void>): () => void;
+}
+
+export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; clock: Clock }): SimulatorControl {
+  const listeners = new Set<() => Promise<void>>();
+  const changed = async () => {
+    for (const listener of [...listeners]) await listener();
+  };
+
+  async function status(): Promise<TrafficStatus> {
+    const run = (await latestRun(db)) ?? null;
+    return { run, counts: run ? await runCounts(db, run) : {} };
+  }
+
+  function command(scheme: Scheme, action: SimulatorCommand["action"], purchaseId: string, commandId: string): SimulatorCommand {
+    return {
+      commandId,
+      scheme,
+      action,
+      purchaseId,
+      card: null,
+      location: null,
+      amount: null,
+      currency: null,
+      datetime: null,
+      cardPresent: null,
+      wallet: null,
+      targetingTag: null,
+      issuedAt: clock.now().toISOString(),
+    };
+  }
+
+  function receipt(scheme: Scheme, purchaseId: string, transactionId: string, messageId: string): PurchaseReceipt {
+    return { purchaseId, scheme, transactionId, authCode: ADAPTERS[scheme].ids(purchaseId).authCode, messageId };
+  }
+
+  /** The steps after a purchase name it by id; the messages they cause derive from that id. */
+  async function follow(ref: PurchaseRef, action: "CLEAR" | "VOID" | "REFUND", amount?: number): Promise<PurchaseReceipt> {
+    const adapter = ADAPTERS[ref.scheme];
+    const commandId = randomUUID();
+    await bus.publish(TOPICS.simulatorCommands.name, ref.cardId, { ...command(ref.scheme, action, ref.purchaseId, commandId), amount: amount ?? null });
+    if (action === "REFUND") {
+      return receipt(ref.scheme, ref.purchaseId, adapter.ids(commandId).transactionId, adapter.messageId("refund", commandId));
+    }
+    const kind = action === "CLEAR" ? "clearing" : "void";
+    return receipt(ref.scheme, ref.purchaseId, adapter.ids(ref.purchaseId).transactionId, adapter.messageId(kind, ref.purchaseId));
+  }
+
+  return {
+    faults: (scheme) => readFaults(db, scheme),
+    async setFaults(scheme, changes) {
+      const faults = faultsSchema.parse({ ...(await readFaults(db, scheme)), ...changes });
+      await writeFaults(db, scheme, faults, clock.now());
+      await changed();
+      return faults;
+    },
+    async clearFaults(scheme) {
+      const faults = faultsSchema.parse({});
+      await writeFaults(db, scheme, faults, clock.now());
+      await changed();
+      return faults;
+    },
+    async startTraffic(options) {
+      await insertRun(db, randomUUID(), options, clock.now());
+      await changed();
+      return status();
+    },
+    async stopTraffic() {
+      await stopRuns(db, clock.now());
+      await changed();
+      return status();
+    },
+    trafficStatus: status,
+    async purchase(input) {
+      const adapter = ADAPTERS[input.scheme];
+      const purchaseId = input.purchaseId ?? randomUUID();
+      const value: SimulatorCommand = {
+        ...command(input.scheme, "PURCHASE", purchaseId, randomUUID()),
+        card: input.card,
+        location: {
+          id: input.location.id,
+          name: input.location.name,
+          address: input.location.address,
+          city: input.location.city,
+          postcode: input.location.postcode,
+          countryCode: input.location.countryCode,
+          timezone: input.location.timezone ?? null,
+          mids: (input.location.mids ?? []).map((m) => ({ ...emptyMids(), ...m })),
+        },
+        amount: input.amount,
+        currency: input.currency ?? null,
+        datetime: input.datetime ?? null,
+        cardPresent: input.cardPresent ?? null,
+        wallet: input.wallet ?? null,
+        targetingTag: input.targetingTag ?? null,
+      };
+      await bus.publish(TOPICS.simulatorCommands.name, input.card.id, value);
+      return receipt(input.scheme, purchaseId, adapter.ids(purchaseId).transactionId, adapter.messageId("auth", purchaseId));
+    },
+    clear: (ref) => follow(ref, "CLEAR"),
+    void: (ref) => follow(ref, "VOID"),
+    refund: (ref) => follow(ref, "REFUND", ref.amount),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

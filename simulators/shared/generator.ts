@@ -1,0 +1,216 @@
+// Generated traffic: realistic merchants, cards and purchases from faker's own seeded instance, so one
+// seed gives the same stream, purchase for purchase. The stream reseeds every CHUNK purchases, which
+// lets a restarted run pick up at purchase n without replaying the whole run.
+import { Faker, base, en } from "@faker-js/faker";
+import { countryByAlpha3 } from "../../src/domain/countries.ts";
+import { localAt } from "../../src/domain/local-dates.ts";
+import { roundMoney } from "../../src/domain/money.ts";
+import { DAY_MS, HOUR_MS, descriptor, type SchemeAdapter } from "./scheme.ts";
+import { seededRandom, hashSeed } from "./random.ts";
+import type { Card, Merchant, Plan, Purchase, Scheme } from "./types.ts";
+
+const CHUNK = 1000;
+const SCHEME_NUMBER: Record<Scheme, number> = { visa: 1, mastercard: 2, amex: 3 };
+
+/** Where generated merchants are, weighted roughly by card-linking volume. */
+const COUNTRIES: [string, number][] = [
+  ["GBR", 30],
+  ["USA", 30],
+  ["FRA", 8],
+  ["DEU", 8],
+  ["IRL", 5],
+  ["ESP", 5],
+  ["NLD", 5],
+  ["CAN", 5],
+  ["AUS", 4],
+];
+
+/** Merchant categories with the amount range a purchase there usually has (major units). */
+const CATEGORIES = [
+  { mcc: "5812", kind: "Kitchen", min: 8, max: 120, weight: 18 },
+  { mcc: "5814", kind: "Burgers", min: 3, max: 25, weight: 14 },
+  { mcc: "5411", kind: "Market", min: 5, max: 180, weight: 20 },
+  { mcc: "5541", kind: "Fuel", min: 20, max: 110, weight: 8 },
+  { mcc: "5651", kind: "Outfitters", min: 15, max: 250, weight: 8 },
+  { mcc: "5732", kind: "Electronics", min: 20, max: 1500, weight: 4 },
+  { mcc: "5912", kind: "Pharmacy", min: 4, max: 60, weight: 8 },
+  { mcc: "5999", kind: "Store", min: 5, max: 200, weight: 10 },
+  { mcc: "4121", kind: "Cabs", min: 6, max: 60, weight: 5 },
+  { mcc: "5942", kind: "Books", min: 5, max: 80, weight: 5 },
+] as const;
+
+const WALLETS: [string | null, number][] = [
+  [null, 73],
+  ["APPLE_PAY", 15],
+  ["GOOGLE_PAY", 10],
+  ["SAMSUNG_PAY", 2],
+];
+
+export interface TargetingMix {
+  new: number;
+  lapsed: number;
+  existing: number;
+}
+
+/** Shares of generated purchases; the rest are enrolled cards at onboarded locations. */
+export interface TrafficMix {
+  /** Cards the service never enrolled. */
+  unenrolledCards: number;
+  /** Merchants the service does not know at all. */
+  unknownMerchants: number;
+  /** The service's locations that this network has not onboarded (their MIDs are not yet assigned). */
+  notOnboardedLocations: number;
+  /** How often each targeting tag rides on a purchase; the rest carry none. */
+  targetingTags: TargetingMix;
+}
+
+export const DEFAULT_MIX: TrafficMix = {
+  unenrolledCards: 0.1,
+  unknownMerchants: 0.1,
+  notOnboardedLocations: 0.1,
+  targetingTags: { new: 0.1, lapsed: 0.05, existing: 0.15 },
+};
+
+/** What the stream draws from: the service's cards and locations (or generated ones for a dry run). */
+export interface Pools {
+  cards: Card[];
+  onboarded: Merchant[];
+  notOnboarded: Merchant[];
+}
+
+export interface Generated {
+  purchase: Purchase;
+  plan: Plan;
+}
+
+export const newFaker = (seed: number[]) => {
+  const faker = new Faker({ locale: [en, base] });
+  faker.seed(seed);
+  return faker;
+};
+
+function weighted<T>(faker: Faker, items: readonly (readonly [T, number])[]): T {
+  return faker.helpers.weightedArrayElement(items.map(([value, weight]) => ({ value, weight })));
+}
+
+/** A merchant the network knows, with ids assigned (or, `assigned` false, not yet) for the scheme. */
+export function generateMerchant(faker: Faker, adapter: SchemeAdapter, seed: number, assigned: boolean): Merchant {
+  const category = faker.helpers.weightedArrayElement(CATEGORIES.map((c) => ({ value: c, weight: c.weight })));
+  const countryCode = weighted(faker, COUNTRIES);
+  const key = faker.string.uuid();
+  const name = `${faker.company.name().split(/[ ,]/)[0]} ${category.kind}`;
+  const city = faker.location.city();
+  return {
+    key,
+    locationId: null,
+    name,
+    address: faker.location.streetAddress(),
+    city,
+    postcode: faker.location.zipCode(),
+    countryCode,
+    timezone: countryByAlpha3(countryCode)?.mainTimezone ?? "UTC",
+    mcc: category.mcc,
+    mids: adapter.assignMids(seededRandom(hashSeed(seed, adapter.scheme, key)), descriptor(name, city), assigned),
+  };
+}
+
+export function generateCard(faker: Faker, adapter: SchemeAdapter): Card {
+  const id = faker.string.uuid();
+  return { id, ...adapter.cardPrefix(seededRandom(hashSeed(adapter.scheme, id))) };
+}
+
+/** A population made up entirely by the generator (the dry run's, and traffic's noise). */
+export function generatePools(adapter: SchemeAdapter, seed: number, sizes: { cards: number; merchants: number }): Pools {
+  const faker = newFaker([seed, SCHEME_NUMBER[adapter.scheme], 0]);
+  const cards = Array.from({ length: sizes.cards }, () => generateCard(faker, adapter));
+  const notOnboardedCount = Math.floor(sizes.merchants / 5);
+  const merchants = Array.from({ length: sizes.merchants }, (_, i) =>
+    generateMerchant(faker, adapter, seed, i >= notOnboardedCount),
+  );
+  return { cards, onboarded: merchants.slice(notOnboardedCount), notOnboarded: merchants.slice(0, notOnboardedCount) };
+}
+
+export class PurchaseStream {
+  private faker: Faker | undefined;
+  private chunk = -1;
+  /** How many purchases the stream has produced. */
+  position = 0;
+
+  constructor(
+    private readonly adapter: SchemeAdapter,
+    private readonly seed: number,
+    private readonly pools: Pools,
+    private readonly mix: TrafficMix = DEFAULT_MIX,
+  ) {}
+
+  /** Jumps to purchase `n` (a run resumed after a restart). */
+  seek(n: number) {
+    this.chunk = -1;
+    this.position = n;
+  }
+
+  next(at: Date): Generated {
+    const chunk = Math.floor(this.position / CHUNK);
+    if (chunk !== this.chunk || !this.faker) {
+      this.faker = newFaker([this.seed, SCHEME_NUMBER[this.adapter.scheme], chunk + 1]);
+      this.chunk = chunk;
+      const epoch = new Date(0);
+      for (let i = chunk * CHUNK; i < this.position; i++) this.draw(this.faker, epoch);
+    }
+    this.position++;
+    return this.draw(this.faker, at);
+  }
+
+  private draw(faker: Faker, at: Date): Generated {
+    const { pools, mix, adapter } = this;
+    const id = faker.string.uuid();
+    const unenrolled = faker.number.float() < mix.unenrolledCards || pools.cards.length === 0;
+    const card = unenrolled ? generateCard(faker, adapter) : faker.helpers.arrayElement(pools.cards);
+    const r = faker.number.float();
+    let merchant: Merchant;
+    if (r < mix.unknownMerchants) merchant = generateMerchant(faker, adapter, this.seed, true);
+    else if (r < mix.unknownMerchants + mix.notOnboardedLocations && pools.notOnboarded.length) {
+      merchant = faker.helpers.arrayElement(pools.notOnboarded);
+    } else if (pools.onboarded.length) merchant = faker.helpers.arrayElement(pools.onboarded);
+    else merchant = generateMerchant(faker, adapter, this.seed, true);
+
+    const category = CATEGORIES.find((c) => c.mcc === merchant.mcc) ?? CATEGORIES[7];
+    const currency = countryByAlpha3(merchant.countryCode)?.currency ?? "USD";
+    // Most purchases are small: skew towards the bottom of the category's range.
+    const amount = roundMoney(category.min + (category.max - category.min) * faker.number.float() ** 2, currency);
+    const cardPresent = faker.number.float() < 0.7;
+    const wallet = weighted(faker, WALLETS);
+    const t = faker.number.float();
+    const tags = mix.targetingTags;
+    const targetingTag = t < tags.new ? "new" : t < tags.new + tags.lapsed ? "lapsed" : t < tags.new + tags.lapsed + tags.existing ? "existing" : null;
+
+    const o = faker.number.float();
+    let plan: Plan;
+    if (o < 0.04) plan = { outcome: "void", afterMs: faker.number.int({ min: 1, max: 12 }) * HOUR_MS };
+    else if (o < 0.1) {
+      const partial = faker.number.float() < 0.4;
+      plan = {
+        outcome: "refund",
+        amount: partial ? roundMoney(amount * faker.number.float({ min: 0.1, max: 0.9 }), currency) : amount,
+        afterClearingMs: faker.number.int({ min: 1, max: 10 }) * DAY_MS,
+      };
+    } else plan = { outcome: "clear" };
+
+    return {
+      purchase: {
+        id,
+        scheme: adapter.scheme,
+        card,
+        merchant,
+        amount,
+        currency,
+        localDateTime: localAt(at, merchant.timezone),
+        authorizedAt: at.toISOString(),
+        cardPresent,
+        wallet,
+        targetingTag,
+      },
+      plan,
+    };
+  }
+}

@@ -1,0 +1,32 @@
+// Runs simulated networks in this process: all three inside `npm start`, one per `simulator --scheme`.
+import type { Bus } from "../../src/bus/bus.ts";
+import type { Clock } from "../../src/clock/index.ts";
+import type { Db } from "../../src/store/db.ts";
+import type { Logger } from "pino";
+import type { SimulatorControl } from "./control.ts";
+import { NetworkSimulator } from "./network.ts";
+import { ADAPTERS } from "./schemes.ts";
+import type { Scheme } from "./types.ts";
+
+export interface RunningSimulators {
+  networks: NetworkSimulator[];
+  stop(): Promise<void>;
+}
+
+export async function startSimulators(
+  deps: { db: Db; bus: Bus; clock: Clock; log: Logger; seed: number; control: SimulatorControl },
+  schemes: readonly Scheme[],
+): Promise<RunningSimulators> {
+  const networks = schemes.map((scheme) => new NetworkSimulator(ADAPTERS[scheme], deps));
+  for (const network of networks) await network.start();
+  const off = deps.control.onChange(async () => {
+    for (const network of networks) await network.refresh();
+  });
+  return {
+    networks,
+    async stop() {
+      off();
+      for (const network of networks) await network.stop();
+    },
+  };
+}

@@ -1,0 +1,489 @@
+// One simulated card network at work: it takes commands, onboarding requests and look-ups from the
+// bus, publishes its native transaction messages and replies, clears on the service clock, generates
+// traffic when a run asks for it, and passes everything it publishes through the operator's faults.
+import type { Logger } from "pino";
+import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
+import { deadLetter } from "../../src/bus/dead-letter.ts";
+import type { LookupReply, LookupRequest, OnboardingReply, OnboardingRequest, SimulatorCommand } from "../../src/bus/messages.ts";
+import { TOPICS } from "../../src/bus/topics.ts";
+import type { Clock } from "../../src/clock/index.ts";
+import { countryByAlpha3 } from "../../src/domain/countries.ts";
+import { localAt } from "../../src/domain/local-dates.ts";
+import { roundMoney } from "../../src/domain/money.ts";
+import type { Db } from "../../src/store/db.ts";
+import { FaultDice, NO_FAULTS, type Faults } from "./faults.ts";
+import { PurchaseStream } from "./generator.ts";
+import {
+  cardKnown,
+  dueBefore,
+  findMerchant,
+  findPurchase,
+  messageExists,
+  purchasesOfCard,
+  purchasesOfRun,
+  removeDue,
+  saveMerchant,
+  scheduleDue,
+  writePurchases,
+  type Due,
+  type MessageWrite,
+  type PurchaseRecord,
+  type PurchaseWrite,
+} from "./history.ts";
+import { DATE_TOLERANCE_DAYS, MAX_ENTRIES, MIN_MATCH_SCORE, matchScore } from "./matching.ts";
+import { loadPools } from "./population.ts";
+import { derivedRandom, hashSeed, seededRandom } from "./random.ts";
+import { commandSchema, lookupRequestSchema, onboardingRequestSchema, parseMessage } from "./requests.ts";
+import { DAY_MS, descriptor, isoDate, type SchemeAdapter } from "./scheme.ts";
+import { latestRun, mixOf, plannedPurchases, readFaults, type TrafficRun } from "./settings.ts";
+import type { Merchant, MessageKind, Plan, Purchase } from "./types.ts";
+
+export interface NetworkDeps {
+  db: Db;
+  bus: Bus;
+  clock: Clock;
+  log: Logger;
+  /** SIMULATOR_SEED: MIDs the network assigns and the fault draws follow it. */
+  seed: number;
+}
+
+/** How often (real time) the network looks for due work, new faults and traffic runs. */
+export const POLL_MS = 1000;
+/** How often a traffic run generates its next purchases. */
+const TRAFFIC_TICK_MS = 100;
+const MAX_PER_TICK = 200;
+
+/** Mistakes in a message that no retry can fix: the message is dead-lettered with this reason. */
+class Rejected extends Error {}
+
+export class NetworkSimulator {
+  readonly scheme;
+  faults: Faults = { ...NO_FAULTS };
+  private readonly dice: FaultDice;
+  private subscription: Subscription | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private offAdvance: (() => void) | undefined;
+  private dueChain: Promise<void> = Promise.resolve();
+  private traffic: { run: TrafficRun; stream: PurchaseStream; timer: NodeJS.Timeout; busy: boolean; startedMs: number; from: number; planned: number | null } | undefined;
+  private readonly log: Logger;
+
+  constructor(
+    readonly adapter: SchemeAdapter,
+    private readonly deps: NetworkDeps,
+  ) {
+    this.scheme = adapter.scheme;
+    this.dice = new FaultDice(deps.seed, adapter.scheme);
+    this.log = deps.log.child({ simulator: adapter.scheme });
+  }
+
+  get groupId() {
+    return `simulator-${this.scheme}`;
+  }
+
+  async start(): Promise<void> {
+    await this.refresh();
+    this.subscription = await this.deps.bus.subscribe({
+      groupId: this.groupId,
+      topics: [TOPICS.simulatorCommands.name, TOPICS.onboardingRequests.name, TOPICS.lookupRequests.name],
+      handler: (m) => this.onMessage(m),
+    });
+    this.offAdvance = this.deps.clock.onAdvance((now) => this.runDue(now));
+    // On a running clock nothing calls advance: due work is polled for, as are settings other processes wrote.
+    this.timer = setInterval(() => {
+      void this.refresh()
+        .then(() => this.runDue(this.deps.clock.now()))
+        .catch((err: unknown) => this.log.error({ err }, "simulator poll failed"));
+    }, POLL_MS);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.offAdvance?.();
+    this.stopTraffic();
+    await this.subscription?.stop();
+    await this.dueChain;
+  }
+
+  /** Reads faults and the traffic run from the database (another process may have changed them). */
+  async refresh(): Promise<void> {
+    this.faults = await readFaults(this.deps.db, this.scheme);
+    await this.syncTraffic();
+  }
+
+  // ---------------------------------------------------------------- messages from the bus
+
+  private async onMessage(message: BusMessage): Promise<void> {
+    const value = message.value as { scheme?: string };
+    if (value.scheme !== this.scheme) return; // another network's request
+    try {
+      if (message.topic === TOPICS.simulatorCommands.name) await this.onCommand(message.value);
+      else if (message.topic === TOPICS.onboardingRequests.name) await this.onboard(message.value);
+      else if (message.topic === TOPICS.lookupRequests.name) await this.lookup(message.value);
+    } catch (err) {
+      if (!(err instanceof Rejected)) throw err; // infrastructure: leave uncommitted, try again
+      this.log.warn({ topic: message.topic, offset: message.offset, reason: err.message }, "dead-lettering a message");
+      await deadLetter(this.deps.bus, { message, payload: message.value, reason: err.message, groupId: this.groupId, at: this.deps.clock.now() });
+    }
+  }
+
+  private parse<T>(schema: Parameters<typeof parseMessage<T>>[0], value: unknown): T {
+    const parsed = parseMessage(schema, value);
+    if (!parsed.ok) throw new Rejected(parsed.reason);
+    return parsed.value;
+  }
+
+  private async onCommand(value: unknown): Promise<void> {
+    const command = this.parse<SimulatorCommand>(commandSchema, value);
+    switch (command.action) {
+      case "PURCHASE":
+        return this.purchaseFromCommand(command);
+      case "CLEAR":
+        return this.clear(command.purchaseId);
+      case "VOID":
+        return this.voidPurchase(command.purchaseId);
+      case "REFUND":
+        return this.refund(command.purchaseId, command.commandId, command.amount);
+    }
+  }
+
+  // ---------------------------------------------------------------- purchases
+
+  private async purchaseFromCommand(c: SimulatorCommand): Promise<void> {
+    if (await findPurchase(this.deps.db, this.scheme, c.purchaseId)) return; // a redelivered command
+    const location = c.location!;
+    // What the network already holds wins: a test purchase at a location it has not onboarded carries
+    // no vmid/vsid (Visa) or location id (Mastercard), exactly like network traffic there.
+    const merchant = await this.merchantForLocation({ ...location, brandName: location.name }, { assigned: true, upgrade: false }, location.mids);
+    const now = this.deps.clock.now();
+    const currency = c.currency ?? countryByAlpha3(location.countryCode)?.currency ?? "USD";
+    const purchase: Purchase = {
+      id: c.purchaseId,
+      scheme: this.scheme,
+      card: c.card!,
+      merchant,
+      amount: roundMoney(c.amount!, currency),
+      currency,
+      localDateTime: c.datetime ?? localAt(now, merchant.timezone),
+      authorizedAt: now.toISOString(),
+      cardPresent: c.cardPresent ?? true,
+      wallet: c.wallet,
+      targetingTag: c.targetingTag,
+    };
+    await writePurchases(this.deps.db, [await this.authorize(purchase, { outcome: "clear" }, null)]);
+  }
+
+  /**
+   * The merchant record for one of the service's locations: what the network already holds, else
+   * the MIDs the service gave, else ids the network assigns (deterministically, from the seed) —
+   * all of them when `assigned`, else only those it has before onboarding. `upgrade` replaces a
+   * record the network holds as not onboarded.
+   */
+  async merchantForLocation(
+    location: { id: string; brandName: string; address: string; city: string; postcode: string; countryCode: string; timezone?: string | null },
+    { assigned, upgrade }: { assigned: boolean; upgrade: boolean },
+    supplied: Merchant["mids"][] = [],
+  ): Promise<Merchant> {
+    const known = await findMerchant(this.deps.db, this.scheme, location.id);
+    if (known && (known.onboarded || !upgrade)) return known.merchant;
+    const onboarded = assigned;
+    const name = descriptor(location.brandName, location.city);
+    const given = supplied.find((m) => this.adapter.validMids(m));
+    const merchant: Merchant = {
+      key: location.id,
+      locationId: location.id,
+      name: location.brandName,
+      address: location.address,
+      city: location.city,
+      postcode: location.postcode,
+      countryCode: location.countryCode,
+      timezone: location.timezone ?? countryByAlpha3(location.countryCode)?.mainTimezone ?? "UTC",
+      mcc: "5999",
+      mids: given
+        ? { ...given, merchantName: given.merchantName ?? name }
+        : this.adapter.assignMids(seededRandom(hashSeed(this.deps.seed, this.scheme, location.id)), name, onboarded),
+    };
+    await saveMerchant(this.deps.db, this.scheme, merchant, onboarded, this.deps.clock.now());
+    return merchant;
+  }
+
+  /** Publishes a new purchase's auth (after its clearing, under that fault) and plans what follows. */
+  async authorize(purchase: Purchase, plan: Plan, runId: string | null): Promise<PurchaseWrite> {
+    const now = this.deps.clock.now();
+    const messages: MessageWrite[] = [];
+    const early = plan.outcome !== "void" && this.dice.roll(this.faults.clearingBeforeAuthRate);
+    if (early) messages.push(await this.send("clearing", this.adapter.clearing(purchase, now), now));
+    messages.push(await this.send("auth", this.adapter.auth(purchase, now), now));
+    const clearingAt = early ? now : this.adapter.clearingDue(purchase.id, now);
+    const schedule: Due[] = [];
+    if (!early && plan.outcome !== "void") {
+      schedule.push({ id: `clearing:${purchase.id}`, kind: "clearing", dueAt: clearingAt, payload: { purchaseId: purchase.id } });
+    }
+    if (plan.outcome === "void") {
+      schedule.push({ id: `void:${purchase.id}`, kind: "void", dueAt: new Date(now.getTime() + plan.afterMs), payload: { purchaseId: purchase.id } });
+    }
+    if (plan.outcome === "refund") {
+      const refundId = `${purchase.id}:refund`;
+      schedule.push({
+        id: `refund:${refundId}`,
+        kind: "refund",
+        dueAt: new Date(clearingAt.getTime() + plan.afterClearingMs),
+        payload: { purchaseId: purchase.id, refundId, amount: plan.amount },
+      });
+    }
+    return {
+      purchase,
+      nativeId: this.adapter.ids(purchase.id).transactionId,
+      runId,
+      state: early ? "cleared" : "authorized",
+      messages,
+      schedule,
+      cancel: [],
+    };
+  }
+
+  private async send(kind: MessageKind, value: MessageWrite["value"], at: Date): Promise<MessageWrite> {
+    const key = "cardId" in value ? value.cardId : "cardReference" in value ? value.cardReference : value.cardToken;
+    const delivery = await this.dice.deliver(this.faults, () => this.deps.bus.publish(this.adapter.topic, key, value));
+    return { kind, value, delivery, at };
+  }
+
+  private async purchaseOrReject(ref: string): Promise<PurchaseRecord> {
+    const record = await findPurchase(this.deps.db, this.scheme, ref);
+    if (!record) throw new Rejected(`purchaseId: no ${this.scheme} purchase ${ref}`);
+    return record;
+  }
+
+  private update(record: PurchaseRecord, changes: Partial<PurchaseWrite>): PurchaseWrite {
+    return {
+      purchase: record.purchase,
+      nativeId: this.adapter.ids(record.purchase.id).transactionId,
+      runId: record.runId,
+      state: record.state,
+      refunded: record.refunded,
+      messages: [],
+      schedule: [],
+      cancel: [],
+      ...changes,
+    };
+  }
+
+  /** Clears an authorised purchase now (a test transaction's clear, or its clearing falling due). */
+  async clear(ref: string, at = this.deps.clock.now()): Promise<void> {
+    const record = await this.purchaseOrReject(ref);
+    if (record.state !== "authorized") return; // cleared already, or voided: nothing to send
+    const message = await this.send("clearing", this.adapter.clearing(record.purchase, at), at);
+    await writePurchases(this.deps.db, [this.update(record, { state: "cleared", messages: [message], cancel: [`clearing:${record.purchase.id}`] })]);
+  }
+
+  async voidPurchase(ref: string, at = this.deps.clock.now()): Promise<void> {
+    const record = await this.purchaseOrReject(ref);
+    if (record.state === "voided") return;
+    if (record.state === "cleared") throw new Rejected(`purchaseId: ${ref} has cleared; refund it instead of voiding it`);
+    const message = await this.send("void", this.adapter.void(record.purchase, at), at);
+    await writePurchases(this.deps.db, [this.update(record, { state: "voided", messages: [message], cancel: [`clearing:${record.purchase.id}`] })]);
+  }
+
+  /** A refund of `amount` (default: what is left) with its own id, so a redelivery refunds once. */
+  async refund(ref: string, refundId: string, amount: number | null, at = this.deps.clock.now()): Promise<void> {
+    const record = await this.purchaseOrReject(ref);
+    if (await messageExists(this.deps.db, this.adapter.messageId("refund", refundId))) return;
+    if (record.state === "voided") throw new Rejected(`purchaseId: ${ref} was voided; there is nothing to refund`);
+    const left = roundMoney(record.purchase.amount - record.refunded, record.purchase.currency);
+    const refund = amount === null ? left : roundMoney(amount, record.purchase.currency);
+    if (refund <= 0 || refund > left) throw new Rejected(`amount: must be more than 0 and at most ${left}, what is left to refund`);
+    const message = await this.send("refund", this.adapter.refund(record.purchase, refundId, refund, at), at);
+    await writePurchases(this.deps.db, [this.update(record, { refunded: record.refunded + refund, messages: [message] })]);
+  }
+
+  // ---------------------------------------------------------------- due work on the service clock
+
+  /** Sends whatever fell due by `now`; runs one at a time (clock advances and polls may overlap). */
+  runDue(now: Date): Promise<void> {
+    this.dueChain = this.dueChain.then(() => this.drainDue(now)).catch((err: unknown) => this.log.error({ err }, "due work failed"));
+    return this.dueChain;
+  }
+
+  private async drainDue(now: Date): Promise<void> {
+    for (;;) {
+      const batch = await dueBefore(this.deps.db, this.scheme, now, 200);
+      for (const due of batch) {
+        try {
+          await this.runOne(due);
+        } catch (err) {
+          if (!(err instanceof Rejected)) throw err;
+          this.log.warn({ due: due.id, reason: err.message }, "due work no longer applies");
+        }
+        await removeDue(this.deps.db, due.id);
+      }
+      if (batch.length < 200) return;
+    }
+  }
+
+  private async runOne(due: Due): Promise<void> {
+    switch (due.kind) {
+      case "clearing":
+        return this.clear(due.payload.purchaseId, due.dueAt);
+      case "void":
+        return this.voidPurchase(due.payload.purchaseId, due.dueAt);
+      case "refund": {
+        const record = await this.purchaseOrReject(due.payload.purchaseId);
+        if (record.state === "voided") return;
+        return this.refund(due.payload.purchaseId, due.payload.refundId, due.payload.amount, due.dueAt);
+      }
+      case "onboarding-reply": {
+        const { reply, merchant } = due.payload;
+        if (merchant) await saveMerchant(this.deps.db, this.scheme, merchant, true, due.dueAt);
+        await this.dice.deliver(this.faults, () => this.deps.bus.publish(TOPICS.onboardingReplies.name, reply.locationId, reply));
+        return;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- onboarding
+
+  /** Answers 1 to 2 weeks later (service time): Active with the scheme's MIDs, or Not found. */
+  async onboard(value: unknown): Promise<void> {
+    const request = this.parse<OnboardingRequest>(onboardingRequestSchema, value);
+    const invalid = request.mids.findIndex((m) => !this.adapter.validMids(m));
+    if (invalid >= 0) throw new Rejected(`mids.${invalid}: not valid ${this.scheme} MIDs`);
+    const now = this.deps.clock.now();
+    const delay = DAY_MS * 7 + Math.floor(derivedRandom(this.scheme, "onboarding", request.requestId)() * 7 * 86_400) * 1000;
+    const dueAt = new Date(now.getTime() + delay);
+    // From the request on, the network knows the merchant, without the ids onboarding assigns.
+    await this.merchantForLocation({ ...request, id: request.locationId }, { assigned: false, upgrade: false }, request.mids);
+    const failed = this.dice.roll(this.faults.onboardingFailureRate);
+    const merchant = failed
+      ? null
+      : await this.onboardedMerchant(request);
+    const reply: OnboardingReply = {
+      requestId: request.requestId,
+      scheme: this.scheme,
+      locationId: request.locationId,
+      status: failed ? "NOT_FOUND" : "ACTIVE",
+      reason: failed ? "The network found no merchant at that address; a case has been opened." : null,
+      mids: merchant ? [merchant.mids] : [],
+      respondedAt: dueAt.toISOString(),
+    };
+    await scheduleDue(this.deps.db, this.scheme, { id: `onboarding:${request.requestId}`, kind: "onboarding-reply", dueAt, payload: { reply, merchant } });
+  }
+
+  private async onboardedMerchant(request: OnboardingRequest): Promise<Merchant> {
+    const known = await findMerchant(this.deps.db, this.scheme, request.locationId);
+    const name = descriptor(request.brandName, request.city);
+    const given = request.mids[0];
+    const mids = given
+      ? { ...given, merchantName: given.merchantName ?? name }
+      : this.adapter.assignMids(seededRandom(hashSeed(this.deps.seed, this.scheme, request.locationId)), name, true);
+    return {
+      key: request.locationId,
+      locationId: request.locationId,
+      name: request.brandName,
+      address: request.address,
+      city: request.city,
+      postcode: request.postcode,
+      countryCode: request.countryCode,
+      timezone: known?.merchant.timezone ?? countryByAlpha3(request.countryCode)?.mainTimezone ?? "UTC",
+      mcc: known?.merchant.mcc ?? "5999",
+      mids,
+    };
+  }
+
+  // ---------------------------------------------------------------- missing-transaction look-ups
+
+  async lookup(value: unknown): Promise<void> {
+    const request = this.parse<LookupRequest>(lookupRequestSchema, value);
+    const reply = await this.answer(request);
+    await this.dice.deliver(this.faults, () => this.deps.bus.publish(TOPICS.lookupReplies.name, request.cardId, reply));
+  }
+
+  private async answer(request: LookupRequest): Promise<LookupReply> {
+    const now = this.deps.clock.now();
+    const base = { requestId: request.requestId, scheme: this.scheme, cardId: request.cardId, respondedAt: now.toISOString() };
+    const failed = (code: NonNullable<LookupReply["error"]>["code"], message: string): LookupReply => ({
+      ...base,
+      outcome: "FAILED",
+      error: { code, message },
+      transactions: [],
+    });
+    if (this.dice.roll(this.faults.lookupErrorRate)) return failed(this.faults.lookupErrorCode, "The network could not process the look-up.");
+    const windowDays = this.adapter.lookupWindowDays;
+    const since = new Date(now.getTime() - windowDays * DAY_MS);
+    if (request.transactionDate < isoDate(since) || request.transactionDate > isoDate(now)) {
+      return failed("transaction-not-found", `The date is outside the ${windowDays}-day window ${this.scheme} searches.`);
+    }
+    if (!(await cardKnown(this.deps.db, this.scheme, request.cardId))) {
+      return failed("card-not-found", `${this.scheme} has no transactions for this card.`);
+    }
+    const shift = (days: number) => isoDate(new Date(Date.parse(`${request.transactionDate}T00:00:00Z`) + days * DAY_MS));
+    const found = await purchasesOfCard(this.deps.db, this.scheme, request.cardId, shift(-DATE_TOLERANCE_DAYS), shift(DATE_TOLERANCE_DAYS), since);
+    const matches = found
+      .map((record) => ({ record, score: matchScore(record.purchase, request) }))
+      .filter((m) => m.score >= MIN_MATCH_SCORE)
+      .sort((a, b) => b.score - a.score || a.record.purchase.authorizedAt.localeCompare(b.record.purchase.authorizedAt))
+      .slice(0, MAX_ENTRIES);
+    if (matches.length === 0) return failed("transaction-not-found", "No transaction on this card matches the amount and date.");
+    return {
+      ...base,
+      outcome: "SUCCEEDED",
+      error: null,
+      transactions: matches.flatMap((m) => this.adapter.lookupEntries(m.record.purchase, m.record.state === "cleared", m.score)),
+    };
+  }
+
+  // ---------------------------------------------------------------- generated traffic
+
+  private async syncTraffic(): Promise<void> {
+    const run = await latestRun(this.deps.db);
+    const wanted = run && run.state === "running" && run.options.schemes.includes(this.scheme) ? run : undefined;
+    if (this.traffic && this.traffic.run.id !== wanted?.id) this.stopTraffic();
+    if (!wanted || this.traffic) return;
+    const options = wanted.options;
+    const pools = await loadPools(this, this.deps.db, options.programId);
+    const stream = new PurchaseStream(this.adapter, options.seed, pools, mixOf(options));
+    const from = await purchasesOfRun(this.deps.db, this.scheme, wanted.id);
+    stream.seek(from);
+    const traffic = {
+      run: wanted,
+      stream,
+      busy: false,
+      // Traffic is paced in real time (purchases per real second), not on the service clock.
+      startedMs: performance.now(),
+      from,
+      planned: plannedPurchases(options),
+      timer: setInterval(() => void this.trafficTick(traffic), TRAFFIC_TICK_MS),
+    };
+    this.traffic = traffic;
+    this.log.info({ run: wanted.id, from }, "traffic started");
+  }
+
+  private stopTraffic() {
+    if (!this.traffic) return;
+    clearInterval(this.traffic.timer);
+    this.log.info({ run: this.traffic.run.id, purchases: this.traffic.stream.position }, "traffic stopped");
+    this.traffic = undefined;
+  }
+
+  private async trafficTick(t: NonNullable<NetworkSimulator["traffic"]>): Promise<void> {
+    if (t.busy) return;
+    t.busy = true;
+    try {
+      const rate = t.run.options.rate / t.run.options.schemes.length;
+      const due = t.from + Math.floor(((performance.now() - t.startedMs) / 1000) * rate);
+      const target = Math.min(due, t.planned ?? Infinity, t.stream.position + MAX_PER_TICK);
+      const writes: PurchaseWrite[] = [];
+      while (t.stream.position < target && this.traffic === t) {
+        const { purchase, plan } = t.stream.next(this.deps.clock.now());
+        writes.push(await this.authorize(purchase, plan, t.run.id));
+      }
+      await writePurchases(this.deps.db, writes);
+      if (t.planned !== null && t.stream.position >= t.planned && this.traffic === t) {
+        clearInterval(t.timer);
+        this.log.info({ run: t.run.id, purchases: t.stream.position }, "traffic run complete");
+      }
+    } catch (err) {
+      this.log.error({ err }, "traffic tick failed");
+    } finally {
+      t.busy = false;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+// What differs per network: message shapes and identifiers, when clearing happens, the look-up window,
+// and how a look-up result names the merchant. Each scheme's folder implements this.
+import type { LookupTransaction } from "../../src/bus/messages.ts";
+import type { Merchant, MerchantIds, MessageKind, NativeTransaction, Purchase, Scheme } from "./types.ts";
+
+/** The network's own ids for one purchase, derived from its purchase id. */
+export interface PurchaseIds {
+  /** Visa/Amex transaction id, Mastercard reference number: what joins clearing to auth. */
+  transactionId: string;
+  /** Visa/Mastercard auth code, Amex approval code. */
+  authCode: string;
+}
+
+export interface SchemeAdapter {
+  scheme: Scheme;
+  /** The topic the network publishes its transaction messages on. */
+  topic: string;
+  /** How far back a missing-transaction look-up searches. */
+  lookupWindowDays: number;
+  /** First six digits of the cards the generator makes for this scheme. */
+  cardPrefix(random: () => number): { firstSix: string; lastFour: string };
+  /** Ids for a merchant; `assigned` false leaves out what the network assigns on onboarding. */
+  assignMids(random: () => number, merchantName: string, assigned: boolean): MerchantIds;
+  /** Whether `mids` carry this scheme's ids in valid formats (client-supplied MIDs). */
+  validMids(mids: MerchantIds): boolean;
+  ids(purchaseId: string): PurchaseIds;
+  /** The id of the message of `kind` about purchase (or, for a refund, refund) `id`. */
+  messageId(kind: MessageKind, id: string): string;
+  auth(purchase: Purchase, at: Date): NativeTransaction;
+  clearing(purchase: Purchase, at: Date): NativeTransaction;
+  refund(purchase: Purchase, refundId: string, amount: number, at: Date): NativeTransaction;
+  void(purchase: Purchase, at: Date): NativeTransaction;
+  /** When the purchase authorised at `authorizedAt` clears (48 to 72 hours later). */
+  clearingDue(purchaseId: string, authorizedAt: Date): Date;
+  networkStatus(merchant: Merchant): LookupTransaction["networkStatus"];
+  /** Look-up entries for a found purchase (Visa reports its authorization and its settlement). */
+  lookupEntries(purchase: Purchase, cleared: boolean, matchScore: number): LookupTransaction[];
+}
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
+/** 48 to 72 hours after the auth, to the second, the same for the same purchase id. */
+export function clearingDelayMs(random: () => number): number {
+  return 48 * HOUR_MS + Math.floor(random() * 24 * 3600) * 1000;
+}
+
+export const isoDate = (at: Date) => at.toISOString().slice(0, 10);
+
+/** The name a network registers: upper case, like acquirer descriptors, at most 25 characters. */
+export const descriptor = (name: string, city: string) =>
+  `${name} ${city}`.toUpperCase().replace(/[^A-Z0-9 &'.-]/g, "").slice(0, 25).trim();
+
+/** A look-up entry with every per-scheme field null; each scheme fills its own. */
+export function baseEntry(purchase: Purchase, matchScore: number, networkStatus: LookupTransaction["networkStatus"], transactionId: string): LookupTransaction {
+  return {
+    amount: purchase.amount,
+    date: purchase.localDateTime.slice(0, 10),
+    networkStatus,
+    merchantName: purchase.merchant.name,
+    merchantCity: purchase.merchant.city,
+    matchScore,
+    type: null,
+    transactionId,
+    vmid: null,
+    vsid: null,
+    visaStoreName: null,
+    visaAcquiringMid: null,
+    visaBin: null,
+    mcLocationId: null,
+    mcAcquiringMid: null,
+    seNumber: null,
+  };
+}
