@@ -1,20 +1,13 @@
-// GET /v1/programs/{programId}/mid-insights: fields, filters, sort, keyset pages, count, parameter rules.
+// GET /v1/programs/{programId}/mid-insights: fields, filters, sort, keyset pages, count, parameter rules —
+// on PGlite, and on PostgreSQL when DATABASE_URL is set (the two engines bind parameters differently).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
+import { createHarness, expectError, expectStatus, type Engine, type Harness } from "../support/harness.ts";
+import { haveInfra } from "../support/infra.ts";
 import { allPages, seededProgram, type Page, type SeededProgram } from "../support/mid-insights.ts";
 import { ORIGINS, SORT_FIELDS, encodeCursor, type SortField } from "../../src/domain/mid-insights.ts";
 import { recordOnboardingReply, type MidInsight } from "../../src/store/mid-insights.ts";
 
-let h: Harness;
-let p: SeededProgram;
-let all: MidInsight[];
-
-beforeAll(async () => {
-  h = await createHarness();
-  p = await seededProgram(h, 240);
-  all = (await allPages(p.client, p.path, "limit=100")).items;
-});
-afterAll(() => h.close());
+const engines: Engine[] = ["pglite", ...(haveInfra("databaseUrl") ? (["postgres"] as const) : [])];
 
 /** The spec's order: absent values after all others ascending, before them descending; ties by id. */
 function sortedBy(items: MidInsight[], sort: SortField, order: "asc" | "desc"): string[] {
@@ -35,7 +28,18 @@ function sortedBy(items: MidInsight[], sort: SortField, order: "asc" | "desc"): 
 const ids = (items: MidInsight[]) => items.map((i) => i.id);
 const sortIds = (list: string[]) => [...list].sort();
 
-describe("listing MID insights", () => {
+describe.each(engines)("listing MID insights on %s", (engine) => {
+  let h: Harness;
+  let p: SeededProgram;
+  let all: MidInsight[];
+
+  beforeAll(async () => {
+    h = await createHarness({ engine });
+    p = await seededProgram(h, 240);
+    all = (await allPages(p.client, p.path, "limit=100")).items;
+  });
+  afterAll(() => h.close());
+
   it("returns every field of the spec's MID insight, in each network's formats", () => {
     expect(all).toHaveLength(240);
     const fields = [

@@ -2,6 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { rule } from "../../validation.ts";
 import { MAX_SEED_COUNT, seedMidInsights } from "../../../store/mid-insights-seed.ts";
 
 const seed = createRoute({
@@ -21,7 +22,7 @@ const seed = createRoute({
       z
         .strictObject({
           count: z
-            .number({ message: "must be a whole number" })
+            .number(rule("must be a whole number"))
             .int("must be a whole number")
             .min(1, "must be at least 1")
             .max(MAX_SEED_COUNT, `must be at most ${MAX_SEED_COUNT}`),

@@ -3,6 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { rule } from "../../validation.ts";
 import { DEFAULT_ORDER, DEFAULT_SORT } from "../../../domain/mid-insights.ts";
 import { createMidInsightExport } from "../../../store/mid-insights-exports.ts";
 import { checkDateRange, filterShape, givenFilters, orderParam, sortParam, toFilters } from "./filters.ts";
@@ -10,7 +11,7 @@ import { MidInsightExportSchema, insightsErrors, insightsRoute } from "./schemas
 
 const body = z
   .strictObject({
-    format: z.enum(["csv", "json"], { message: "must be csv or json" }).openapi({ description: "File format." }),
+    format: z.enum(["csv", "json"], rule("must be csv or json")).openapi({ description: "File format." }),
     recipients: z
       .array(z.email({ message: "must be an e-mail address" }))
       .min(1, "must list 1 to 5 e-mail addresses")

@@ -3,12 +3,13 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { rule } from "../../validation.ts";
 import { requestOffboarding } from "../../../store/mid-insights.ts";
 import { MidInsightSchema, insightsErrors, insightsRoute } from "./schemas.ts";
 
 const body = z
   .strictObject({
-    midInsightId: z.uuid({ message: "must be a UUID" }).openapi({ description: "The insight of the MID to offboard." }),
+    midInsightId: z.uuid(rule("must be a UUID")).openapi({ description: "The insight of the MID to offboard." }),
   })
   .openapi("MidOffboardRequest", { example: { midInsightId: "3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b" } });
 
