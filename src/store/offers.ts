@@ -239,10 +239,12 @@ async function checkActivationRule(
   now: Date,
 ): Promise<void> {
   await db.query("select id from brands where id = $1 for update", [candidate.brandId]);
+  // Only offers of the other kind that have not ended can conflict; the domain rule decides which do.
   const others = await db.query<{ id: string; activation_enabled: boolean; start_at: Date; end_at: Date | null }>(
     `select id, activation_enabled, start_at, end_at from offers
-     where account_id = $1 and live = $2 and brand_id = $3 and id <> $4 and (approval is null or approval <> 'declined')`,
-    [ctx.accountId, ctx.live, candidate.brandId, candidate.id],
+     where account_id = $1 and live = $2 and brand_id = $3 and id <> $4 and (approval is null or approval <> 'declined')
+       and activation_enabled <> $5 and (end_at is null or end_at >= $6)`,
+    [ctx.accountId, ctx.live, candidate.brandId, candidate.id, candidate.activationEnabled, now],
   );
   const window = offerWindow(candidate);
   const self = { id: candidate.id, activationEnabled: candidate.activationEnabled, ...window };
