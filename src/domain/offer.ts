@@ -1,7 +1,7 @@
 // The offer's terms: creation defaults and derivations, cross-field rules, updates and extension
 // (rule 7), and rule 4 (activation and non-activation offers of one brand never run together).
 // Field shapes and simple ranges are checked by the API schemas; the rules between fields live here.
-import { countryByAlpha3 } from "./countries.ts";
+import { countryByAlpha3, currencyMinorDigits } from "./countries.ts";
 import { addMonths, instantOf } from "./local-dates.ts";
 import { roundMoney } from "./money.ts";
 import { statusZone, type OfferStatus } from "./offer-status.ts";
@@ -108,8 +108,7 @@ export const currencyOf = (countryCode: string): string | null => countryByAlpha
 
 function moneyProblem(field: string, value: number | null | undefined, currency: string): Problem[] {
   if (value === null || value === undefined || roundMoney(value, currency) === value) return [];
-  const digits = Math.max(0, String(roundMoney(1 / 3, currency)).split(".")[1]?.length ?? 0);
-  return [{ field, rule: `at most ${digits} decimal places in ${currency}` }];
+  return [{ field, rule: `at most ${currencyMinorDigits(currency)} decimal places in ${currency}` }];
 }
 
 /** Targeting's own rules: from and to for lapsed and existing, from before to, to at most 365 days. */
@@ -161,6 +160,16 @@ export function termsProblems(t: OfferTerms, variant: OfferVariant): Problem[] {
 }
 
 /**
+ * Activation as given, the limit defaulting to 1 when enabled. A limit given without activation is
+ * kept so that termsProblems names it.
+ */
+function activationFrom(given: { enabled: boolean; qualifiedTransactionsLimit?: number | undefined } | undefined): OfferTerms["activation"] {
+  if (!given) return { enabled: false };
+  if (given.enabled) return { enabled: true, qualifiedTransactionsLimit: given.qualifiedTransactionsLimit ?? DEFAULT_QUALIFIED_TRANSACTIONS_LIMIT };
+  return given.qualifiedTransactionsLimit === undefined ? { enabled: false } : { enabled: false, qualifiedTransactionsLimit: given.qualifiedTransactionsLimit };
+}
+
+/**
  * The terms of a new offer from its input, with the spec's defaults and derivations: currency from the
  * country, endDate 12 months after startDate, activation off (limit 1 when on), every day and scheme,
  * and funding by the caller — always the caller as card-linking in the test environment.
@@ -186,7 +195,6 @@ export function termsFromInput(
     problems.push({ field: "feeSplit", rule: "not in the targeting variant; use fees {publisherFee, serviceFee}" });
   }
   if (problems.length > 0 || !currency) return { ok: false, problems };
-  const enabled = input.activation?.enabled ?? false;
   const terms: OfferTerms = {
     name: input.name,
     countryCode: input.countryCode,
@@ -194,11 +202,7 @@ export function termsFromInput(
     startDate: input.startDate,
     endDate: input.endDate ?? addMonths(input.startDate, OFFER_LIFETIME_MONTHS),
     type: { name: input.type.name, value: input.type.value, maxRewardAmount: input.type.maxRewardAmount ?? null },
-    activation: enabled
-      ? { enabled, qualifiedTransactionsLimit: input.activation?.qualifiedTransactionsLimit ?? DEFAULT_QUALIFIED_TRANSACTIONS_LIMIT }
-      : input.activation?.qualifiedTransactionsLimit !== undefined
-        ? { enabled, qualifiedTransactionsLimit: input.activation.qualifiedTransactionsLimit }
-        : { enabled },
+    activation: activationFrom(input.activation),
     daysOfWeek: input.daysOfWeek ?? [...ALL_DAYS],
     schemes: input.schemes ?? [...SCHEMES],
     minTransactionAmount: input.minTransactionAmount ?? 0,
@@ -330,13 +334,7 @@ export function applyPatch(
     terms.targeting = patch.targeting && { name: patch.targeting.name, from: patch.targeting.from ?? null, to: patch.targeting.to ?? null };
   }
   if (patch.type !== undefined) terms.type = { ...patch.type, maxRewardAmount: patch.type.maxRewardAmount ?? null };
-  if (patch.activation !== undefined) {
-    terms.activation = patch.activation.enabled
-      ? { enabled: true, qualifiedTransactionsLimit: patch.activation.qualifiedTransactionsLimit ?? DEFAULT_QUALIFIED_TRANSACTIONS_LIMIT }
-      : patch.activation.qualifiedTransactionsLimit !== undefined
-        ? { enabled: false, qualifiedTransactionsLimit: patch.activation.qualifiedTransactionsLimit }
-        : { enabled: false };
-  }
+  if (patch.activation !== undefined) terms.activation = activationFrom(patch.activation);
   if (patch.daysOfWeek !== undefined) terms.daysOfWeek = patch.daysOfWeek;
   if (patch.schemes !== undefined) terms.schemes = patch.schemes;
   if (patch.minTransactionAmount !== undefined) terms.minTransactionAmount = patch.minTransactionAmount;

@@ -405,7 +405,7 @@ export async function updateOffer(ctx: Ctx, id: string, patch: OfferPatch): Prom
   return ctx.db.tx(async (db) => {
     const tx = { ...ctx, db };
     const now = ctx.clock.now();
-    await db.query("select id from offers where id = $1 for update", [id]);
+    await db.query("select id from offers where id = $1 and account_id = $2 and live = $3 for update", [id, ctx.accountId, ctx.live]);
     const row = await findOfferRow(db, ctx, id);
     const current = toOffer(row, now);
     const result = applyPatch(
