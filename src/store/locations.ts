@@ -10,6 +10,8 @@ import { findBrand } from "./brands.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 import { newId } from "./ids.ts";
+import { enqueueEvent } from "./outbox.ts";
+import { testOnboardingMids } from "../../simulators/shared/test-onboarding.ts";
 
 export interface VisaMid {
   vmid?: string;
@@ -147,13 +149,19 @@ export async function createLocation(ctx: Ctx, programId: string, input: Locatio
   const timezone = input.timezone ?? countryByAlpha3(input.countryCode)?.mainTimezone ?? "UTC";
   const status = initialNetworkStatus(ctx.live, input.status === "syncing");
   const now = ctx.clock.now();
+  const id = newId();
+  // Test networks onboard at once and assign MIDs where the client gave none (see test-onboarding.ts).
+  const midsOf = (scheme: Scheme): unknown[] =>
+    input.mids?.[scheme]?.length || ctx.live
+      ? (input.mids?.[scheme] ?? [])
+      : [testOnboardingMids(scheme, { id, brandName: brand.name, city: input.city })];
   return ctx.db.tx(async (db) => {
     const [row] = await db.query<LocationRow>(
       `insert into locations (id, account_id, live, program_id, brand_id, address, city, postcode, country_code,
          timezone, latitude, longitude, metadata, created, updated)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $14) returning *`,
       [
-        newId(),
+        id,
         ctx.accountId,
         ctx.live,
         programId,
@@ -173,10 +181,21 @@ export async function createLocation(ctx: Ctx, programId: string, input: Locatio
       await db.query(
         `insert into location_networks (location_id, scheme, status, mids, sync_started, updated)
          values ($1, $2, $3, $4::jsonb, $5, $6)`,
-        [row!.id, scheme, status, JSON.stringify(input.mids?.[scheme] ?? []), status === "Syncing" ? now : null, now],
+        [row!.id, scheme, status, JSON.stringify(midsOf(scheme)), status === "Syncing" ? now : null, now],
       );
     }
-    return (await withNetworks(db, [row!]))[0]!;
+    const location = (await withNetworks(db, [row!]))[0]!;
+    if (!ctx.live) {
+      // The spec: in the test environment creating a location emits location.active once per scheme.
+      for (const scheme of SCHEMES) {
+        await enqueueEvent(
+          db,
+          { accountId: ctx.accountId, live: false, programId, event: "location.status", data: { location, scheme, status: "location.active" } },
+          now,
+        );
+      }
+    }
+    return location;
   });
 }
 

@@ -82,7 +82,21 @@ describe("locations", () => {
     );
     expect(paris.timezone).toBe("Europe/Paris");
     expect(paris.geolocation).toBeNull();
-    expect(paris.status.visa.mids).toEqual([]);
+    // Without client MIDs, the test networks assign their own at once, in each scheme's format.
+    expect(paris.status.visa.mids).toEqual([
+      { vmid: expect.stringMatching(/^\d{8}$/), vsid: expect.stringMatching(/^\d{7,8}$/), visaAcquiringMid: expect.stringMatching(/^\d{15}$/), visaBin: expect.stringMatching(/^4\d{5}$/) },
+    ]);
+    expect(paris.status.mastercard.mids).toEqual([{ mcLocationId: expect.stringMatching(/^\d+$/), mcAcquiringMid: expect.any(String) }]);
+    expect(paris.status.amex.mids).toEqual([{ seNumber: expect.stringMatching(/^\d{10}$/) }]);
+    const events = await h.services.db.query<{ data: { scheme: string; status: string; location: { id: string } } }>(
+      "select data from outbox where event = 'location.status' and data->'location'->>'id' = $1",
+      [paris.id],
+    );
+    expect(events.map((e) => [e.data.scheme, e.data.status]).sort()).toEqual([
+      ["amex", "location.active"],
+      ["mastercard", "location.active"],
+      ["visa", "location.active"],
+    ]);
     const chosen = await expectStatus<Location>(
       await client.post(`/v1/programs/${programId}/locations`, address(brandId, { countryCode: "USA", timezone: "America/Los_Angeles" })),
       201,
