@@ -102,9 +102,9 @@ export async function expect400(res: Response, text: string) {
   expect(await expectError(res, 400, "invalid_request")).toContain(text);
 }
 
-/** The outbox events written for an account, oldest first. */
+/** The offer events written to the outbox for an account, oldest first (other events, such as location.status, left out). */
 export const outboxOf = (h: Harness, accountId: string) =>
   h.services.db.query<{ event: string; program_id: string | null; live: boolean; data: Offer }>(
-    "select event, program_id, live, data from outbox where account_id = $1 order by created, id",
+    "select event, program_id, live, data from outbox where account_id = $1 and event like 'offer.%' order by created, id",
     [accountId],
   );
