@@ -7,7 +7,7 @@ import type { MerchantIds, SimulatorCommand } from "../../src/bus/messages.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
 import type { Db } from "../../src/store/db.ts";
-import { faultsSchema, type Faults } from "./faults.ts";
+import { NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { ADAPTERS } from "./schemes.ts";
 import { insertRun, latestRun, readFaults, runCounts, stopRuns, writeFaults, type SchemeCounts, type TrafficOptions, type TrafficRun } from "./settings.ts";
 import { emptyMids, type Scheme } from "./types.ts";
@@ -136,7 +136,7 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
       return faults;
     },
     async clearFaults(scheme) {
-      const faults = faultsSchema.parse({});
+      const faults = { ...NO_FAULTS };
       await writeFaults(db, scheme, faults, clock.now());
       await changed();
       return faults;

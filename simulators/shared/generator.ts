@@ -6,7 +6,7 @@ import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { roundMoney } from "../../src/domain/money.ts";
 import { DAY_MS, HOUR_MS, descriptor, type SchemeAdapter } from "./scheme.ts";
-import { seededRandom, hashSeed } from "./random.ts";
+import { derivedUuid, hashSeed, seededRandom } from "./random.ts";
 import type { Card, Merchant, Plan, Purchase, Scheme } from "./types.ts";
 
 const CHUNK = 1000;
@@ -141,6 +141,11 @@ export class PurchaseStream {
     private readonly seed: number,
     private readonly pools: Pools,
     private readonly mix: TrafficMix = DEFAULT_MIX,
+    /**
+     * Salts purchase ids (a traffic run's id), so a second run with the same seed makes the same
+     * purchases under new ids instead of replaying the first run's transactions.
+     */
+    private readonly idSalt = "",
   ) {}
 
   /** Jumps to purchase `n` (a run resumed after a restart). */
@@ -163,7 +168,8 @@ export class PurchaseStream {
 
   private draw(faker: Faker, at: Date): Generated {
     const { pools, mix, adapter } = this;
-    const id = faker.string.uuid();
+    const drawn = faker.string.uuid();
+    const id = this.idSalt ? derivedUuid(drawn, this.idSalt) : drawn;
     const unenrolled = faker.number.float() < mix.unenrolledCards || pools.cards.length === 0;
     const card = unenrolled ? generateCard(faker, adapter) : faker.helpers.arrayElement(pools.cards);
     const r = faker.number.float();

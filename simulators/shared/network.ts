@@ -439,7 +439,7 @@ export class NetworkSimulator {
     if (!wanted || this.traffic) return;
     const options = wanted.options;
     const pools = await loadPools(this, this.deps.db, options.programId);
-    const stream = new PurchaseStream(this.adapter, options.seed, pools, mixOf(options));
+    const stream = new PurchaseStream(this.adapter, options.seed, pools, mixOf(options), wanted.id);
     const from = await purchasesOfRun(this.deps.db, this.scheme, wanted.id);
     stream.seek(from);
     const traffic = {

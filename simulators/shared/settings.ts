@@ -101,7 +101,7 @@ const toRun = (r: RunRow): TrafficRun => ({
 });
 
 export async function latestRun(db: Db): Promise<TrafficRun | undefined> {
-  const [row] = await db.query<RunRow>("select id, options, state, started, stopped from simulator_traffic order by started desc, id desc limit 1");
+  const [row] = await db.query<RunRow>("select id, options, state, started, stopped from simulator_traffic order by seq desc limit 1");
   return row && toRun(row);
 }
 

@@ -12,15 +12,16 @@ export interface SimulatorHarness extends Harness {
 
 export async function simulatorHarness(schemes: Scheme[], seed = 1): Promise<SimulatorHarness> {
   const h = await createHarness();
-  const simulators = await startSimulators({ ...h.services, seed, control: h.services.simulators }, schemes);
-  return {
+  const harness: SimulatorHarness = {
     ...h,
-    simulators,
+    simulators: await startSimulators({ ...h.services, seed, control: h.services.simulators }, schemes),
     async close() {
-      await simulators.stop();
+      // Whatever simulators run at the end: a test may have restarted them.
+      await harness.simulators.stop();
       await h.close();
     },
   };
+  return harness;
 }
 
 export interface TopicReader<T> {

@@ -65,9 +65,11 @@ create table simulator_faults (
 
 create table simulator_traffic (
   id text primary key,
+  -- Order of starts: with a frozen clock several runs start at one service time.
+  seq bigint generated always as identity,
   options jsonb not null,
   state text not null check (state in ('running', 'stopped')),
   started timestamptz not null,
   stopped timestamptz
 );
-create index simulator_traffic_started on simulator_traffic (started);
+create index simulator_traffic_seq on simulator_traffic (seq);

@@ -1,0 +1,120 @@
+// The dry run: the CLI writes the same bytes for the same arguments and other bytes for another seed;
+// the lines are each scheme's native messages in publishing order, with clearing when it is due.
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadSchema, normalize } from "../../src/bus/avro.ts";
+import type { AmexTransaction, MastercardTransaction, VisaTransaction } from "../../src/bus/messages.ts";
+import { DRY_RUN_DEFAULTS, dryRun } from "../../simulators/shared/dry-run.ts";
+import { HOUR_MS } from "../../simulators/shared/scheme.ts";
+import { ADAPTERS } from "../../simulators/shared/schemes.ts";
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), "cardlink-dry-run-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const cli = (...args: string[]) =>
+  run(process.execPath, ["--import", "tsx", "src/main.ts", ...args], { cwd: join(import.meta.dirname, "../.."), env: { ...process.env, LOG_LEVEL: "silent" } });
+
+interface Line<T> {
+  at: string;
+  topic: string;
+  key: string;
+  value: T;
+}
+const parse = <T>(text: string) => text.trimEnd().split("\n").map((l) => JSON.parse(l) as Line<T>);
+const options = (seed: number, count: number) => ({ ...DRY_RUN_DEFAULTS, seed, count });
+
+describe("simulate (dry run)", () => {
+  it("writes a byte-identical file for the same arguments and a different one for another seed", async () => {
+    const out = (name: string) => join(dir, name);
+    const args = (seed: string, file: string) => ["simulate", "--scheme", "mastercard", "--seed", seed, "--count", "300", "--out", out(file)];
+    await Promise.all([cli(...args("42", "a.jsonl")), cli(...args("42", "b.jsonl")), cli(...args("43", "c.jsonl"))]);
+    const [a, b, c] = ["a", "b", "c"].map((n) => readFileSync(out(`${n}.jsonl`)));
+    expect(a!.length).toBeGreaterThan(100_000);
+    expect(a!.equals(b!)).toBe(true);
+    expect(a!.equals(c!)).toBe(false);
+    expect(a!.toString()).toBe(dryRun(ADAPTERS.mastercard, options(42, 300)));
+  });
+
+  it("refuses missing or bad arguments with the usage", async () => {
+    const err = await cli("simulate", "--scheme", "discover", "--seed", "1", "--count", "5", "--out", join(dir, "x")).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 64 });
+    expect((err as { stderr: string }).stderr).toMatch(/^--scheme: must be visa, mastercard or amex\n\nUsage: cardlink/);
+  });
+
+  it("lists every message as the bus would carry it, in publishing order", () => {
+    for (const scheme of ["visa", "mastercard", "amex"] as const) {
+      const lines = parse<{ messageId: string; cardId?: string; cardReference?: string; cardToken?: string }>(dryRun(ADAPTERS[scheme], options(7, 120)));
+      const schema = loadSchema(`${scheme}-transaction`);
+      for (const line of lines) {
+        expect(line.topic).toBe(`${scheme}.transactions`);
+        expect(normalize(line.topic, schema, line.value)).toEqual(line.value);
+        expect(line.key).toBe(line.value.cardId ?? line.value.cardReference ?? line.value.cardToken);
+      }
+      const times = lines.map((l) => l.at);
+      expect([...times].sort()).toEqual(times);
+    }
+  });
+
+  it("settles Visa 48 to 72 hours after the auth, refunds negative and after settlement, voids instead of settling", () => {
+    const lines = parse<VisaTransaction>(dryRun(ADAPTERS.visa, options(3, 400)));
+    const auths = lines.filter((l) => l.value.messageType === "AUTH");
+    expect(auths).toHaveLength(400);
+    const byTxn = (id: string, type: VisaTransaction["messageType"]) => lines.find((l) => l.value.transactionId === id && l.value.messageType === type);
+    let voids = 0;
+    let refunds = 0;
+    for (const auth of auths) {
+      const settlement = byTxn(auth.value.transactionId, "SETTLEMENT");
+      const voided = byTxn(auth.value.transactionId, "VOID");
+      expect(Boolean(settlement) !== Boolean(voided)).toBe(true);
+      if (voided) voids++;
+      if (settlement) {
+        const delay = Date.parse(settlement.at) - Date.parse(auth.at);
+        expect(delay).toBeGreaterThanOrEqual(48 * HOUR_MS);
+        expect(delay).toBeLessThanOrEqual(72 * HOUR_MS);
+        expect(settlement.value).toMatchObject({ authCode: auth.value.authCode, amount: auth.value.amount, settlementDate: settlement.at.slice(0, 10) });
+      }
+      const refund = lines.find((l) => l.value.messageType === "REFUND" && l.value.originalTransactionId === auth.value.transactionId);
+      if (refund) {
+        refunds++;
+        expect(refund.value.amount).toBeLessThan(0);
+        expect(-refund.value.amount).toBeLessThanOrEqual(auth.value.amount);
+        expect(Date.parse(refund.at)).toBeGreaterThan(Date.parse(settlement!.at));
+      }
+    }
+    expect(voids).toBeGreaterThan(0);
+    expect(refunds).toBeGreaterThan(0);
+    // Noise and variety: several currencies, wallets, card-present both ways, targeting tags.
+    expect(new Set(auths.map((a) => a.value.currencyCode)).size).toBeGreaterThan(2);
+    expect(new Set(auths.map((a) => a.value.wallet)).size).toBeGreaterThan(2);
+    expect(new Set(auths.map((a) => a.value.cardPresent))).toEqual(new Set([true, false]));
+    expect(new Set(auths.map((a) => a.value.targetingTag))).toEqual(new Set([null, "new", "lapsed", "existing"]));
+    expect(auths.some((a) => a.value.merchant.vmid === null)).toBe(true);
+  });
+
+  it("clears Mastercard in its 12:00 UTC batch with a sequence number, and Amex submissions 48 to 72 hours on", () => {
+    const mc = parse<MastercardTransaction>(dryRun(ADAPTERS.mastercard, options(5, 200)));
+    for (const clearing of mc.filter((l) => l.value.messageType === "CLEARING")) {
+      const auth = mc.find((l) => l.value.messageType === "AUTHORIZATION" && l.value.refNumber === clearing.value.refNumber)!;
+      expect(clearing.at.slice(11)).toBe("12:00:00.000Z");
+      const delay = Date.parse(clearing.at) - Date.parse(auth.at);
+      expect(delay).toBeGreaterThanOrEqual(48 * HOUR_MS);
+      expect(delay).toBeLessThan(72 * HOUR_MS);
+      expect(clearing.value.transactionSequenceNumber).toMatch(/^\d{13}$/);
+      expect(auth.value.transactionSequenceNumber).toBeNull();
+    }
+    const amex = parse<AmexTransaction>(dryRun(ADAPTERS.amex, options(5, 200)));
+    for (const submission of amex.filter((l) => l.value.messageType === "SUBMISSION")) {
+      const auth = amex.find((l) => l.value.messageType === "AUTH" && l.value.transactionId === submission.value.transactionId)!;
+      const delay = Date.parse(submission.at) - Date.parse(auth.at);
+      expect(delay).toBeGreaterThanOrEqual(48 * HOUR_MS);
+      expect(delay).toBeLessThanOrEqual(72 * HOUR_MS);
+      expect(submission.value.merchant.seNumber).toMatch(/^\d{10}$/);
+      expect(submission.value.approvalCode).toBe(auth.value.approvalCode);
+    }
+  });
+});

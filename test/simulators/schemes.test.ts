@@ -1,0 +1,130 @@
+// Each network's own message shapes and identifiers, checked without a bus: every kind of message
+// matches its Avro schema, ids join auth to clearing, MIDs have the formats the spec and networks use.
+import { describe, expect, it } from "vitest";
+import { loadSchema, normalize } from "../../src/bus/avro.ts";
+import type { LookupRequest } from "../../src/bus/messages.ts";
+import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
+import { generatePools, PurchaseStream } from "../../simulators/shared/generator.ts";
+import { matchScore } from "../../simulators/shared/matching.ts";
+import { nextBatch } from "../../simulators/mastercard/index.ts";
+import { hashSeed, seededRandom } from "../../simulators/shared/random.ts";
+import { HOUR_MS } from "../../simulators/shared/scheme.ts";
+import { ADAPTERS, SCHEME_NAMES } from "../../simulators/shared/schemes.ts";
+import type { Purchase } from "../../simulators/shared/types.ts";
+
+const AT = new Date("2026-03-10T15:20:00Z");
+const purchaseFor = (scheme: (typeof SCHEME_NAMES)[number], seed = 1): Purchase => {
+  const adapter = ADAPTERS[scheme];
+  return new PurchaseStream(adapter, seed, generatePools(adapter, seed, { cards: 3, merchants: 5 })).next(AT).purchase;
+};
+
+describe.each(SCHEME_NAMES)("%s messages", (scheme) => {
+  const adapter = ADAPTERS[scheme];
+  const purchase = purchaseFor(scheme);
+  const schema = loadSchema(`${scheme}-transaction`);
+  const later = new Date(AT.getTime() + 60 * HOUR_MS);
+  const messages = {
+    auth: adapter.auth(purchase, AT),
+    clearing: adapter.clearing(purchase, later),
+    refund: adapter.refund(purchase, "refund-1", 3.5, later),
+    void: adapter.void(purchase, AT),
+  };
+
+  it("match the scheme's Avro schema, every kind", () => {
+    for (const value of Object.values(messages)) expect(normalize(adapter.topic, schema, value)).toEqual(value);
+  });
+
+  it("derive the same ids from the same purchase id in every process, and distinct message ids per kind", () => {
+    expect(adapter.ids(purchase.id)).toEqual(adapter.ids(purchase.id));
+    const ids = Object.values(messages).map((m) => m.messageId);
+    expect(new Set(ids).size).toBe(4);
+    expect(messages.auth.messageId).toBe(adapter.messageId("auth", purchase.id));
+    expect(messages.refund.messageId).toBe(adapter.messageId("refund", "refund-1"));
+  });
+
+  it("assign MIDs in valid formats, and before onboarding only what the network has from the start", () => {
+    const full = adapter.assignMids(seededRandom(hashSeed("m", scheme)), "CORNER CAFE LONDON", true);
+    const partial = adapter.assignMids(seededRandom(hashSeed("m", scheme)), "CORNER CAFE LONDON", false);
+    expect(adapter.validMids(full)).toBe(true);
+    expect(adapter.validMids(partial)).toBe(true);
+    for (const [field, value] of Object.entries(full)) {
+      if (value !== null && field in MID_FORMATS) expect(value).toMatch(MID_FORMATS[field as keyof typeof MID_FORMATS].pattern);
+    }
+    const assignedLater: string[] = { visa: ["vmid", "vsid"], mastercard: ["mcLocationId"], amex: [] }[scheme];
+    for (const [field, value] of Object.entries(partial)) {
+      if (assignedLater.includes(field)) expect(value).toBeNull();
+      else expect(value).toBe(full[field as keyof typeof full]);
+    }
+  });
+
+  it("refund as a negative amount with the refund's own id, linked to the purchase", () => {
+    const refund = messages.refund as unknown as Record<string, unknown>;
+    const amount = refund.amount ?? refund.transactionAmount;
+    expect(amount).toBe(-3.5);
+    const link = refund.originalTransactionId ?? refund.originalRefNumber;
+    expect(link).toBe(adapter.ids(purchase.id).transactionId);
+    expect(adapter.ids("refund-1").transactionId).not.toBe(link);
+  });
+});
+
+describe("per-scheme identifiers", () => {
+  it("Visa: auth and settlement share the 15-digit transaction id and the auth code; settlement carries its date", () => {
+    const p = purchaseFor("visa");
+    const auth = ADAPTERS.visa.auth(p, AT) as { transactionId: string; authCode: string };
+    const settlement = ADAPTERS.visa.clearing(p, AT) as { transactionId: string; authCode: string; settlementDate: string };
+    expect(auth.transactionId).toMatch(/^\d{15}$/);
+    expect(auth.authCode).toMatch(/^[0-9A-Z]{6}$/);
+    expect(settlement).toMatchObject({ transactionId: auth.transactionId, authCode: auth.authCode, settlementDate: "2026-03-10" });
+  });
+
+  it("Mastercard: a 9-character reference number joins clearing to authorization; only clearing has a sequence number", () => {
+    const p = purchaseFor("mastercard");
+    const auth = ADAPTERS.mastercard.auth(p, AT) as { refNumber: string; transactionSequenceNumber: string | null };
+    const clearing = ADAPTERS.mastercard.clearing(p, AT) as { refNumber: string; transactionSequenceNumber: string | null };
+    expect(auth.refNumber).toMatch(/^(MCC|MDS|MWE)[0-9A-Z]{6}$/);
+    expect(clearing.refNumber).toBe(auth.refNumber);
+    expect(auth.transactionSequenceNumber).toBeNull();
+    expect(clearing.transactionSequenceNumber).toMatch(/^\d{13}$/);
+  });
+
+  it("Mastercard: the clearing batch is the first 12:00 UTC at least 48 hours after the authorization", () => {
+    expect(nextBatch(new Date("2026-03-12T11:59:59Z")).toISOString()).toBe("2026-03-12T12:00:00.000Z");
+    expect(nextBatch(new Date("2026-03-12T12:00:00Z")).toISOString()).toBe("2026-03-12T12:00:00.000Z");
+    expect(nextBatch(new Date("2026-03-12T12:00:01Z")).toISOString()).toBe("2026-03-13T12:00:00.000Z");
+    expect(ADAPTERS.mastercard.clearingDue("p", new Date("2026-03-10T15:20:00Z")).toISOString()).toBe("2026-03-13T12:00:00.000Z");
+    expect(ADAPTERS.mastercard.clearingDue("p", new Date("2026-03-10T09:00:00Z")).toISOString()).toBe("2026-03-12T12:00:00.000Z");
+  });
+
+  it("Visa and Amex: clearing 48 to 72 hours after the auth, fixed per purchase", () => {
+    for (const scheme of ["visa", "amex"] as const) {
+      const delays = Array.from({ length: 200 }, (_, i) => ADAPTERS[scheme].clearingDue(`p-${i}`, AT).getTime() - AT.getTime());
+      expect(Math.min(...delays)).toBeGreaterThanOrEqual(48 * HOUR_MS);
+      expect(Math.max(...delays)).toBeLessThanOrEqual(72 * HOUR_MS);
+      expect(new Set(delays).size).toBeGreaterThan(150);
+      expect(ADAPTERS[scheme].clearingDue("p-1", AT)).toEqual(ADAPTERS[scheme].clearingDue("p-1", AT));
+    }
+  });
+
+  it("Amex: a 10-digit SE number and a 6-digit approval code", () => {
+    const p = purchaseFor("amex");
+    const auth = ADAPTERS.amex.auth(p, AT) as { approvalCode: string; merchant: { seNumber: string } };
+    expect(auth.merchant.seNumber).toMatch(/^\d{10}$/);
+    expect(auth.approvalCode).toMatch(/^\d{6}$/);
+    expect(ADAPTERS.amex.validMids({ ...p.merchant.mids, seNumber: "123456789" })).toBe(false);
+  });
+});
+
+describe("look-up match scores", () => {
+  const purchase = { ...purchaseFor("visa"), amount: 50, localDateTime: "2026-03-10T16:20:00" };
+  const request = (r: Partial<LookupRequest>) => ({ amount: 50, transactionDate: "2026-03-10", locationId: null, mids: [], ...r });
+  it.each([
+    ["exact amount and date", {}, 90],
+    ["exact amount, date and location", { locationId: purchase.merchant.locationId ?? "x", mids: [purchase.merchant.mids] }, 100],
+    ["within 1% of the amount, the next day", { amount: 50.4, transactionDate: "2026-03-11" }, 65],
+    ["within 5%, two days off", { amount: 52, transactionDate: "2026-03-12" }, 40],
+    ["far off in amount, same day", { amount: 100 }, 30],
+    ["exact amount, four days off", { transactionDate: "2026-03-14" }, 60],
+  ])("%s", (_label, r, score) => {
+    expect(matchScore(purchase, request(r))).toBe(score);
+  });
+});
