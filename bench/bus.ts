@@ -1,0 +1,71 @@
+// `npm run bench -- bus`: throughput of the bus with real Visa messages (from the dry-run generator):
+// publish rate, end-to-end rate through one consumer group, and the embedded log's memory with its
+// bound. The embedded log always; Kafka too when KAFKA_BROKERS and SCHEMA_REGISTRY_URL are set.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Bus } from "../src/bus/bus.ts";
+import { createEmbeddedLog } from "../src/bus/embedded-log.ts";
+import { createKafkaBus } from "../src/bus/kafka.ts";
+import type { VisaTransaction } from "../src/bus/messages.ts";
+import { loadSchema } from "../src/bus/avro.ts";
+import { DRY_RUN_DEFAULTS, dryRun } from "../simulators/shared/dry-run.ts";
+import { ADAPTERS } from "../simulators/shared/schemes.ts";
+
+const COUNT = Number(process.env.BENCH_BUS_COUNT ?? 20_000);
+const messages = dryRun(ADAPTERS.visa, { ...DRY_RUN_DEFAULTS, seed: 1, count: COUNT, cards: 500 })
+  .trimEnd()
+  .split("\n")
+  .slice(0, COUNT)
+  .map((l) => JSON.parse(l) as { key: string; value: VisaTransaction });
+
+async function measure(name: string, bus: Bus) {
+  const topic = `bench-${process.pid}-${name.replace(/\W/g, "")}`;
+  await bus.createTopics([{ name: topic, partitions: 6, schema: loadSchema("visa-transaction") }]);
+  let consumed = 0;
+  let done!: () => void;
+  const all = new Promise<void>((r) => (done = r));
+  const started = performance.now();
+  const subscription = await bus.subscribe({
+    groupId: `bench-${process.pid}`,
+    topics: [topic],
+    handler: async () => {
+      if (++consumed === COUNT) done();
+    },
+  });
+  const publishStart = performance.now();
+  // Publishers run concurrently, as several simulators and API requests would.
+  const lanes = 16;
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      for (let i = lane; i < COUNT; i += lanes) await bus.publish(topic, messages[i]!.key, messages[i]!.value);
+    }),
+  );
+  const published = performance.now();
+  await all;
+  const finished = performance.now();
+  await subscription.stop();
+  const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
+  process.stdout.write(
+    `${name}: ${COUNT} Visa messages, 6 partitions, 500 card keys, 16 concurrent publishers\n` +
+      `  publish:     ${rate(COUNT, published - publishStart)} msg/s (${(published - publishStart).toFixed(0)} ms)\n` +
+      `  end to end:  ${rate(COUNT, finished - publishStart)} msg/s through one consumer group (${(finished - started).toFixed(0)} ms)\n` +
+      `  rss after:   ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB\n`,
+  );
+}
+
+const dir = mkdtempSync(join(tmpdir(), "cardlink-bench-bus-"));
+try {
+  const log = createEmbeddedLog({ dir });
+  await measure("embedded log (persisted)", log);
+  await log.close();
+  if (process.env.KAFKA_BROKERS && process.env.SCHEMA_REGISTRY_URL) {
+    const kafka = createKafkaBus({ brokers: process.env.KAFKA_BROKERS.split(","), registryUrl: process.env.SCHEMA_REGISTRY_URL, now: () => new Date() });
+    await measure("kafka", kafka);
+    await kafka.close();
+  } else {
+    process.stdout.write("kafka: skipped (set KAFKA_BROKERS and SCHEMA_REGISTRY_URL)\n");
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,86 @@
+// What only the Kafka bus has to prove, on the real broker and schema registry: schemas evolve
+// compatibly (a new optional field registers, a new required one is refused) and bytes no schema can
+// decode are dead-lettered by the bus instead of stopping the consumer.
+import { randomUUID } from "node:crypto";
+import { Kafka, logLevel } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Bus, BusMessage } from "../../src/bus/bus.ts";
+import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
+import type { DeadLetter } from "../../src/bus/messages.ts";
+import { loadSchema } from "../../src/bus/avro.ts";
+import { createKafkaBus } from "../../src/bus/kafka.ts";
+import { haveInfra, infra } from "../support/infra.ts";
+
+const v1 = {
+  type: "record",
+  name: "EvolvingEvent",
+  namespace: "dev.cardlink.test",
+  fields: [
+    { name: "id", type: "string" },
+    { name: "amount", type: "double" },
+  ],
+};
+const v2 = { ...v1, fields: [...v1.fields, { name: "channel", type: ["null", "string"], default: null }] };
+const v3 = { ...v2, fields: [...v2.fields, { name: "required", type: "string" }] };
+
+describe.skipIf(!haveInfra("kafkaBrokers", "schemaRegistryUrl"))("Kafka bus (real broker and registry)", () => {
+  const run = randomUUID().slice(0, 8);
+  const topic = `kafka-bus-${run}`;
+  const kafka = new Kafka({ brokers: (infra.kafkaBrokers ?? "").split(","), logLevel: logLevel.NOTHING });
+  let bus: Bus;
+
+  beforeAll(() => {
+    bus = createKafkaBus({ brokers: infra.kafkaBrokers!.split(","), registryUrl: infra.schemaRegistryUrl!, clientId: "cardlink-kafka-test", now: () => new Date() });
+  });
+  afterAll(async () => {
+    await bus?.close();
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.deleteTopics({ topics: [topic, deadLetterTopic(topic)] }).catch(() => undefined);
+    await admin.disconnect();
+  });
+
+  it("registers a v2 with a new optional field, and refuses a new required field", async () => {
+    await bus.createTopics([{ name: topic, partitions: 2, schema: v1 }]);
+    await bus.createTopics([{ name: deadLetterTopic(topic), partitions: 1, schema: loadSchema("dead-letter") }]);
+    await bus.publish(topic, "k1", { id: "old", amount: 1 });
+    await bus.createTopics([{ name: topic, partitions: 2, schema: v2 }]);
+    await bus.publish(topic, "k1", { id: "new", amount: 2, channel: "online" });
+    await expect(bus.createTopics([{ name: topic, partitions: 2, schema: v3 }])).rejects.toThrow();
+
+    const seen: BusMessage[] = [];
+    const s = await bus.subscribe({ groupId: `evolve-${run}`, topics: [topic], handler: async (m) => void seen.push(m) });
+    await waitFor(() => seen.length === 2);
+    await s.stop();
+    // Both versions decode with the schema each was written with.
+    expect(seen.map((m) => m.value)).toEqual([
+      { id: "old", amount: 1 },
+      { id: "new", amount: 2, channel: "online" },
+    ]);
+  });
+
+  it("dead-letters bytes no schema can decode and goes on with the next message", async () => {
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({ topic, messages: [{ key: "k2", value: Buffer.from("not avro at all") }] });
+    await producer.disconnect();
+    await bus.publish(topic, "k2", { id: "after", amount: 3, channel: null });
+
+    const seen: BusMessage[] = [];
+    const dead: DeadLetter[] = [];
+    const consumer = await bus.subscribe({ groupId: `garbage-${run}`, topics: [topic], handler: async (m) => void seen.push(m) });
+    const letters = await bus.subscribe({ groupId: `letters-${run}`, topics: [deadLetterTopic(topic)], handler: async (m) => void dead.push(m.value as DeadLetter) });
+    await waitFor(() => dead.length === 1 && seen.some((m) => (m.value as { id: string }).id === "after"));
+    await Promise.all([consumer.stop(), letters.stop()]);
+    expect(dead[0]).toMatchObject({ topic, key: "k2", failedBy: `garbage-${run}`, payload: `base64:${Buffer.from("not avro at all").toString("base64")}` });
+    expect(dead[0]!.reason).toMatch(/^undecodable value: /);
+  });
+});
+
+async function waitFor(condition: () => boolean, ms = 30_000) {
+  const end = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,52 @@
+// A simulator as its own role on the real Kafka broker and schema registry: it registers every topic's
+// schema, takes a test purchase command from the bus and publishes the Visa auth there.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Bus, BusMessage } from "../../src/bus/bus.ts";
+import { createKafkaBus } from "../../src/bus/kafka.ts";
+import type { VisaTransaction } from "../../src/bus/messages.ts";
+import { topicSpecs, transactionTopic } from "../../src/bus/topics.ts";
+import { createClock } from "../../src/clock/index.ts";
+import { createLogger } from "../../src/log.ts";
+import type { Db } from "../../src/store/db.ts";
+import { createSimulatorControl } from "../../simulators/shared/control.ts";
+import { startSimulators, type RunningSimulators } from "../../simulators/shared/hub.ts";
+import { openTestDb } from "../support/harness.ts";
+import { haveInfra, infra } from "../support/infra.ts";
+import { sampleCard, sampleLocation, waitFor } from "./helpers.ts";
+
+describe.skipIf(!haveInfra("kafkaBrokers", "schemaRegistryUrl"))("visa simulator on Kafka", () => {
+  let bus: Bus;
+  let db: Db;
+  let simulators: RunningSimulators;
+  const clock = createClock({ speed: 0, start: new Date("2026-01-05T12:00:00Z") });
+
+  beforeAll(async () => {
+    bus = createKafkaBus({ brokers: infra.kafkaBrokers!.split(","), registryUrl: infra.schemaRegistryUrl!, clientId: "cardlink-simulator-test", now: () => clock.now() });
+    await bus.createTopics(topicSpecs());
+    db = await openTestDb();
+    const control = createSimulatorControl({ db, bus, clock });
+    simulators = await startSimulators({ db, bus, clock, log: createLogger({ LOG_LEVEL: "silent" }), seed: 1, control }, ["visa"]);
+  });
+  afterAll(async () => {
+    await simulators?.stop();
+    await bus?.close();
+    await db?.close();
+  });
+
+  it("publishes the auth of a purchase commanded through the bus", async () => {
+    const control = createSimulatorControl({ db, bus, clock });
+    const card = sampleCard("visa");
+    const receipt = await control.purchase({ scheme: "visa", card, location: sampleLocation(), amount: 12.34 });
+    const seen: BusMessage<VisaTransaction>[] = [];
+    const reader = await bus.subscribe({
+      groupId: `visa-reader-${card.id}`,
+      topics: [transactionTopic("visa")],
+      handler: async (m) => {
+        if (m.key === card.id) seen.push(m as BusMessage<VisaTransaction>);
+      },
+    });
+    await waitFor(() => seen.length === 1, 30_000);
+    await reader.stop();
+    expect(seen[0]!.value).toMatchObject({ messageId: receipt.messageId, messageType: "AUTH", amount: 12.34, cardId: card.id, transactionId: receipt.transactionId });
+  });
+});
