@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Bus } from "../src/bus/bus.ts";
 import { createEmbeddedLog } from "../src/bus/embedded-log.ts";
-import { createKafkaBus } from "../src/bus/kafka.ts";
+import { createKafkaBus, registryCodec } from "../src/bus/kafka.ts";
 import type { VisaTransaction } from "../src/bus/messages.ts";
 import { loadSchema } from "../src/bus/avro.ts";
 import { DRY_RUN_DEFAULTS, dryRun } from "../simulators/shared/dry-run.ts";
@@ -60,7 +60,7 @@ try {
   await measure("embedded log (persisted)", log);
   await log.close();
   if (process.env.KAFKA_BROKERS && process.env.SCHEMA_REGISTRY_URL) {
-    const kafka = createKafkaBus({ brokers: process.env.KAFKA_BROKERS.split(","), registryUrl: process.env.SCHEMA_REGISTRY_URL, now: () => new Date() });
+    const kafka = createKafkaBus({ brokers: process.env.KAFKA_BROKERS.split(","), codec: registryCodec(process.env.SCHEMA_REGISTRY_URL), now: () => new Date() });
     await measure("kafka", kafka);
     await kafka.close();
   } else {

@@ -6,7 +6,7 @@ import { ConfigError, type Config } from "../config/index.ts";
 import type { Clock } from "../clock/index.ts";
 import type { Bus } from "./bus.ts";
 import { createEmbeddedLog } from "./embedded-log.ts";
-import { createKafkaBus } from "./kafka.ts";
+import { createKafkaBus, registryCodec } from "./kafka.ts";
 import { topicSpecs } from "./topics.ts";
 
 export async function openBus(config: Config, clock: Clock, log: Logger): Promise<Bus> {
@@ -15,7 +15,7 @@ export async function openBus(config: Config, clock: Clock, log: Logger): Promis
     if (!config.SCHEMA_REGISTRY_URL) throw new ConfigError("Invalid configuration: KAFKA_BROKERS is set but SCHEMA_REGISTRY_URL is not (Kafka values are Avro through the registry)");
     bus = createKafkaBus({
       brokers: config.KAFKA_BROKERS.split(","),
-      registryUrl: config.SCHEMA_REGISTRY_URL,
+      codec: registryCodec(config.SCHEMA_REGISTRY_URL),
       clientId: `cardlink-${process.pid}`,
       log: log.child({ component: "bus" }),
       now: () => clock.now(),

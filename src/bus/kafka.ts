@@ -1,7 +1,7 @@
 // The bus on Kafka: kafkajs for the broker, values Avro-encoded through a Confluent-compatible schema
 // registry (subject `<topic>-value`, registered at start-up with BACKWARD compatibility), keys as
 // UTF-8 strings hashed by the Java-compatible partitioner, offsets committed after each handled message.
-import { Kafka, Partitioners, logLevel, type Consumer, type LogEntry } from "kafkajs";
+import { Kafka, Partitioners, logLevel, type Consumer, type EachMessagePayload, type LogEntry } from "kafkajs";
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from "@kafkajs/confluent-schema-registry";
 import type { Logger } from "pino";
 import { abortableSleep } from "./abortable-sleep.ts";
@@ -9,21 +9,47 @@ import { normalize, type AvroSchema } from "./avro.ts";
 import { BusError, retryDelayMs, type Bus, type BusMessage, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
 import { deadLetter, deadLetterTopic } from "./dead-letter.ts";
 
+/** How values become bytes on a topic and back. */
+export interface ValueCodec {
+  /** Makes `schema` the one new values of `topic` are written with. */
+  register(topic: string, schema: AvroSchema): Promise<void>;
+  encode(topic: string, value: unknown): Promise<Buffer>;
+  /** Reads bytes written with any schema the codec knows for the topic. */
+  decode(topic: string, bytes: Buffer): Promise<unknown>;
+}
+
+export const subjectOf = (topic: string) => `${topic}-value`;
+
+/** Avro through a Confluent-compatible schema registry: the schema id travels in each message's header. */
+export function registryCodec(url: string): ValueCodec {
+  const registry = new SchemaRegistry({ host: url });
+  const ids = new Map<string, number>();
+  return {
+    async register(topic, schema) {
+      const { id } = await registry.register(
+        { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
+        { subject: subjectOf(topic), compatibility: COMPATIBILITY.BACKWARD },
+      );
+      ids.set(topic, id);
+    },
+    async encode(topic, value) {
+      const id = ids.get(topic);
+      if (id === undefined) throw new BusError(`${topic}: no schema registered`);
+      return registry.encode(id, value);
+    },
+    decode: (_topic, bytes) => registry.decode(bytes),
+  };
+}
+
 export interface KafkaBusOptions {
   brokers: string[];
-  registryUrl: string;
+  /** registryCodec(SCHEMA_REGISTRY_URL) in every role. */
+  codec: ValueCodec;
   clientId?: string;
   log?: Logger;
   /** Service time, for the timestamps of dead letters. */
   now: () => Date;
 }
-
-interface Registered {
-  schema: AvroSchema;
-  id: number;
-}
-
-export const subjectOf = (topic: string) => `${topic}-value`;
 
 export function createKafkaBus(options: KafkaBusOptions): Bus {
   const log = options.log;
@@ -36,8 +62,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       log?.[level]({ kafka: entry.namespace, ...entry.log }, entry.log.message);
     },
   });
-  const registry = new SchemaRegistry({ host: options.registryUrl });
-  const registered = new Map<string, Registered>();
+  const codec = options.codec;
+  const registered = new Map<string, AvroSchema>();
   const subscriptions = new Set<Subscription>();
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
   const admin = kafka.admin();
@@ -51,8 +77,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   };
 
   async function publish(topic: string, key: string, value: unknown): Promise<Published> {
-    const { schema, id } = schemaOf(topic);
-    const encoded = await registry.encode(id, normalize(topic, schema, value));
+    const encoded = await codec.encode(topic, normalize(topic, schemaOf(topic), value));
     await connect();
     const [meta] = await producer.send({ topic, acks: -1, messages: [{ key, value: encoded }] });
     if (!meta) throw new BusError(`${topic}: the broker did not acknowledge the message`);
@@ -64,6 +89,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     for (const topic of topics) schemaOf(topic);
     const consumer: Consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false });
     const stopping = new AbortController();
+    let inFlight: Promise<void> = Promise.resolve();
     await consumer.connect();
     await consumer.subscribe({ topics, fromBeginning: true });
     const joined = new Promise<void>((resolve) => {
@@ -72,38 +98,44 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         resolve();
       });
     });
-    await consumer.run({
-      autoCommit: false,
-      eachMessage: async ({ topic, partition, message, heartbeat }) => {
-        const offset = Number(message.offset);
-        const key = message.key?.toString("utf8") ?? "";
-        let value: unknown;
-        try {
-          value = await registry.decode(message.value ?? Buffer.alloc(0));
-        } catch (err) {
-          // Bytes no schema can read will never succeed: set them aside and go on.
-          const reason = `undecodable value: ${err instanceof Error ? err.message : String(err)}`;
-          log?.error({ groupId, topic, partition, offset, reason }, "dead-lettering a message");
-          if (registered.has(deadLetterTopic(topic))) {
-            await deadLetter(bus, { message: { topic, partition, offset, key }, payload: message.value, reason, groupId, at: options.now() });
-          }
-          await consumer.commitOffsets([{ topic, partition, offset: String(offset + 1) }]);
-          return;
-        }
-        const delivered: BusMessage = { topic, partition, offset, key, value };
-        for (let attempt = 0; ; attempt++) {
-          try {
-            await handler(delivered);
-            break;
-          } catch (err) {
-            if (stopping.signal.aborted) throw err; // left uncommitted for the next member
-            log?.warn({ err, groupId, topic, partition, offset, attempt }, "handler failed; the message will be delivered again");
-            await abortableSleep(retryDelayMs(attempt), stopping.signal);
-            if (stopping.signal.aborted) throw err;
-            await heartbeat();
-          }
+    async function handle({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
+      const offset = Number(message.offset);
+      const key = message.key?.toString("utf8") ?? "";
+      let value: unknown;
+      try {
+        value = await codec.decode(topic, message.value ?? Buffer.alloc(0));
+      } catch (err) {
+        // Bytes no schema can read will never succeed: set them aside and go on.
+        const reason = `undecodable value: ${err instanceof Error ? err.message : String(err)}`;
+        log?.error({ groupId, topic, partition, offset, reason }, "dead-lettering a message");
+        if (registered.has(deadLetterTopic(topic))) {
+          await deadLetter(bus, { message: { topic, partition, offset, key }, payload: message.value, reason, groupId, at: options.now() });
         }
         await consumer.commitOffsets([{ topic, partition, offset: String(offset + 1) }]);
+        return;
+      }
+      const delivered: BusMessage = { topic, partition, offset, key, value };
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await handler(delivered);
+          break;
+        } catch (err) {
+          if (stopping.signal.aborted) throw err; // left uncommitted for the next member
+          log?.warn({ err, groupId, topic, partition, offset, attempt }, "handler failed; the message will be delivered again");
+          await abortableSleep(retryDelayMs(attempt), stopping.signal);
+          if (stopping.signal.aborted) throw err;
+          await heartbeat();
+        }
+      }
+      await consumer.commitOffsets([{ topic, partition, offset: String(offset + 1) }]);
+    }
+    await consumer.run({
+      autoCommit: false,
+      eachMessage: (payload) => {
+        // stop() waits for the message in hand, so its commit is not lost to the disconnect.
+        const handled = handle(payload);
+        inFlight = handled.catch(() => undefined);
+        return handled;
       },
     });
     await joined;
@@ -113,6 +145,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       stop() {
         stopped ??= (async () => {
           stopping.abort();
+          await inFlight;
           subscriptions.delete(subscription);
           await consumer.disconnect();
         })();
@@ -137,11 +170,8 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         waitForLeaders: true,
       });
       for (const spec of specs) {
-        const { id } = await registry.register(
-          { type: SchemaType.AVRO, schema: JSON.stringify(spec.schema) },
-          { subject: subjectOf(spec.name), compatibility: COMPATIBILITY.BACKWARD },
-        );
-        registered.set(spec.name, { schema: spec.schema, id });
+        await codec.register(spec.name, spec.schema);
+        registered.set(spec.name, spec.schema);
       }
     },
     publish,

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bus, BusMessage, Subscription, TopicSpec } from "../../src/bus/bus.ts";
 import { BusError, BusValidationError } from "../../src/bus/bus.ts";
 import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
-import { createKafkaBus } from "../../src/bus/kafka.ts";
+import { createKafkaBus, registryCodec } from "../../src/bus/kafka.ts";
+import { schemaFileCodec } from "./schema-file-codec.ts";
 import { partitionFor } from "../../src/bus/partitioner.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 
@@ -44,23 +45,38 @@ const implementations: Implementation[] = [
     cleanup: async () => {},
   },
   {
+    // The broker half where no schema registry runs: the real broker, values encoded with the schema itself.
+    name: "Kafka broker, values encoded with the schema files",
+    available: () => haveInfra("kafkaBrokers"),
+    open: () =>
+      createKafkaBus({
+        brokers: infra.kafkaBrokers!.split(","),
+        codec: schemaFileCodec(),
+        clientId: "cardlink-contract-test",
+        now: () => new Date(),
+      }),
+    cleanup: deleteKafkaTopics,
+  },
+  {
     name: "Kafka with the schema registry",
     available: () => haveInfra("kafkaBrokers", "schemaRegistryUrl"),
     open: () =>
       createKafkaBus({
         brokers: infra.kafkaBrokers!.split(","),
-        registryUrl: infra.schemaRegistryUrl!,
+        codec: registryCodec(infra.schemaRegistryUrl!),
         clientId: "cardlink-contract-test",
         now: () => new Date(),
       }),
-    cleanup: async (topics) => {
-      const admin = new Kafka({ brokers: infra.kafkaBrokers!.split(","), logLevel: logLevel.NOTHING }).admin();
-      await admin.connect();
-      await admin.deleteTopics({ topics }).catch(() => undefined);
-      await admin.disconnect();
-    },
+    cleanup: deleteKafkaTopics,
   },
 ];
+
+async function deleteKafkaTopics(topics: string[]) {
+  const admin = new Kafka({ brokers: infra.kafkaBrokers!.split(","), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  await admin.deleteTopics({ topics }).catch(() => undefined);
+  await admin.disconnect();
+}
 
 /** Collects what a handler handled; `until(n)` waits for the n-th. `onMessage` sees each delivery first. */
 function recorder(onMessage?: (m: BusMessage<Event>, delivery: number) => Promise<void> | void) {

@@ -8,7 +8,7 @@ import type { Bus, BusMessage } from "../../src/bus/bus.ts";
 import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
 import type { DeadLetter } from "../../src/bus/messages.ts";
 import { loadSchema } from "../../src/bus/avro.ts";
-import { createKafkaBus } from "../../src/bus/kafka.ts";
+import { createKafkaBus, registryCodec } from "../../src/bus/kafka.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 
 const v1 = {
@@ -30,7 +30,7 @@ describe.skipIf(!haveInfra("kafkaBrokers", "schemaRegistryUrl"))("Kafka bus (rea
   let bus: Bus;
 
   beforeAll(() => {
-    bus = createKafkaBus({ brokers: infra.kafkaBrokers!.split(","), registryUrl: infra.schemaRegistryUrl!, clientId: "cardlink-kafka-test", now: () => new Date() });
+    bus = createKafkaBus({ brokers: infra.kafkaBrokers!.split(","), codec: registryCodec(infra.schemaRegistryUrl!), clientId: "cardlink-kafka-test", now: () => new Date() });
   });
   afterAll(async () => {
     await bus?.close();
