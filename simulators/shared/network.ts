@@ -53,6 +53,19 @@ export const POLL_MS = 1000;
 const TRAFFIC_TICK_MS = 100;
 const MAX_PER_TICK = 200;
 
+/** A traffic run this network is generating. */
+interface Traffic {
+  run: TrafficRun;
+  stream: PurchaseStream;
+  timer: NodeJS.Timeout;
+  busy: boolean;
+  /** Real time the run started here: traffic is paced in purchases per real second. */
+  startedMs: number;
+  /** Purchases made before (a run resumed after a restart). */
+  from: number;
+  planned: number | null;
+}
+
 /** Mistakes in a message that no retry can fix: the message is dead-lettered with this reason. */
 class Rejected extends Error {}
 
@@ -64,7 +77,10 @@ export class NetworkSimulator {
   private timer: NodeJS.Timeout | undefined;
   private offAdvance: (() => void) | undefined;
   private dueChain: Promise<void> = Promise.resolve();
-  private traffic: { run: TrafficRun; stream: PurchaseStream; timer: NodeJS.Timeout; busy: boolean; startedMs: number; from: number; planned: number | null } | undefined;
+  private traffic: Traffic | undefined;
+  /** The traffic tick in progress, which stop() lets finish. */
+  private tick: Promise<void> = Promise.resolve();
+  private stopped = false;
   private readonly log: Logger;
 
   constructor(
@@ -97,15 +113,18 @@ export class NetworkSimulator {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.offAdvance?.();
     this.stopTraffic();
+    await this.tick;
     await this.subscription?.stop();
     await this.dueChain;
   }
 
   /** Reads faults and the traffic run from the database (another process may have changed them). */
   async refresh(): Promise<void> {
+    if (this.stopped) return;
     this.faults = await readFaults(this.deps.db, this.scheme);
     await this.syncTraffic();
   }
@@ -299,6 +318,7 @@ export class NetworkSimulator {
 
   /** Sends whatever fell due by `now`; runs one at a time (clock advances and polls may overlap). */
   runDue(now: Date): Promise<void> {
+    if (this.stopped) return this.dueChain;
     this.dueChain = this.dueChain.then(() => this.drainDue(now)).catch((err: unknown) => this.log.error({ err }, "due work failed"));
     return this.dueChain;
   }
@@ -436,21 +456,22 @@ export class NetworkSimulator {
     const run = await latestRun(this.deps.db);
     const wanted = run && run.state === "running" && run.options.schemes.includes(this.scheme) ? run : undefined;
     if (this.traffic && this.traffic.run.id !== wanted?.id) this.stopTraffic();
-    if (!wanted || this.traffic) return;
+    if (!wanted || this.traffic || this.stopped) return;
     const options = wanted.options;
     const pools = await loadPools(this, this.deps.db, options.programId);
     const stream = new PurchaseStream(this.adapter, options.seed, pools, mixOf(options), wanted.id);
     const from = await purchasesOfRun(this.deps.db, this.scheme, wanted.id);
     stream.seek(from);
-    const traffic = {
+    const traffic: Traffic = {
       run: wanted,
       stream,
       busy: false,
-      // Traffic is paced in real time (purchases per real second), not on the service clock.
       startedMs: performance.now(),
       from,
       planned: plannedPurchases(options),
-      timer: setInterval(() => void this.trafficTick(traffic), TRAFFIC_TICK_MS),
+      timer: setInterval(() => {
+        if (!traffic.busy) this.tick = this.trafficTick(traffic);
+      }, TRAFFIC_TICK_MS),
     };
     this.traffic = traffic;
     this.log.info({ run: wanted.id, from }, "traffic started");
@@ -463,8 +484,7 @@ export class NetworkSimulator {
     this.traffic = undefined;
   }
 
-  private async trafficTick(t: NonNullable<NetworkSimulator["traffic"]>): Promise<void> {
-    if (t.busy) return;
+  private async trafficTick(t: Traffic): Promise<void> {
     t.busy = true;
     try {
       const rate = t.run.options.rate / t.run.options.schemes.length;

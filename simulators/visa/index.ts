@@ -52,7 +52,7 @@ export const visa: SchemeAdapter = {
   scheme: "visa",
   topic: transactionTopic("visa"),
   lookupWindowDays: 90,
-  cardPrefix: (random) => ({ firstSix: "444400", lastFour: `4${digits(random, 3).slice(0, 3)}` }),
+  cardPrefix: (random) => ({ firstSix: "444400", lastFour: `4${digits(random, 3)}` }),
   assignMids(random, merchantName, assigned) {
     return {
       ...emptyMids(),
