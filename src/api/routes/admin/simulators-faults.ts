@@ -5,7 +5,7 @@ import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
 import { faultsShape } from "../../../../simulators/shared/faults.ts";
 import { SCHEME_NAMES } from "../../../../simulators/shared/schemes.ts";
 
-export const schemeParam = z
+const schemeParam = z
   .enum(SCHEME_NAMES, { message: "must be visa, mastercard or amex" })
   .openapi({ param: { name: "scheme", in: "path" }, example: "visa" });
 
@@ -14,20 +14,16 @@ const FaultsSchema = z.object(faultsShape).openapi("SimulatorFaults", {
     "What the simulated network does wrong. Rates are shares from 0 to 1 drawn per message (per purchase for " +
     "clearingBeforeAuthRate, per request for the onboarding and look-up rates) from a generator seeded with " +
     "SIMULATOR_SEED, so a rerun with the same inputs fails the same way.",
-  example: { ...faultsExample() },
-});
-
-function faultsExample() {
-  return {
+  example: {
     latencyMs: 250,
     dropRate: 0.05,
     duplicateRate: 0.02,
     clearingBeforeAuthRate: 0,
     onboardingFailureRate: 0.1,
     lookupErrorRate: 0,
-    lookupErrorCode: "network-request-failed" as const,
-  };
-}
+    lookupErrorCode: "network-request-failed",
+  },
+});
 
 const security = [{ AdminToken: [] }];
 const params = z.object({ scheme: schemeParam });
