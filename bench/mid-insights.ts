@@ -127,8 +127,8 @@ async function main() {
     return body;
   };
 
-  const [sample] = await db.query<{ brand_id: string; vmid: string; visa_bin: string; location_id: string }>(
-    "select brand_id, vmid, visa_bin, location_id from mid_insights where program_id = $1 and vmid is not null limit 1",
+  const [sample] = await db.query<{ brand_id: string; vmid: string; vsid: string; visa_bin: string; location_id: string }>(
+    "select brand_id, vmid, vsid, visa_bin, location_id from mid_insights where program_id = $1 and vmid is not null limit 1",
     [state.programId],
   );
   const page2 = (await get("sort=lastSeenTransactionDate&order=desc&status=onboarded&limit=100")).last!;
@@ -149,9 +149,14 @@ async function main() {
     ["lastSeen from (30 days), lastSeenTransactionDate desc", "lastSeenTransactionDateFrom=2025-12-06&sort=lastSeenTransactionDate&order=desc"],
     ["lastSeen date-time range (7 days), created asc", "lastSeenTransactionDateFrom=2025-12-01T08:30:00Z&lastSeenTransactionDateTo=2025-12-08T17:00:00Z&sort=created&order=asc"],
     ["lastSeen one day, status=onboarded, updated desc", "lastSeenTransactionDateFrom=2025-12-20&lastSeenTransactionDateTo=2025-12-20&status=onboarded&sort=updated&order=desc"],
+    ["lastSeen 90 days, origin=address-match, onboardedAt asc", "lastSeenTransactionDateFrom=2025-10-07&origin=address-match&sort=onboardedAt&order=asc"],
+    ["lastSeen 7 days, status=offboarded, eventTs desc", "lastSeenTransactionDateFrom=2025-12-29&status=offboarded&sort=eventTs&order=desc"],
+    ["lastSeen before 2025, created desc", "lastSeenTransactionDateTo=2024-12-31&sort=created&order=desc"],
     ["brandId, updated desc", `brandId=${sample!.brand_id}&sort=updated&order=desc`],
+    ["brandId + lastSeen from, created desc", `brandId=${sample!.brand_id}&lastSeenTransactionDateFrom=2025-06-01&sort=created&order=desc`],
     ["visaBin (an acquirer), created desc", `visaBin=${sample!.visa_bin}`],
     ["vmid, sourcedAt asc", `vmid=${sample!.vmid}&sort=sourcedAt&order=asc`],
+    ["vsid, lastSeenTransactionDate desc", `vsid=${sample!.vsid}&sort=lastSeenTransactionDate&order=desc`],
     ["locationId, scheme asc", `locationId=${sample!.location_id}&sort=scheme&order=asc`],
     ["sort=origin asc", "sort=origin&order=asc"],
     ["sort=status desc, origin=address-match", "sort=status&order=desc&origin=address-match"],

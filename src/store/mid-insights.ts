@@ -17,6 +17,7 @@ import {
   networkKey,
   splitIntoDays,
   transition,
+  utcDay,
   type MidIdentifiers,
   type MidInsightStatus,
   type Origin,
@@ -414,19 +415,22 @@ export async function requestOffboarding(ctx: Ctx, programId: string, midInsight
   });
 }
 
+/** What the simulated network does to an insight whose offboard request fell due. */
+const OFFBOARD_DUE_SET = `status = 'offboarded', offboarded_at = offboard_due, offboard_due = null,
+  event_ts = greatest(event_ts, offboard_due)`;
+
 /**
  * The simulated networks act on every offboard request due by `now`: status offboarded, offboardedAt the
  * moment it fell due. Runs when the service clock advances, and for a program before its insights are read.
  */
-export async function runOffboardingDue(db: Db, now: Date, programId?: string): Promise<number> {
+export async function runOffboardingDue(db: Db, now: Date): Promise<number> {
   const [row] = await db.query<{ n: number }>(
     `with done as (
-       update mid_insights set status = 'offboarded', offboarded_at = offboard_due, offboard_due = null,
-         event_ts = greatest(event_ts, offboard_due), updated = $1
-       where offboard_due <= $1 and status = 'onboarded' ${programId ? "and program_id = $2" : ""}
+       update mid_insights set ${OFFBOARD_DUE_SET}, updated = $1
+       where offboard_due <= $1 and status = 'onboarded'
        returning 1
      ) select count(*)::int as n from done`,
-    programId ? [now, programId] : [now],
+    [now],
   );
   return row?.n ?? 0;
 }
@@ -483,120 +487,184 @@ export function sortValue(item: MidInsight, sort: SortField): SortValue {
   return item[sort];
 }
 
-/** Filters other than status and origin: those are index prefixes; these narrow within them. */
-function narrowing(programId: string, f: MidInsightFilters): Filters {
+const hasExact = (f: MidInsightFilters) =>
+  Object.keys(EXACT_COLUMNS).some((k) => f[k as keyof typeof EXACT_COLUMNS] != null);
+const hasDates = (f: MidInsightFilters) => f.lastSeenFrom !== undefined || f.lastSeenTo !== undefined;
+
+/** Adds a bound parameter and returns its placeholder, for conditions that are not WHERE clauses. */
+function bind(where: Filters, value: unknown): string {
+  where.params.push(value);
+  return `$${where.params.length}`;
+}
+
+/**
+ * The program, the exact filters and the date range, as bound conditions (status and origin are added
+ * by the caller). `dates: "sort-index"` states the range on the expression the lastSeenTransactionDate
+ * sort index holds (absent as infinity), so that index can range-scan it.
+ */
+function narrowing(programId: string, f: MidInsightFilters, dates: "column" | "sort-index" = "column"): Filters {
   const where = new Filters().add("program_id = ?", programId);
   for (const [field, column] of Object.entries(EXACT_COLUMNS) as [keyof typeof EXACT_COLUMNS, string][]) {
     const value = f[field];
     if (value !== undefined && value !== null) where.add(`${column} = ?`, value);
   }
-  if (f.lastSeenFrom) where.add("last_seen_transaction_date >= ?", f.lastSeenFrom);
-  if (f.lastSeenTo) where.add("last_seen_transaction_date <= ?", f.lastSeenTo);
+  const ls = dates === "column" ? "last_seen_transaction_date" : SORT_SQL.lastSeenTransactionDate.expr;
+  if (f.lastSeenFrom) where.add(`${ls} >= ?`, f.lastSeenFrom);
+  if (f.lastSeenTo) where.add(`${ls} <= ?`, f.lastSeenTo);
+  else if (f.lastSeenFrom && dates === "sort-index") where.clauses.push(`${ls} < 'infinity'::timestamptz`);
   return where;
 }
 
-const narrows = (f: MidInsightFilters) =>
-  Object.keys(EXACT_COLUMNS).some((k) => f[k as keyof typeof EXACT_COLUMNS] != null) ||
-  f.lastSeenFrom !== undefined ||
-  f.lastSeenTo !== undefined;
+function byEnums(where: Filters, f: MidInsightFilters): Filters {
+  if (f.status) where.add("status = ?::mid_insight_status", f.status);
+  if (f.origin) where.add("origin = ?::mid_origin", f.origin);
+  return where;
+}
 
-const byExactFilters = (f: MidInsightFilters) => Object.keys(EXACT_COLUMNS).some((k) => f[k as keyof typeof EXACT_COLUMNS] != null);
+async function countRows(db: Db, where: Filters): Promise<number> {
+  const [row] = await db.query<{ n: number }>(`select count(*)::bigint as n from mid_insights ${where.where()}`, where.params);
+  return row?.n ?? 0;
+}
+
+/** One (status, origin) range of the sort indexes: at most `upTo` insights match in it, of `total`. */
+interface Arm {
+  status: MidInsightStatus;
+  origin: Origin;
+  upTo: number;
+  total: number;
+}
+
+/**
+ * From the per-day totals, for filters on status, origin and the date range only: the exact count
+ * (whole UTC days summed, the partial days at the range's edges counted row by row) and, per
+ * (status, origin), an upper bound of the matches and the number of insights.
+ */
+async function totalsFor(db: Db, programId: string, f: MidInsightFilters): Promise<{ count: number; arms: Arm[] }> {
+  const { days, partial } = splitIntoDays(f.lastSeenFrom, f.lastSeenTo);
+  const q = byEnums(new Filters().add("program_id = ?", programId), f);
+  const dayRange = (from?: string, to?: string) =>
+    `(last_seen_day is not null${from ? ` and last_seen_day >= ${bind(q, from)}::date` : ""}${to ? ` and last_seen_day <= ${bind(q, to)}::date` : ""})`;
+  const whole = !hasDates(f) ? "true" : days ? dayRange(days.from, days.to) : "false";
+  const edge = partial.length ? partial.map((r) => dayRange(utcDay(r.from!), utcDay(r.to!))).join(" or ") : "false";
+  const rows = await db.query<{ status: MidInsightStatus; origin: Origin; whole: number; edge: number; total: number }>(
+    `select status, origin, coalesce(sum(n) filter (where ${whole}), 0)::bigint as whole,
+       coalesce(sum(n) filter (where ${edge}), 0)::bigint as edge, sum(n)::bigint as total
+     from mid_insight_counts ${q.where()} group by status, origin`,
+    q.params,
+  );
+  let count = rows.reduce((sum, r) => sum + r.whole, 0);
+  if (partial.length) {
+    const edges = byEnums(new Filters().add("program_id = ?", programId), f);
+    const ranges = partial.map(
+      (r) => `(last_seen_transaction_date >= ${bind(edges, r.from)} and last_seen_transaction_date <= ${bind(edges, r.to)})`,
+    );
+    edges.clauses.push(`(${ranges.join(" or ")})`);
+    count += await countRows(db, edges);
+  }
+  return { count, arms: rows.map((r) => ({ status: r.status, origin: r.origin, upTo: r.whole + r.edge, total: r.total })) };
+}
 
 /** The number of insights matching the filters, exact. */
 async function countMatching(db: Db, programId: string, f: MidInsightFilters): Promise<number> {
-  if (byExactFilters(f)) {
-    const where = narrowing(programId, f);
-    if (f.status) where.add("status = ?::mid_insight_status", f.status);
-    if (f.origin) where.add("origin = ?::mid_origin", f.origin);
-    const [row] = await db.query<{ n: number }>(`select count(*)::bigint as n from mid_insights ${where.where()}`, where.params);
-    return row?.n ?? 0;
-  }
-  // Status, origin and the date range only: whole UTC days come from the per-day totals, the partial
-  // days at the range's edges from the rows themselves.
-  const { days, partial } = splitIntoDays(f.lastSeenFrom, f.lastSeenTo);
-  let total = 0;
-  if (days) {
-    const totals = new Filters().add("program_id = ?", programId);
-    if (f.status) totals.add("status = ?::mid_insight_status", f.status);
-    if (f.origin) totals.add("origin = ?::mid_origin", f.origin);
-    if (f.lastSeenFrom || f.lastSeenTo) totals.clauses.push("last_seen_day is not null");
-    if (days.from) totals.add("last_seen_day >= ?::date", days.from);
-    if (days.to) totals.add("last_seen_day <= ?::date", days.to);
-    const [row] = await db.query<{ n: number }>(
-      `select coalesce(sum(n), 0)::bigint as n from mid_insight_counts ${totals.where()}`,
-      totals.params,
-    );
-    total += row?.n ?? 0;
-  }
-  for (const range of partial) {
-    const edge = new Filters().add("program_id = ?", programId);
-    if (f.status) edge.add("status = ?::mid_insight_status", f.status);
-    if (f.origin) edge.add("origin = ?::mid_origin", f.origin);
-    if (range.from) edge.add("last_seen_transaction_date >= ?", range.from);
-    if (range.to) edge.add("last_seen_transaction_date <= ?", range.to);
-    const [row] = await db.query<{ n: number }>(`select count(*)::bigint as n from mid_insights ${edge.where()}`, edge.params);
-    total += row?.n ?? 0;
-  }
-  return total;
+  return hasExact(f) ? countRows(db, byEnums(narrowing(programId, f), f)) : (await totalsFor(db, programId, f)).count;
 }
 
-// Beyond this density a merge of index ranges filtered row by row beats fetching every match and
-// sorting: merging reads about limit * total / count rows, fetching reads count rows.
-const MERGE_FACTOR = 4;
+/**
+ * How a page is read. `single`: every match is fetched and sorted, for filters that leave few rows.
+ * `arms`: one range of a sort index per (status, origin), merged in sort order; an arm where matches are
+ * sparse (few of its rows fall in the date range) is fetched and sorted on its own instead of walked.
+ */
+type Plan = { kind: "single" } | { kind: "arms"; arms: (Arm & { fetch: boolean })[] };
 
-/** One page of rows in sort order, from `after` on. `matching` and `total` choose the plan. */
-async function pageRows(
-  db: Db,
-  programId: string,
-  f: MidInsightFilters,
-  o: ListOptions,
-  plan: "merge" | "fetch",
-): Promise<MidInsightRow[]> {
+/**
+ * The cost model, in rows read. A page of `limit` rows merged from arms walked in sort order takes from
+ * each arm its share of the page, reading (share + 1) / density rows of it, the +1 being the arm's first
+ * match; fetching an arm's matches reads all of them. (A walked row is read to test the filters, a fetched
+ * one to sort it: both are a heap access.)
+ */
+const walkCost = (arm: { total: number; upTo: number }, matching: number, limit: number) =>
+  ((limit * arm.upTo) / matching + 1) * (arm.total / arm.upTo);
+
+// Up to this many matches an arm is fetched whatever the model says: that costs a few milliseconds at
+// most, while a walk's cost depends on where in the sort order the matches fall (a MID offboarded long
+// ago, say, has its last transaction early in any order by date), which the model cannot see.
+const ALWAYS_FETCH = 2000;
+
+async function planFor(db: Db, programId: string, f: MidInsightFilters, sort: SortField, limit: number) {
+  if (hasExact(f)) {
+    const count = await countRows(db, byEnums(narrowing(programId, f), f));
+    const { arms, count: total } = await totalsFor(db, programId, { status: f.status, origin: f.origin });
+    const used = arms.filter((a) => a.total > 0);
+    // Exact filters are not in the per-day totals: assume their matches spread evenly over the arms.
+    const walk = count > 0 && used.reduce((sum, a) => sum + walkCost({ total: a.total, upTo: (count * a.total) / total }, count, limit), 0) < count;
+    const plan: Plan = walk ? { kind: "arms", arms: used.map((a) => ({ ...a, fetch: false })) } : { kind: "single" };
+    return { count, plan };
+  }
+  const { count, arms } = await totalsFor(db, programId, f);
+  const used = arms.filter((a) => a.upTo > 0);
+  const matching = used.reduce((sum, a) => sum + a.upTo, 0);
+  // The lastSeenTransactionDate sort index range-scans the date range itself: walking is always right.
+  const walkAll = !hasDates(f) || sort === "lastSeenTransactionDate";
+  const plan: Plan = {
+    kind: "arms",
+    arms: used.map((a) => ({ ...a, fetch: !walkAll && (a.upTo <= ALWAYS_FETCH || walkCost(a, matching, limit) > a.upTo) })),
+  };
+  return { count, plan };
+}
+
+/** One page of rows in sort order, after `o.after`. */
+async function pageRows(db: Db, programId: string, f: MidInsightFilters, o: ListOptions, plan: Plan): Promise<MidInsightRow[]> {
   const { expr, type } = SORT_SQL[o.sort];
   const dir = o.order === "asc" ? "asc" : "desc";
-  const where = narrowing(programId, f);
+  const limit = o.limit + 1;
+  const order = `order by ${expr} ${dir}, id ${dir} limit ${limit}`;
+  const where = plan.kind === "single" ? byEnums(narrowing(programId, f), f) : narrowing(programId, f, "sort-index");
+  let after = "true";
   if (o.after) {
     const cmp = o.order === "asc" ? ">" : "<";
     // An absent timestamp sorts as infinity; the cursor carries it as null.
-    const key = NULLABLE_SORT_FIELDS.has(o.sort) ? `coalesce(?::${type}, 'infinity'::timestamptz)` : `?::${type}`;
-    where.add(`(${expr}, id) ${cmp} (${key}, ?::uuid)`, o.after.value, o.after.id);
+    const value = bind(where, o.after.value);
+    const key = NULLABLE_SORT_FIELDS.has(o.sort) ? `coalesce(${value}::${type}, 'infinity'::timestamptz)` : `${value}::${type}`;
+    after = `(${expr}, id) ${cmp} (${key}, ${bind(where, o.after.id)}::uuid)`;
   }
-  const limit = o.limit + 1;
-  if (plan === "fetch") {
-    if (f.status) where.add("status = ?::mid_insight_status", f.status);
-    if (f.origin) where.add("origin = ?::mid_origin", f.origin);
-    return db.query<MidInsightRow>(
-      `select * from mid_insights ${where.where()} order by ${expr} ${dir}, id ${dir} limit ${limit}`,
-      where.params,
-    );
+  if (plan.kind === "single") {
+    return db.query<MidInsightRow>(`select * from mid_insights ${where.where()} and ${after} ${order}`, where.params);
   }
-  // One index range per (status, origin), each in sort order and cut at the page size; PostgreSQL
-  // merges them and stops reading once the page is full. The enum values are constants, not input.
-  const statuses = f.status ? [f.status] : MID_INSIGHT_STATUSES;
-  const origins = f.origin ? [f.origin] : ORIGINS;
-  const arms = statuses.flatMap((s) =>
-    origins.map(
-      (og) =>
-        `(select *, ${expr} as sort_key from mid_insights ${where.where()} and status = '${s}' and origin = '${og}'
-          order by ${expr} ${dir}, id ${dir} limit ${limit})`,
-    ),
-  );
+  if (plan.arms.length === 0) return [];
+  // Each arm is cut at the page size; PostgreSQL merges them in sort order and stops once the page is
+  // full. A fetched arm is materialised first so its own filter, not the sort order, picks the index.
+  // The enum values are constants from the per-day totals, not input.
+  const ctes: string[] = [];
+  const arms = plan.arms.map((a) => {
+    const arm = `${where.where()} and status = '${a.status}' and origin = '${a.origin}'`;
+    if (!a.fetch) return `(select *, ${expr} as sort_key from mid_insights ${arm} and ${after} ${order})`;
+    const name = `arm${ctes.length}`;
+    ctes.push(`${name} as materialized (select * from mid_insights ${arm})`);
+    return `(select *, ${expr} as sort_key from ${name} where ${after} ${order})`;
+  });
   return db.query<MidInsightRow>(
-    `select * from (${arms.join(" union all ")}) page order by sort_key ${dir}, id ${dir} limit ${limit}`,
+    `${ctes.length ? `with ${ctes.join(", ")} ` : ""}select * from (${arms.join(" union all ")}) page
+     order by sort_key ${dir}, id ${dir} limit ${limit}`,
     where.params,
   );
 }
 
-async function choosePlan(db: Db, programId: string, f: MidInsightFilters, matching: number, limit: number) {
-  if (!narrows(f)) return "merge" as const;
-  const total = await countMatching(db, programId, {});
-  return matching * matching > MERGE_FACTOR * limit * total ? ("merge" as const) : ("fetch" as const);
-}
-
-/** Before reading a program's insights, the offboardings that fell due are applied. */
+/**
+ * The caller's program (404 otherwise), with the offboardings that fell due in it applied first, in one
+ * round trip: reads come before anything else a list request does.
+ */
 async function readable(ctx: Ctx, programId: string): Promise<void> {
-  await getProgram(ctx, programId);
-  await runOffboardingDue(ctx.db, ctx.clock.now(), programId);
+  const [row] = await ctx.db.query<{ found: boolean }>(
+    `with program as (select id from programs where id = $1 and account_id = $2 and live = $3),
+     done as (
+       update mid_insights set ${OFFBOARD_DUE_SET}, updated = $4
+       where program_id = (select id from program) and offboard_due <= $4 and status = 'onboarded'
+       returning 1
+     )
+     select exists (select 1 from program) as found, (select count(*) from done) as offboarded`,
+    [programId, ctx.accountId, ctx.live, ctx.clock.now()],
+  );
+  if (!row?.found) throw notFound("program", programId);
 }
 
 export async function countMidInsights(ctx: Ctx, programId: string, f: MidInsightFilters): Promise<number> {
@@ -611,9 +679,8 @@ export async function listMidInsights(
   o: ListOptions,
 ): Promise<Page<MidInsight>> {
   await readable(ctx, programId);
-  const count = await countMatching(ctx.db, programId, f);
+  const { count, plan } = await planFor(ctx.db, programId, f, o.sort, o.limit);
   if (count === 0) return { items: [], count };
-  const plan = await choosePlan(ctx.db, programId, f, count, o.limit);
   const rows = await pageRows(ctx.db, programId, f, o, plan);
   const items = rows.slice(0, o.limit).map(toMidInsight);
   const lastItem = items.at(-1);
@@ -634,9 +701,8 @@ export async function* allMidInsights(
   o: { sort: SortField; order: SortOrder; batch: number },
 ): AsyncGenerator<MidInsight[]> {
   await readable(ctx, programId);
-  const count = await countMatching(ctx.db, programId, f);
+  const { count, plan } = await planFor(ctx.db, programId, f, o.sort, o.batch);
   if (count === 0) return;
-  const plan = await choosePlan(ctx.db, programId, f, count, o.batch);
   let after: ListOptions["after"];
   for (;;) {
     const rows = await pageRows(ctx.db, programId, f, { sort: o.sort, order: o.order, limit: o.batch, after }, plan);

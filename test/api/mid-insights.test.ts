@@ -34,7 +34,9 @@ describe.each(engines)("listing MID insights on %s", (engine) => {
   let all: MidInsight[];
 
   beforeAll(async () => {
-    h = await createHarness({ engine });
+    // Far from other files' service time: on a shared PostgreSQL, a clock advanced elsewhere runs the
+    // simulated networks' due offboardings, which must not reach this program's pending requests.
+    h = await createHarness({ engine, clockStart: "2031-01-06T12:00:00Z" });
     p = await seededProgram(h, 240);
     all = (await allPages(p.client, p.path, "limit=100")).items;
   });
@@ -198,12 +200,21 @@ describe.each(engines)("listing MID insights on %s", (engine) => {
   it("gives the same rows whether a narrowed list is read in small or in large pages", async () => {
     const seen = all.filter((i) => i.lastSeenTransactionDate).map((i) => i.lastSeenTransactionDate!).sort();
     const from = seen[Math.floor(seen.length / 5)]!;
-    for (const sort of ["created", "onboardedAt", "origin"] as const) {
-      const query = `lastSeenTransactionDateFrom=${from}&sort=${sort}&order=asc`;
+    const counts = new Map<string, number>();
+    for (const i of all) counts.set(i.brandId, (counts.get(i.brandId) ?? 0) + 1);
+    const [bigBrand] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
+    const queries = [
+      ...(["created", "onboardedAt", "origin", "lastSeenTransactionDate"] as const).map(
+        (sort) => `lastSeenTransactionDateFrom=${from}&sort=${sort}&order=asc`,
+      ),
+      `brandId=${bigBrand}&sort=eventTs&order=desc`,
+      `brandId=${bigBrand}&lastSeenTransactionDateFrom=${from}&sort=scheme&order=asc`,
+    ];
+    for (const query of queries) {
       const small = await allPages(p.client, p.path, `${query}&limit=5`);
       const large = await allPages(p.client, p.path, `${query}&limit=100`);
       expect(ids(small.items), query).toEqual(ids(large.items));
-      expect(small.items.length).toBeGreaterThan(100);
+      expect(small.items.length, query).toBeGreaterThan(50);
     }
   });
 

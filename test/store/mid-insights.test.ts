@@ -219,8 +219,8 @@ describe.each(engines)("MID insight writers on %s", (_engine, databaseUrl) => {
     expect(await status(a.id)).toEqual({ status: "offboarded", offboarded_at: new Date(Date.parse(requested.offboardRequestedAt!) + 2 * DAY) });
     expect((await status(b.id)).status).toBe("onboarded");
     // Nothing else is due yet; a run at a later time takes the rest.
-    expect(await runOffboardingDue(services.db, services.clock.now(), programId)).toBe(0);
-    expect(await runOffboardingDue(services.db, new Date(services.clock.now().getTime() + DAY), programId)).toBe(1);
+    expect(await runOffboardingDue(services.db, services.clock.now())).toBe(0);
+    expect(await runOffboardingDue(services.db, new Date(services.clock.now().getTime() + DAY))).toBeGreaterThanOrEqual(1);
     expect((await status(b.id)).status).toBe("offboarded");
     await totalsMatchRows(programId);
   });
