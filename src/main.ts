@@ -8,20 +8,19 @@ import { createApp } from "./api/app.ts";
 import { createAccount, getAccount } from "./store/accounts.ts";
 import { migrate } from "./store/migrate.ts";
 import type { Services } from "./api/context.ts";
-import { topicSpecs } from "./bus/topics.ts";
-import { startSimulators } from "../simulators/shared/hub.ts";
-import { SCHEME_NAMES } from "../simulators/shared/schemes.ts";
 import { SIMULATOR_USAGE, faultsCommand, simulateCommand, simulatorRole, trafficCommand } from "../simulators/shared/cli.ts";
 import { MAX_SEED_COUNT, seedMidInsights } from "./store/mid-insights-seed.ts";
 import { UUID_PATTERN } from "./store/ids.ts";
-import { sweepBrandConsents } from "./lifecycle/brand-consent.ts";
-import { sweepMarketplace } from "./lifecycle/marketplace.ts";
+import { ALL_ROLES, startRoles } from "./roles.ts";
 
 const USAGE = `Usage: cardlink <command> [options]
 
 Commands:
   start                     API and every background role in one process (embedded defaults)
   api                       the HTTP API only
+  qualifier                 the streaming qualifier (on Kafka)
+  dispatcher                the webhook dispatcher
+  workers                   due work on the service clock (consents, marketplace, offboarding, return periods)
   migrate                   apply database migrations and exit
   account create [--name N] [--tier standard|premium] [--email E] [--json]
                             create an account with test and live secret keys
@@ -59,10 +58,7 @@ async function main(argv: string[]) {
   switch (command) {
     case "start": {
       const services = await openServices(config);
-      await services.bus.createTopics(topicSpecs());
-      await startSimulators({ ...services, seed: config.SIMULATOR_SEED, control: services.simulators }, SCHEME_NAMES);
-      sweepBrandConsents(services);
-      sweepMarketplace(services);
+      await startRoles(services, ALL_ROLES);
       const admin = resolveAdminToken(config);
       const demo = await ensureDemoAccount(services, config);
       const url = await listen(services, admin.token);
@@ -86,6 +82,20 @@ async function main(argv: string[]) {
       const services = await openServices(config);
       const url = await listen(services, resolveAdminToken(config).token);
       services.log.info({ url }, "api listening");
+      return;
+    }
+    case "qualifier":
+    case "dispatcher":
+    case "workers": {
+      const services = await openServices(config);
+      if (command === "qualifier" && services.bus.kind !== "kafka") {
+        throw new UsageError("qualifier: set KAFKA_BROKERS (npm start runs the qualifier on the embedded log)");
+      }
+      const running = await startRoles(services, [command]);
+      services.log.info({ role: command }, "role running");
+      const exit = () => void running.stop().finally(() => Promise.all([services.bus.close(), services.db.close()]).finally(() => process.exit(0)));
+      process.once("SIGINT", exit);
+      process.once("SIGTERM", exit);
       return;
     }
     case "migrate": {

@@ -11,9 +11,7 @@ import type { Services } from "./api/context.ts";
 import { randomBase62 } from "./store/ids.ts";
 import { lazyBus, openBus } from "./bus/index.ts";
 import { createSimulatorControl } from "../simulators/shared/control.ts";
-import { runOffboardingDue } from "./store/mid-insights.ts";
-import { approveDueBrands } from "./lifecycle/brand-consent.ts";
-import { runMarketplaceDue } from "./lifecycle/marketplace.ts";
+import { runDue } from "./lifecycle/due.ts";
 
 export async function openDb(config: Config): Promise<Db> {
   return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openPglite(config.DATA_DIR);
@@ -27,11 +25,7 @@ export async function openServices(config: Config): Promise<Services> {
     ...(config.CLOCK_START ? { start: new Date(config.CLOCK_START) } : {}),
   });
   // Work that falls due on service time runs whenever the clock is advanced, in every role.
-  clock.onAdvance(async (now) => {
-    await approveDueBrands(db, now);
-    await runOffboardingDue(db, now);
-    await runMarketplaceDue(db, now);
-  });
+  clock.onAdvance((now) => runDue(db, now));
   const log = createLogger(config);
   const bus = lazyBus(() => openBus(config, clock, log), config.KAFKA_BROKERS ? "kafka" : "embedded");
   return {

@@ -1,7 +1,5 @@
 // The simulated brands' answer to live consent requests: a brand approves once its simulated delay
 // (CONSENT_DELAY_MS in src/store/brands.ts) has passed on the service clock.
-import type { Logger } from "pino";
-import type { Clock } from "../clock/index.ts";
 import type { Db } from "../store/db.ts";
 
 /** Approves every requested consent that fell due by `now`; returns how many it approved. */
@@ -15,24 +13,3 @@ export async function approveDueBrands(db: Db, now: Date): Promise<number> {
   return rows.length;
 }
 
-/**
- * Sweeps due consents every `intervalMs` of real time, so a running or scaled clock approves brands
- * without anyone advancing it. Returns the function that stops the sweeps.
- */
-export function sweepBrandConsents(
-  services: { db: Db; clock: Clock; log: Logger },
-  intervalMs = 1000,
-): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    approveDueBrands(services.db, services.clock.now())
-      .catch((err: unknown) => services.log.error({ err }, "brand consent sweep failed"))
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
-}

@@ -1,8 +1,6 @@
 // The simulated marketplace: content providers' offers generated from a seed, and the brands'
 // answers to publishers who adopted an offer, given when their delay has passed on the service clock.
 import { Faker, en } from "@faker-js/faker";
-import type { Logger } from "pino";
-import type { Clock } from "../clock/index.ts";
 import { addMonths, localAt } from "../domain/local-dates.ts";
 import type { MarketplaceOfferInput } from "../domain/offer-marketplace.ts";
 import { statusZone } from "../domain/offer-status.ts";
@@ -19,25 +17,6 @@ export async function runMarketplaceDue(db: Db, now: Date): Promise<number> {
     [now],
   );
   return rows.length;
-}
-
-/**
- * Sweeps due answers every `intervalMs` of real time, so a running or scaled clock decides adoptions
- * without anyone advancing it (src/runtime.ts runs the same on every clock advance). Returns the stop.
- */
-export function sweepMarketplace(services: { db: Db; clock: Clock; log: Logger }, intervalMs = 1000): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    runMarketplaceDue(services.db, services.clock.now())
-      .catch((err: unknown) => services.log.error({ err }, "marketplace sweep failed"))
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }
 
 const COUNTRIES = ["GBR", "USA", "IRL", "FRA", "DEU", "ESP", "NLD", "CAN", "AUS", "JPN"] as const;

@@ -10,11 +10,13 @@ export interface OutboxEvent {
   programId: string | null;
   event: string;
   data: unknown;
+  /** A chosen id, when the caller must know it before writing (the qualifier's stage claims). */
+  id?: string;
 }
 
 /** Writes one event; pass the open transaction's handle so it commits with the change. Returns its id. */
 export async function enqueueEvent(db: Db, event: OutboxEvent, now: Date): Promise<string> {
-  const id = newId();
+  const id = event.id ?? newId();
   await db.query(
     `insert into outbox (id, account_id, live, program_id, event, data, created)
      values ($1, $2, $3, $4, $5, $6::jsonb, $7)`,

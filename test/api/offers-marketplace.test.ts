@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { generateMarketplaceOffers, runMarketplaceDue } from "../../src/lifecycle/marketplace.ts";
-import { advanceDays, expect400, localIn, outboxOf, world, type Offer } from "./offers-setup.ts";
+import { advanceDays, expect400, localIn, outboxOf, world, type Offer } from "../support/offers-world.ts";
 
 let h: Harness;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { createHarness, expectError, expectStatus, type Harness } from "../suppo
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { addDays, addMonths } from "../../src/domain/local-dates.ts";
 import { recordQualifiedTransaction } from "../../src/store/offer-activations.ts";
-import { advanceDays, expect400, localIn, outboxOf, world, type Offer } from "./offers-setup.ts";
+import { advanceDays, expect400, localIn, outboxOf, world, type Offer } from "../support/offers-world.ts";
 
 let h: Harness;
 beforeAll(async () => {

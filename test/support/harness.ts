@@ -9,6 +9,7 @@ import { migrate } from "../../src/store/migrate.ts";
 import { createRateLimiter } from "../../src/api/middleware/rate-limit.ts";
 import { createLogger } from "../../src/log.ts";
 import { infra } from "./infra.ts";
+import { runDue } from "../../src/lifecycle/due.ts";
 import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
 import { topicSpecs } from "../../src/bus/topics.ts";
 import { createSimulatorControl } from "../../simulators/shared/control.ts";
@@ -61,6 +62,8 @@ export async function createHarness(
   });
   const db = await openTestDb(options.engine);
   const clock = createClock({ speed: config.CLOCK_SPEED, start: new Date(config.CLOCK_START!) });
+  // As in src/runtime.ts: moving the clock runs what fell due.
+  clock.onAdvance((now) => runDue(db, now));
   // The embedded log in memory: what the API publishes stays inside this test file.
   const bus = createEmbeddedLog();
   await bus.createTopics(topicSpecs());

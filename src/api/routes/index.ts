@@ -11,6 +11,7 @@ import { mountHooks } from "./hooks/index.ts";
 import { mountOffers } from "./offers/index.ts";
 import { mountMarketplaceOffers } from "./marketplace-offers/index.ts";
 import { mountWebhookEvents } from "./webhook-events/index.ts";
+import { mountTransactions } from "./transactions/index.ts";
 
 export function mountV1(app: OpenAPIHono<AppEnv>) {
   const v1 = router();
@@ -23,5 +24,6 @@ export function mountV1(app: OpenAPIHono<AppEnv>) {
   mountOffers(v1);
   mountMarketplaceOffers(v1);
   mountWebhookEvents(v1);
+  mountTransactions(v1);
   app.route("/v1", v1);
 }

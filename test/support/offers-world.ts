@@ -2,8 +2,8 @@
 // a helper that creates offers of that brand. Dates are computed from the service clock, which tests advance.
 import { expect } from "vitest";
 import { localAt } from "../../src/domain/local-dates.ts";
-import { CARD_NUMBERS } from "../support/fixtures.ts";
-import { expectError, expectStatus, type Client, type Harness, type TestAccount } from "../support/harness.ts";
+import { CARD_NUMBERS } from "./fixtures.ts";
+import { expectError, expectStatus, type Client, type Harness, type TestAccount } from "./harness.ts";
 
 export type Offer = Record<string, unknown> & {
   id: string;

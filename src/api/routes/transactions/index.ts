@@ -1,0 +1,16 @@
+// Transaction routes: reads, and test transactions through the scheme simulators.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.ts";
+import * as test from "./test.ts";
+import * as clear from "./clear.ts";
+import * as refund from "./refund.ts";
+import * as get from "./get.ts";
+import * as list from "./list.ts";
+
+export function mountTransactions(r: OpenAPIHono<AppEnv>) {
+  r.openapi(test.route, test.handler);
+  r.openapi(clear.route, clear.handler);
+  r.openapi(refund.route, refund.handler);
+  r.openapi(get.route, get.handler);
+  r.openapi(list.route, list.handler);
+}

@@ -1,0 +1,33 @@
+// POST /transactions/{transactionId}/refund — a refund of a test purchase, a negative transaction.
+import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.ts";
+import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
+import { refundTestPurchase } from "../../../store/test-transactions.ts";
+import { PendingTransactionSchema, TransactionSchema } from "./schemas.ts";
+import { answer, depsOf } from "./send.ts";
+
+const body = z
+  .strictObject({
+    amount: z.number().positive("must be greater than 0").optional().openapi({ description: "How much to refund; what is left of the purchase when absent." }),
+  })
+  .openapi("TestRefund", { example: { amount: 10 } });
+
+export const route = createRoute({
+  method: "post",
+  path: "/transactions/{transactionId}/refund",
+  tags: ["Transactions"],
+  summary: "Refund a test purchase",
+  description: "The simulator sends the scheme's refund (Visa refund, Mastercard refund, Amex credit) as a negative transaction; the qualifier links it to the purchase and reverses its award in proportion.",
+  request: {
+    params: z.object({ transactionId: uuid("transactionId") }),
+    body: { required: false, content: { "application/json": { schema: body } } },
+  },
+  responses: {
+    201: jsonResponse(TransactionSchema, "The refund transaction."),
+    202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
+    ...commonErrors,
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+  answer(c, await refundTestPurchase(depsOf(c), c.req.valid("param").transactionId, c.req.valid("json")?.amount), 201);

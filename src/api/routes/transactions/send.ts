@@ -1,0 +1,19 @@
+// Shared by the test-transaction routes: answer 201/200 with the recorded transaction, or 202 with
+// its id when the qualifier has not recorded it within the wait.
+import type { Context } from "hono";
+import type { AppEnv } from "../../context.ts";
+import { ctxOf } from "../../context.ts";
+import type { Sent } from "../../../store/test-transactions.ts";
+
+/** Real time the API waits for the qualifier before answering 202. */
+export const WAIT_MS = 5_000;
+
+export const depsOf = (c: Context<AppEnv>) => ({
+  ctx: ctxOf(c.var.services, c.var.caller),
+  simulators: c.var.services.simulators,
+  waitMs: WAIT_MS,
+});
+
+export function answer<S extends 200 | 201>(c: Context<AppEnv>, sent: Sent, done: S) {
+  return sent.transaction ? c.json(sent.transaction, done) : c.json({ id: sent.id, status: "sent" as const }, 202);
+}

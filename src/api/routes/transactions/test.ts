@@ -1,0 +1,48 @@
+// POST /transactions/test — a purchase through the card's scheme simulator, as network traffic.
+import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.ts";
+import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
+import { sendTestPurchase } from "../../../store/test-transactions.ts";
+import { PendingTransactionSchema, TransactionSchema } from "./schemas.ts";
+import { answer, depsOf } from "./send.ts";
+
+const body = z
+  .strictObject({
+    cardId: z.uuid({ message: "must be a UUID" }),
+    locationId: z.uuid({ message: "must be a UUID" }),
+    amount: z.number().positive("must be greater than 0").max(1_000_000, "must be at most 1000000"),
+    datetime: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, "must be YYYY-MM-DDThh:mm:ss, local to the location")
+      .optional()
+      .openapi({ description: "When the purchase happened, local to the location; now at the location when absent." }),
+    targetingTag: z.enum(["new", "lapsed", "existing"], { message: "must be new, lapsed or existing" }).optional().openapi({
+      description: "The customer segment tag the publisher attaches; compared with the offer's targeting.",
+    }),
+    cardPresent: z.boolean().optional(),
+    wallet: z.enum(["APPLE_PAY", "GOOGLE_PAY", "SAMSUNG_PAY"]).nullable().optional(),
+  })
+  .openapi("TestTransaction", {
+    example: { cardId: "3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b", locationId: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", amount: 42, targetingTag: "new" },
+  });
+
+export const route = createRoute({
+  method: "post",
+  path: "/transactions/test",
+  tags: ["Transactions"],
+  summary: "Make a test purchase",
+  description:
+    "Test keys only. The card's scheme simulator publishes a native authorisation for the purchase at the location " +
+    "(its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. " +
+    "The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). " +
+    "Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s.",
+  request: { body: jsonBody(body) },
+  responses: {
+    201: jsonResponse(TransactionSchema, "The transaction as the qualifier recorded it."),
+    202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
+    ...commonErrors,
+  },
+});
+
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
+  answer(c, await sendTestPurchase(depsOf(c), c.req.valid("json")), 201);

@@ -1,0 +1,51 @@
+// The background roles, started the same way by `npm start` (all of them, in one process) and by the
+// one-role commands (`qualifier`, `dispatcher`, `workers`, `simulator --scheme X`) on Kafka.
+import type { Services } from "./api/context.ts";
+import { topicSpecs } from "./bus/topics.ts";
+import { startSimulators } from "../simulators/shared/hub.ts";
+import type { Scheme } from "./bus/messages.ts";
+import { startQualifier } from "./qualifier/index.ts";
+import type { Outcome } from "./qualifier/process.ts";
+import { createDispatcher } from "./webhooks/dispatcher.ts";
+import { sweepDue } from "./lifecycle/due.ts";
+
+export type Role = "simulators" | "qualifier" | "dispatcher" | "workers";
+export const ALL_ROLES: readonly Role[] = ["simulators", "qualifier", "dispatcher", "workers"];
+
+export interface RoleOptions {
+  schemes?: readonly Scheme[];
+  /** The dispatcher's poll interval in real milliseconds. */
+  dispatchPollMs?: number;
+  onOutcome?: (outcome: Outcome) => void;
+}
+
+export interface RunningRoles {
+  stop(): Promise<void>;
+}
+
+export async function startRoles(services: Services, roles: readonly Role[], options: RoleOptions = {}): Promise<RunningRoles> {
+  const stops: (() => Promise<void> | void)[] = [];
+  if (roles.includes("simulators") || roles.includes("qualifier")) await services.bus.createTopics(topicSpecs());
+  if (roles.includes("simulators")) {
+    const running = await startSimulators(
+      { ...services, seed: services.config.SIMULATOR_SEED, control: services.simulators },
+      options.schemes ?? ["visa", "mastercard", "amex"],
+    );
+    stops.push(running.stop);
+  }
+  if (roles.includes("qualifier")) {
+    const subscription = await startQualifier({ ...services, ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}) });
+    stops.push(() => subscription.stop());
+  }
+  if (roles.includes("dispatcher")) {
+    const dispatcher = createDispatcher({ ...services, ...(options.dispatchPollMs ? { pollMs: options.dispatchPollMs } : {}) });
+    dispatcher.start();
+    stops.push(() => dispatcher.stop());
+  }
+  if (roles.includes("workers")) stops.push(sweepDue(services));
+  return {
+    async stop() {
+      for (const stop of stops.reverse()) await stop();
+    },
+  };
+}

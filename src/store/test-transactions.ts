@@ -1,0 +1,133 @@
+// Test transactions: a purchase, its clearing or a refund sent through the card's scheme simulator,
+// so it takes the path network traffic takes; then, for the caller's convenience, a short wait for
+// the qualifier to record it.
+import type { Ctx } from "../api/context.ts";
+import { ApiError, invalid, notFound } from "../api/errors.ts";
+import type { SimulatorControl } from "../../simulators/shared/control.ts";
+import type { Scheme } from "../bus/messages.ts";
+import { transactionIdFor } from "../domain/transaction-id.ts";
+import { findTransaction, getTransaction, type Transaction } from "./transactions.ts";
+
+export interface TestPurchaseInput {
+  cardId: string;
+  locationId: string;
+  amount: number;
+  datetime?: string;
+  targetingTag?: "new" | "lapsed" | "existing";
+  cardPresent?: boolean;
+  wallet?: "APPLE_PAY" | "GOOGLE_PAY" | "SAMSUNG_PAY" | null;
+}
+
+export interface Sent {
+  id: string;
+  transaction: Transaction | undefined;
+}
+
+interface Deps {
+  ctx: Ctx;
+  simulators: SimulatorControl;
+  /** How long to wait for the qualifier, in real milliseconds. */
+  waitMs: number;
+}
+
+function requireTestKey(ctx: Ctx) {
+  if (ctx.live) throw new ApiError("invalid_request", "Test transactions need a test key; live transactions come from the networks.");
+}
+
+/** Polls until the transaction exists and `ready` holds, or the wait is over. */
+async function waitFor(ctx: Ctx, id: string, waitMs: number, ready: (t: Transaction) => boolean): Promise<Transaction | undefined> {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    const found = await findTransaction(ctx, id);
+    if ((found && ready(found)) || performance.now() >= deadline) return found && ready(found) ? found : undefined;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input: TestPurchaseInput): Promise<Sent> {
+  requireTestKey(ctx);
+  const [card] = await ctx.db.query<{ id: string; program_id: string; scheme: Scheme; first_numbers: string; last_numbers: string }>(
+    "select id, program_id, scheme, first_numbers, last_numbers from cards where id = $1 and account_id = $2 and live = $3",
+    [input.cardId, ctx.accountId, ctx.live],
+  );
+  if (!card) throw notFound("card", input.cardId);
+  const [location] = await ctx.db.query<{
+    id: string;
+    program_id: string;
+    address: string;
+    city: string;
+    postcode: string;
+    country_code: string;
+    timezone: string;
+    brand_name: string;
+    status: string;
+    mids: Record<string, string>[];
+  }>(
+    `select l.*, b.name as brand_name, n.status, n.mids from locations l join brands b on b.id = l.brand_id
+     join location_networks n on n.location_id = l.id and n.scheme = $4
+     where l.id = $1 and l.account_id = $2 and l.live = $3`,
+    [input.locationId, ctx.accountId, ctx.live, card.scheme],
+  );
+  if (!location) throw notFound("location", input.locationId);
+  if (location.program_id !== card.program_id) throw invalid("locationId", "the location is not in the card's program");
+  if (location.status !== "Active") throw invalid("locationId", `the location is ${location.status} on ${card.scheme}, not Active`);
+
+  const purchaseId = crypto.randomUUID();
+  const receipt = await simulators.purchase({
+    scheme: card.scheme,
+    purchaseId,
+    card: { id: card.id, firstSix: card.first_numbers, lastFour: card.last_numbers },
+    location: {
+      id: location.id,
+      name: location.brand_name,
+      address: location.address,
+      city: location.city,
+      postcode: location.postcode,
+      countryCode: location.country_code,
+      timezone: location.timezone,
+      mids: location.mids,
+    },
+    amount: input.amount,
+    ...(input.datetime ? { datetime: input.datetime } : {}),
+    ...(input.cardPresent !== undefined ? { cardPresent: input.cardPresent } : {}),
+    wallet: input.wallet ?? null,
+    targetingTag: input.targetingTag ?? null,
+  });
+  const id = transactionIdFor(card.scheme, "purchase", receipt.transactionId);
+  await ctx.db.query(
+    `insert into test_purchases (transaction_id, account_id, scheme, card_id, purchase_id, created) values ($1, $2, $3, $4, $5, $6)`,
+    [id, ctx.accountId, card.scheme, card.id, receipt.purchaseId, ctx.clock.now()],
+  );
+  return { id, transaction: await waitFor(ctx, id, waitMs, () => true) };
+}
+
+async function testPurchaseOf(ctx: Ctx, transactionId: string) {
+  requireTestKey(ctx);
+  const transaction = await getTransaction(ctx, transactionId);
+  const [purchase] = await ctx.db.query<{ scheme: Scheme; card_id: string; purchase_id: string }>(
+    "select scheme, card_id, purchase_id from test_purchases where transaction_id = $1 and account_id = $2",
+    [transactionId, ctx.accountId],
+  );
+  if (!purchase || transaction.type !== "purchase") {
+    throw invalid("transactionId", "only purchases made with POST /transactions/test can be cleared or refunded here");
+  }
+  return { transaction, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id } };
+}
+
+export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
+  const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
+  if (transaction.cleared) return { id: transactionId, transaction };
+  if (transaction.voided) throw new ApiError("conflict", "transactionId: the purchase was voided; it cannot clear");
+  await simulators.clear(ref);
+  return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.cleared) };
+}
+
+export async function refundTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number): Promise<Sent> {
+  const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
+  if (amount !== undefined && amount > transaction.amount) {
+    throw invalid("amount", `must be at most the purchase's amount, ${transaction.amount}`);
+  }
+  const receipt = await simulators.refund({ ...ref, ...(amount !== undefined ? { amount } : {}) });
+  const id = transactionIdFor(ref.scheme, "refund", receipt.transactionId);
+  return { id, transaction: await waitFor(ctx, id, waitMs, () => true) };
+}

@@ -1,0 +1,141 @@
+// Transactions as the API and the webhooks show them: the spec's Transaction with its offer result.
+import type { Ctx } from "../api/context.ts";
+import { notFound } from "../api/errors.ts";
+import type { OfferResult } from "../domain/qualification.ts";
+import type { Identifiers } from "../qualifier/normalise/types.ts";
+import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
+import { getProgram } from "./programs.ts";
+
+export interface TransactionCard {
+  id: string;
+  firstNumbers: string;
+  lastNumbers: string;
+  scheme: string;
+  metadata: Record<string, unknown>;
+}
+export interface TransactionBrand {
+  id: string;
+  name: string;
+  logoUrl: string | null;
+}
+export interface TransactionLocation {
+  id: string;
+  address: string;
+  city: string;
+  postcode: string;
+  countryCode: string;
+  timezone: string;
+  geolocation: { latitude: number; longitude: number } | null;
+  metadata: Record<string, unknown>;
+}
+
+export interface Transaction {
+  id: string;
+  accountId: string;
+  programId: string;
+  live: boolean;
+  type: "purchase" | "refund";
+  /** For a refund: the purchase it refunds, when the network named one Cardlink has. */
+  originalTransactionId: string | null;
+  datetime: string;
+  created: string;
+  updated: string;
+  auth: boolean;
+  cleared: boolean;
+  voided: boolean;
+  cardPresent: boolean;
+  amount: number;
+  currency: string;
+  wallet: string | null;
+  targetingTag: "new" | "lapsed" | "existing" | null;
+  card: TransactionCard;
+  brand: TransactionBrand | null;
+  location: TransactionLocation | null;
+  offer: OfferResult;
+  identifiers: Identifiers;
+}
+
+export interface TransactionRow {
+  id: string;
+  account_id: string;
+  program_id: string;
+  live: boolean;
+  kind: "purchase" | "refund";
+  original_id: string | null;
+  datetime: string;
+  created: Date;
+  updated: Date;
+  auth: boolean;
+  cleared: boolean;
+  voided: boolean;
+  card_present: boolean;
+  amount: number;
+  currency: string;
+  wallet: string | null;
+  targeting_tag: "new" | "lapsed" | "existing" | null;
+  card: TransactionCard;
+  brand: TransactionBrand | null;
+  location: TransactionLocation | null;
+  offer: OfferResult;
+  identifiers: Identifiers;
+  card_id: string | null;
+  location_id: string | null;
+  scheme: string;
+  purchase_key: string;
+  qualification_due: string | null;
+}
+
+export const toTransaction = (r: TransactionRow): Transaction => ({
+  id: r.id,
+  accountId: r.account_id,
+  programId: r.program_id,
+  live: r.live,
+  type: r.kind,
+  originalTransactionId: r.original_id,
+  datetime: r.datetime,
+  created: r.created.toISOString(),
+  updated: r.updated.toISOString(),
+  auth: r.auth,
+  cleared: r.cleared,
+  voided: r.voided,
+  cardPresent: r.card_present,
+  amount: r.amount,
+  currency: r.currency,
+  wallet: r.wallet,
+  targetingTag: r.targeting_tag,
+  card: r.card,
+  brand: r.brand,
+  location: r.location,
+  offer: r.offer,
+  identifiers: r.identifiers,
+});
+
+export async function findTransaction(ctx: Ctx, id: string): Promise<Transaction | undefined> {
+  const [row] = await ctx.db.query<TransactionRow>(
+    "select * from transactions where id = $1 and account_id = $2 and live = $3",
+    [id, ctx.accountId, ctx.live],
+  );
+  return row && toTransaction(row);
+}
+
+export async function getTransaction(ctx: Ctx, id: string): Promise<Transaction> {
+  const found = await findTransaction(ctx, id);
+  if (!found) throw notFound("transaction", id);
+  return found;
+}
+
+export async function listProgramTransactions(
+  ctx: Ctx,
+  programId: string,
+  filter: { cardId?: string; locationId?: string },
+  page: PageQuery,
+): Promise<Page<Transaction>> {
+  await getProgram(ctx, programId);
+  const filters = new Filters()
+    .add("program_id = ?", programId)
+    .add("account_id = ?", ctx.accountId)
+    .add("live = ?", ctx.live);
+  if (filter.cardId) filters.add("card_id = ?", filter.cardId);
+  if (filter.locationId) filters.add("location_id = ?", filter.locationId);
+  return pageByCreated(ctx.db, "transactions", filters, page, toTransaction);
+}

@@ -1,0 +1,199 @@
+// End to end on the embedded defaults: test purchases travel through the scheme simulators, the bus,
+// the qualifier and the dispatcher to a real local HTTP receiver that verifies Standard Webhooks signatures.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Webhook } from "standardwebhooks";
+import { createHarness, expectStatus, type Harness, type Engine } from "../support/harness.ts";
+import { startReceiver, type Receiver } from "../support/receiver.ts";
+import { localIn, world, type World } from "../support/offers-world.ts";
+import { startRoles, type RunningRoles } from "../../src/roles.ts";
+import { haveInfra } from "../support/infra.ts";
+
+type Tx = {
+  id: string;
+  auth: boolean;
+  cleared: boolean;
+  type: string;
+  amount: number;
+  originalTransactionId: string | null;
+  offer: { id: string | null; cashback: number; performanceFee: number; qualified: boolean; qualificationDate: string | null; message: string[] };
+  identifiers: Record<string, string | null>;
+  card: { id: string };
+  location: { id: string } | null;
+};
+type Event = { id: string; event: string; data: Tx };
+
+const engines: Engine[] = haveInfra("databaseUrl") ? ["pglite", "postgres"] : ["pglite"];
+
+describe.each(engines)("qualifier and webhooks end to end (%s)", (engine) => {
+  let h: Harness;
+  let receiver: Receiver;
+  let roles: RunningRoles;
+
+  beforeAll(async () => {
+    h = await createHarness({ engine });
+    receiver = await startReceiver();
+    roles = await startRoles(h.services, ["simulators", "qualifier", "dispatcher"], { dispatchPollMs: 20 });
+  });
+  afterAll(async () => {
+    await roles.stop();
+    await receiver.close();
+    await h.close();
+  });
+
+  const EVENTS = ["transaction.auth", "transaction.clearing", "transaction.refund", "transaction.auth.qualified", "transaction.clearing.qualified"];
+
+  /** A world with a hook for every transaction event, and each hook's signing secret by event. */
+  async function setup(): Promise<World & { secrets: Record<string, string> }> {
+    const w = await world(h);
+    const secrets: Record<string, string> = {};
+    for (const event of EVENTS) {
+      const hook = await w.client.post(`/v1/programs/${w.programId}/hooks`, { event, url: receiver.url });
+      secrets[event] = (await expectStatus<{ secret: string }>(hook, 201)).secret;
+    }
+    return { ...w, secrets };
+  }
+
+  /** Webhooks received for one transaction, verified with the hook's secret. */
+  function received(transactionId: string): Event[] {
+    return receiver.received
+      .map((r) => ({ raw: r, body: JSON.parse(r.body) as Event }))
+      .filter(({ body }) => body.data.id === transactionId)
+      .map(({ raw, body }) => {
+        expect(raw.headers["webhook-id"]).toBe(body.id);
+        return body;
+      });
+  }
+
+  async function eventsFor(transactionId: string, count: number): Promise<Event[]> {
+    const deadline = Date.now() + 10_000;
+    while (received(transactionId).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return received(transactionId);
+  }
+
+  const purchase = async (w: World, body: Record<string, unknown>) =>
+    expectStatus<Tx>(await w.client.post("/v1/transactions/test", { cardId: w.cardId, locationId: w.locationId, amount: 40, ...body }), 201);
+
+  const liveOffer = async (w: World, over: Record<string, unknown>) => {
+    const offer = await w.offer({ startDate: localIn(h, -1), ...over });
+    await expectStatus(await w.client.post(`/v1/offers/${offer.id}/locations/${w.locationId}`), 201);
+    return offer;
+  };
+
+  it("qualifies a test purchase and delivers signed transaction.auth and .qualified webhooks with the offer result", async () => {
+    const w = await setup();
+    const offer = await liveOffer(w, { type: { name: "discount", value: 10 }, feeSplit: 2 });
+    const tx = await purchase(w, {});
+    expect(tx).toMatchObject({ auth: true, cleared: false, type: "purchase", amount: 40, card: { id: w.cardId }, location: { id: w.locationId } });
+    expect(tx.offer).toEqual({ id: offer.id, cashback: 4, performanceFee: 0.8, qualified: true, qualificationDate: null, message: [] });
+    expect(tx.identifiers.MID).toEqual(expect.any(String));
+    expect(tx.identifiers.visaAuthCode).toMatch(/^\w{6}$/);
+    const events = await eventsFor(tx.id, 2);
+    expect(events.map((e) => e.event).sort()).toEqual(["transaction.auth", "transaction.auth.qualified"]);
+    for (const event of events) {
+      const raw = receiver.received.find((r) => (JSON.parse(r.body) as Event).id === event.id)!;
+      expect(new Webhook(w.secrets[event.event]!).verify(raw.body, raw.headers as Record<string, string>)).toEqual(event);
+      expect(() => new Webhook(w.secrets["transaction.refund"]!).verify(raw.body, raw.headers as Record<string, string>)).toThrow();
+    }
+    expect(events[0]!.data.offer).toEqual(tx.offer);
+  });
+
+  it("sends exactly one webhook per stage for the offer with the higher award when two apply", async () => {
+    const w = await setup();
+    await liveOffer(w, { type: { name: "amount", value: 3 }, feeSplit: 0.5 });
+    const big = await liveOffer(w, { name: "20% off", type: { name: "discount", value: 20 } });
+    const tx = await purchase(w, {});
+    expect(tx.offer).toMatchObject({ id: big.id, cashback: 8, qualified: true });
+    const events = await eventsFor(tx.id, 2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(received(tx.id).filter((e) => e.event === "transaction.auth")).toHaveLength(1);
+    expect(events.find((e) => e.event === "transaction.auth")!.data.offer.id).toBe(big.id);
+  });
+
+  it("reports a purchase that no offer rewards with zero cashback and the most recent offer's reason", async () => {
+    const w = await setup();
+    await liveOffer(w, { minTransactionAmount: 50 });
+    const tx = await purchase(w, { amount: 20 });
+    expect(tx.offer).toMatchObject({ qualified: false, cashback: 0, performanceFee: 0 });
+    expect(tx.offer.message[0]).toMatch(/below the minimum transaction amount of 50/);
+    const events = await eventsFor(tx.id, 1);
+    expect(events.map((e) => e.event)).toEqual(["transaction.auth"]);
+  });
+
+  it("deactivates a card's activation at the limit, and the next purchase does not qualify", async () => {
+    const w = await setup();
+    const offer = await liveOffer(w, { activation: { enabled: true, qualifiedTransactionsLimit: 1 } });
+    const before = await purchase(w, {});
+    expect(before.offer).toMatchObject({ qualified: false });
+    expect(before.offer.message[0]).toMatch(/not been activated/);
+    await expectStatus(await w.client.post(`/v1/offers/${offer.id}/cards/${w.cardId}`), 201);
+    const first = await purchase(w, {});
+    expect(first.offer).toMatchObject({ id: offer.id, qualified: true });
+    const cards = await expectStatus<{ items: { cardId: string; state: string; qualifiedTransactions: number }[] }>(
+      await w.client.get(`/v1/offers/${offer.id}/cards`),
+      200,
+    );
+    expect(cards.items[0]).toMatchObject({ cardId: w.cardId, state: "deactivated", qualifiedTransactions: 1 });
+    const second = await purchase(w, {});
+    expect(second.offer).toMatchObject({ qualified: false });
+    expect(second.offer.message[0]).toMatch(/no longer activated/);
+  });
+
+  it("keeps auth and clearing as one transaction with two stages and one webhook each", async () => {
+    const w = await setup();
+    await liveOffer(w, {});
+    const tx = await purchase(w, {});
+    const cleared = await expectStatus<Tx>(await w.client.post(`/v1/transactions/${tx.id}/clear`), 200);
+    expect(cleared).toMatchObject({ id: tx.id, auth: true, cleared: true });
+    const events = await eventsFor(tx.id, 4);
+    expect(events.map((e) => e.event).sort()).toEqual([
+      "transaction.auth",
+      "transaction.auth.qualified",
+      "transaction.clearing",
+      "transaction.clearing.qualified",
+    ]);
+    const again = await expectStatus<Tx>(await w.client.post(`/v1/transactions/${tx.id}/clear`), 200);
+    expect(again.cleared).toBe(true);
+    const list = await expectStatus<{ items: Tx[]; count: number }>(await w.client.get(`/v1/programs/${w.programId}/transactions`), 200);
+    expect(list.count).toBe(1);
+  });
+
+  it("records a refund as a negative transaction linked to its purchase that reverses the award", async () => {
+    const w = await setup();
+    await liveOffer(w, { type: { name: "discount", value: 10 }, feeSplit: 2 });
+    const tx = await purchase(w, {});
+    const refund = await expectStatus<Tx>(await w.client.post(`/v1/transactions/${tx.id}/refund`, { amount: 20 }), 201);
+    expect(refund).toMatchObject({ type: "refund", amount: -20, originalTransactionId: tx.id });
+    expect(refund.offer).toMatchObject({ cashback: -2, performanceFee: -0.4 });
+    expect((await eventsFor(refund.id, 1)).map((e) => e.event)).toEqual(["transaction.refund"]);
+  });
+
+  it("applies targeting: a matching tag is eligible, another tag or none is not", async () => {
+    const w = await setup();
+    await liveOffer(w, { targeting: { name: "new" }, fees: { publisherFee: 1, serviceFee: 0.5 } });
+    expect((await purchase(w, { targetingTag: "new" })).offer).toMatchObject({ qualified: true, cashback: 4, performanceFee: 0.4 });
+    const lapsed = await purchase(w, { targetingTag: "lapsed" });
+    expect(lapsed.offer).toMatchObject({ qualified: false });
+    expect(lapsed.offer.message[0]).toMatch(/tagged lapsed/);
+    expect((await purchase(w, {})).offer).toMatchObject({ qualified: false });
+  });
+
+  it("qualifies after the return period on the service clock and only then sends the .qualified webhooks", async () => {
+    const w = await setup();
+    await liveOffer(w, { returnPeriod: 14 });
+    const tx = await purchase(w, {});
+    expect(tx.offer).toMatchObject({ qualified: false, cashback: 4, qualificationDate: "2026-01-19" });
+    expect(tx.offer.message[0]).toMatch(/qualifies on 2026-01-19/);
+    expect((await eventsFor(tx.id, 1)).map((e) => e.event)).toEqual(["transaction.auth"]);
+    // 14 days on: the network's clearing arrived after 48-72 h, and the return period is over.
+    await expectStatus(await h.admin("POST", "/admin/clock/advance", { days: 14 }), 200);
+    const events = await eventsFor(tx.id, 4);
+    expect(events.map((e) => e.event).sort()).toEqual([
+      "transaction.auth",
+      "transaction.auth.qualified",
+      "transaction.clearing",
+      "transaction.clearing.qualified",
+    ]);
+    const after = await expectStatus<Tx>(await w.client.get(`/v1/transactions/${tx.id}`), 200);
+    expect(after).toMatchObject({ cleared: true, offer: { qualified: true, qualificationDate: "2026-01-19", message: [] } });
+  });
+});
