@@ -180,10 +180,13 @@ interface InsertInput {
   originalId: string | null;
   qualificationDue: string | null;
   now: Date;
+  /** The brand, when there is no location to take it from (publisher-submitted transactions). */
+  brand?: TransactionRow["brand"];
 }
 
 async function insertTransaction(db: Db, i: InsertInput): Promise<TransactionRow> {
   const { tx, card, location } = i;
+  const brand = location ? { id: location.brand_id, name: location.brand_name, logoUrl: location.brand_logo_url } : (i.brand ?? null);
   const [row] = await db.query<TransactionRow>(
     `insert into transactions (id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
        original_id, datetime, amount, currency, card_present, wallet, auth, cleared, targeting_tag, identifiers, card, brand,
@@ -198,7 +201,7 @@ async function insertTransaction(db: Db, i: InsertInput): Promise<TransactionRow
       card.program_id,
       card.id,
       location?.id ?? null,
-      location?.brand_id ?? null,
+      brand?.id ?? null,
       tx.scheme,
       i.kind,
       tx.purchaseKey,
@@ -213,7 +216,7 @@ async function insertTransaction(db: Db, i: InsertInput): Promise<TransactionRow
       tx.targetingTag,
       JSON.stringify(tx.identifiers),
       JSON.stringify({ id: card.id, firstNumbers: card.first_numbers, lastNumbers: card.last_numbers, scheme: card.scheme, metadata: card.metadata ?? {} }),
-      JSON.stringify(location ? { id: location.brand_id, name: location.brand_name, logoUrl: location.brand_logo_url } : null),
+      JSON.stringify(brand),
       JSON.stringify(
         location
           ? {
@@ -320,4 +323,79 @@ async function applyRefund(db: Db, tx: NetworkTransaction, card: CardRow, now: D
   const events = await emitStage(db, row, "refund", now);
   await markMessage(db, tx, id, now);
   return { kind: "recorded", transactionId: id, events };
+}
+
+export interface PublisherTransactionInput {
+  cardId: string;
+  amount: number;
+  /** Local date-time of the purchase, YYYY-MM-DDThh:mm:ss. */
+  datetime: string;
+  targetingTag: "new" | "lapsed" | "existing" | null;
+  /** The publisher's own id for the purchase: submitting it again returns the same transaction. */
+  reference: string;
+}
+
+/**
+ * A purchase the publisher reports for an offer whose transaction data it sources itself (`oaas`):
+ * decided against that offer alone, recorded as a cleared transaction with no location, and reported
+ * with the clearing webhooks like network traffic.
+ */
+export async function processPublisherTransaction(
+  deps: Pick<ProcessDeps, "db" | "clock">,
+  offer: Offer,
+  input: PublisherTransactionInput,
+): Promise<{ transactionId: string; created: boolean } | { missing: "card" }> {
+  const now = deps.clock.now();
+  return deps.db.tx(async (db) => {
+    const [card] = await db.query<CardRow>("select * from cards where id = $1 and account_id = $2 and live = $3", [
+      input.cardId,
+      offer.publisherId,
+      offer.live,
+    ]);
+    if (!card) return { missing: "card" as const };
+    const purchaseKey = `oaas:${offer.id}:${input.reference}`;
+    const id = transactionIdFor(card.scheme, "purchase", purchaseKey);
+    const [existing] = await db.query("select 1 from transactions where id = $1", [id]);
+    if (existing) return { transactionId: id, created: false };
+    const tx: NetworkTransaction = {
+      scheme: card.scheme as NetworkTransaction["scheme"],
+      messageId: purchaseKey,
+      stage: "clearing",
+      purchaseKey,
+      originalKey: null,
+      cardId: card.id,
+      cardFirstSix: card.first_numbers,
+      cardLastFour: card.last_numbers,
+      amount: input.amount,
+      currency: offer.currency,
+      localDateTime: input.datetime,
+      cardPresent: false,
+      wallet: null,
+      targetingTag: input.targetingTag,
+      merchant: { vmid: null, vsid: null, visaAcquiringMid: null, visaBin: null, mcLocationId: null, mcAcquiringMid: null, seNumber: null },
+      identifiers: { MID: null, mastercardTransactionSequenceNumber: null, mastercardRefNumber: null, amexApprovalCode: null, visaAuthCode: null, mastercardAuthCode: null },
+    };
+    const activation = await activationStates(db, card.id, [offer]);
+    const result = decide(
+      [offer],
+      { amount: tx.amount, currency: tx.currency, localDateTime: tx.localDateTime, scheme: tx.scheme, targetingTag: tx.targetingTag, created: now.toISOString() },
+      activation,
+      now.toISOString(),
+    );
+    const row = await insertTransaction(db, {
+      id,
+      kind: "purchase",
+      tx,
+      card,
+      location: null,
+      result,
+      originalId: null,
+      qualificationDue: result.qualified ? null : result.qualificationDate,
+      now,
+      brand: { id: offer.brandId, name: offer.brandName, logoUrl: offer.brandLogoURL },
+    });
+    if (result.qualified) await countActivation(db, [offer], offer.id, card.id, now);
+    await emitStage(db, row, "clearing", now);
+    return { transactionId: id, created: true };
+  });
 }

@@ -12,6 +12,7 @@ import * as unlinkLocation from "./unlink-location.ts";
 import * as activateCard from "./activate-card.ts";
 import * as deactivateCard from "./deactivate-card.ts";
 import * as listCards from "./list-cards.ts";
+import * as submitTransaction from "./submit-transaction.ts";
 
 export function mountOffers(r: OpenAPIHono<AppEnv>) {
   r.openapi(create.route, create.handler);
@@ -25,4 +26,5 @@ export function mountOffers(r: OpenAPIHono<AppEnv>) {
   r.openapi(activateCard.route, activateCard.handler);
   r.openapi(deactivateCard.route, deactivateCard.handler);
   r.openapi(listCards.route, listCards.handler);
+  r.openapi(submitTransaction.route, submitTransaction.handler);
 }
