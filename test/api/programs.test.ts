@@ -80,3 +80,11 @@ describe("programs", () => {
     await expectError(await acct.as("live").patch(`/v1/programs/${liveProgram.id}`, { status: "idle" }), 400, "invalid_request");
   });
 });
+
+describe("account", () => {
+  it("tells the key's account id, tier and environment", async () => {
+    const acct = await h.createAccount({ tier: "premium", name: "Acme" });
+    expect(await expectStatus(await acct.as("test").get("/v1/account"), 200)).toEqual({ id: acct.id, name: "Acme", tier: "premium", live: false });
+    expect(await expectStatus(await acct.as("live").get("/v1/account"), 200)).toMatchObject({ id: acct.id, live: true });
+  });
+});
