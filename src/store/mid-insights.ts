@@ -526,12 +526,17 @@ async function countRows(db: Db, where: Filters): Promise<number> {
   return row?.n ?? 0;
 }
 
-/** One (status, origin) range of the sort indexes: at most `upTo` insights match in it, of `total`. */
+/**
+ * One (status, origin) range of the sort indexes: at most `upTo` insights match in it, of `total`;
+ * `earlier` and `later` have their last transaction on a day before or after the date range.
+ */
 interface Arm {
   status: MidInsightStatus;
   origin: Origin;
   upTo: number;
   total: number;
+  earlier: number;
+  later: number;
 }
 
 /**
@@ -546,22 +551,32 @@ async function totalsFor(db: Db, programId: string, f: MidInsightFilters): Promi
     `(last_seen_day is not null${from ? ` and last_seen_day >= ${bind(q, from)}::date` : ""}${to ? ` and last_seen_day <= ${bind(q, to)}::date` : ""})`;
   const whole = !hasDates(f) ? "true" : days ? dayRange(days.from, days.to) : "false";
   const edge = partial.length ? partial.map((r) => dayRange(utcDay(r.from!), utcDay(r.to!))).join(" or ") : "false";
-  const rows = await db.query<{ status: MidInsightStatus; origin: Origin; whole: number; edge: number; total: number }>(
+  const earlier = f.lastSeenFrom ? `last_seen_day < ${bind(q, utcDay(f.lastSeenFrom))}::date` : "false";
+  const later = f.lastSeenTo ? `last_seen_day > ${bind(q, utcDay(f.lastSeenTo))}::date` : "false";
+  const rows = await db.query<Omit<Arm, "upTo"> & { whole: number; edge: number }>(
     `select status, origin, coalesce(sum(n) filter (where ${whole}), 0)::bigint as whole,
-       coalesce(sum(n) filter (where ${edge}), 0)::bigint as edge, sum(n)::bigint as total
+       coalesce(sum(n) filter (where ${edge}), 0)::bigint as edge, sum(n)::bigint as total,
+       coalesce(sum(n) filter (where ${earlier}), 0)::bigint as earlier,
+       coalesce(sum(n) filter (where ${later}), 0)::bigint as later
      from mid_insight_counts ${q.where()} group by status, origin`,
     q.params,
   );
   let count = rows.reduce((sum, r) => sum + r.whole, 0);
   if (partial.length) {
+    // One count per edge, each an index-only range scan (an OR of the two would read the rows).
     const edges = byEnums(new Filters().add("program_id = ?", programId), f);
-    const ranges = partial.map(
-      (r) => `(last_seen_transaction_date >= ${bind(edges, r.from)} and last_seen_transaction_date <= ${bind(edges, r.to)})`,
+    const counts = partial.map(
+      (r) =>
+        `(select count(*) from mid_insights ${edges.where()} and last_seen_transaction_date >= ${bind(edges, r.from)}
+          and last_seen_transaction_date <= ${bind(edges, r.to)})`,
     );
-    edges.clauses.push(`(${ranges.join(" or ")})`);
-    count += await countRows(db, edges);
+    const [row] = await db.query<{ n: number }>(`select (${counts.join(" + ")})::bigint as n`, edges.params);
+    count += row?.n ?? 0;
   }
-  return { count, arms: rows.map((r) => ({ status: r.status, origin: r.origin, upTo: r.whole + r.edge, total: r.total })) };
+  return {
+    count,
+    arms: rows.map((r) => ({ status: r.status, origin: r.origin, upTo: r.whole + r.edge, total: r.total, earlier: r.earlier, later: r.later })),
+  };
 }
 
 /** The number of insights matching the filters, exact. */
@@ -576,27 +591,35 @@ async function countMatching(db: Db, programId: string, f: MidInsightFilters): P
  */
 type Plan = { kind: "single" } | { kind: "arms"; arms: (Arm & { fetch: boolean })[] };
 
-/**
- * The cost model, in rows read. A page of `limit` rows merged from arms walked in sort order takes from
- * each arm its share of the page, reading (share + 1) / density rows of it, the +1 being the arm's first
- * match; fetching an arm's matches reads all of them. (A walked row is read to test the filters, a fetched
- * one to sort it: both are a heap access.)
- */
-const walkCost = (arm: { total: number; upTo: number }, matching: number, limit: number) =>
-  ((limit * arm.upTo) / matching + 1) * (arm.total / arm.upTo);
+/** Sort fields that follow the time of the last transaction: a MID created (or onboarded…) later tends to have transacted later. */
+const TIME_LIKE: ReadonlySet<SortField> = new Set(["created", "sourcedAt", "onboardedAt", "offboardedAt", "eventTs", "updated"]);
 
-// Up to this many matches an arm is fetched whatever the model says: that costs a few milliseconds at
-// most, while a walk's cost depends on where in the sort order the matches fall (a MID offboarded long
-// ago, say, has its last transaction early in any order by date), which the model cannot see.
+/**
+ * The cost model, in index entries read. A page of `limit` keys merged from arms walked in sort order takes
+ * from each arm its share of the page, reading (share + 1) / density entries of it, the +1 being the arm's
+ * first match. By a time-like sort, the insights whose last transaction falls before the range (ascending)
+ * or after it (descending) are taken to come first and are read before any match. Fetching an arm reads
+ * its matches. Both read index entries only (index-only scans); the page's rows are read once at the end.
+ */
+function walkCost(arm: Arm, matching: number, limit: number, sort: SortField, order: SortOrder): number {
+  const skipped = TIME_LIKE.has(sort) ? (order === "asc" ? arm.earlier : arm.later) : 0;
+  return skipped + ((limit * arm.upTo) / matching + 1) * ((arm.total - skipped) / arm.upTo);
+}
+
+// Up to this many matches an arm is fetched whatever the model says: that costs a millisecond or two,
+// while a walk's cost depends on where in the sort order the matches fall, which the model only guesses.
 const ALWAYS_FETCH = 2000;
 
-async function planFor(db: Db, programId: string, f: MidInsightFilters, sort: SortField, limit: number) {
+async function planFor(db: Db, programId: string, f: MidInsightFilters, o: { sort: SortField; order: SortOrder; limit: number }) {
   if (hasExact(f)) {
     const count = await countRows(db, byEnums(narrowing(programId, f), f));
     const { arms, count: total } = await totalsFor(db, programId, { status: f.status, origin: f.origin });
     const used = arms.filter((a) => a.total > 0);
     // Exact filters are not in the per-day totals: assume their matches spread evenly over the arms.
-    const walk = count > 0 && used.reduce((sum, a) => sum + walkCost({ total: a.total, upTo: (count * a.total) / total }, count, limit), 0) < count;
+    const walk =
+      count > 0 &&
+      used.reduce((sum, a) => sum + walkCost({ ...a, upTo: (count * a.total) / total, earlier: 0, later: 0 }, count, o.limit, o.sort, o.order), 0) <
+        count;
     const plan: Plan = walk ? { kind: "arms", arms: used.map((a) => ({ ...a, fetch: false })) } : { kind: "single" };
     return { count, plan };
   }
@@ -604,11 +627,9 @@ async function planFor(db: Db, programId: string, f: MidInsightFilters, sort: So
   const used = arms.filter((a) => a.upTo > 0);
   const matching = used.reduce((sum, a) => sum + a.upTo, 0);
   // The lastSeenTransactionDate sort index range-scans the date range itself: walking is always right.
-  const walkAll = !hasDates(f) || sort === "lastSeenTransactionDate";
-  const plan: Plan = {
-    kind: "arms",
-    arms: used.map((a) => ({ ...a, fetch: !walkAll && (a.upTo <= ALWAYS_FETCH || walkCost(a, matching, limit) > a.upTo) })),
-  };
+  const walkAll = !hasDates(f) || o.sort === "lastSeenTransactionDate";
+  const fetch = (a: Arm) => !walkAll && (a.upTo <= ALWAYS_FETCH || walkCost(a, matching, o.limit, o.sort, o.order) > a.upTo);
+  const plan: Plan = { kind: "arms", arms: used.map((a) => ({ ...a, fetch: fetch(a) })) };
   return { count, plan };
 }
 
@@ -619,32 +640,37 @@ async function pageRows(db: Db, programId: string, f: MidInsightFilters, o: List
   const limit = o.limit + 1;
   const order = `order by ${expr} ${dir}, id ${dir} limit ${limit}`;
   const where = plan.kind === "single" ? byEnums(narrowing(programId, f), f) : narrowing(programId, f, "sort-index");
-  let after = "true";
+  /** The keyset condition on a sort key: rows strictly after the previous page's last row. */
+  let after = (_key: string) => "true";
   if (o.after) {
     const cmp = o.order === "asc" ? ">" : "<";
     // An absent timestamp sorts as infinity; the cursor carries it as null.
     const value = bind(where, o.after.value);
-    const key = NULLABLE_SORT_FIELDS.has(o.sort) ? `coalesce(${value}::${type}, 'infinity'::timestamptz)` : `${value}::${type}`;
-    after = `(${expr}, id) ${cmp} (${key}, ${bind(where, o.after.id)}::uuid)`;
+    const last = NULLABLE_SORT_FIELDS.has(o.sort) ? `coalesce(${value}::${type}, 'infinity'::timestamptz)` : `${value}::${type}`;
+    const id = bind(where, o.after.id);
+    after = (key) => `(${key}, id) ${cmp} (${last}, ${id}::uuid)`;
   }
   if (plan.kind === "single") {
-    return db.query<MidInsightRow>(`select * from mid_insights ${where.where()} and ${after} ${order}`, where.params);
+    return db.query<MidInsightRow>(`select * from mid_insights ${where.where()} and ${after(expr)} ${order}`, where.params);
   }
   if (plan.arms.length === 0) return [];
-  // Each arm is cut at the page size; PostgreSQL merges them in sort order and stops once the page is
-  // full. A fetched arm is materialised first so its own filter, not the sort order, picks the index.
-  // The enum values are constants from the per-day totals, not input.
+  // The page's keys first: each arm is cut at the page size and PostgreSQL merges them in sort order,
+  // stopping once the page is full; the sort indexes hold what an arm tests (index-only scans). A fetched
+  // arm is materialised first, so its date range (on the covering lastSeenTransactionDate index), not the
+  // sort order, picks how it is read. Then only the page's rows are read. The enum values are constants
+  // from the per-day totals, not input.
   const ctes: string[] = [];
   const arms = plan.arms.map((a) => {
     const arm = `${where.where()} and status = '${a.status}' and origin = '${a.origin}'`;
-    if (!a.fetch) return `(select *, ${expr} as sort_key from mid_insights ${arm} and ${after} ${order})`;
+    if (!a.fetch) return `(select id, ${expr} as sort_key from mid_insights ${arm} and ${after(expr)} ${order})`;
     const name = `arm${ctes.length}`;
-    ctes.push(`${name} as materialized (select * from mid_insights ${arm})`);
-    return `(select *, ${expr} as sort_key from ${name} where ${after} ${order})`;
+    ctes.push(`${name} as materialized (select id, ${expr} as sort_key from mid_insights ${arm})`);
+    return `(select id, sort_key from ${name} where ${after("sort_key")} order by sort_key ${dir}, id ${dir} limit ${limit})`;
   });
+  ctes.push(`keys as (select * from (${arms.join(" union all ")}) merged order by sort_key ${dir}, id ${dir} limit ${limit})`);
   return db.query<MidInsightRow>(
-    `${ctes.length ? `with ${ctes.join(", ")} ` : ""}select * from (${arms.join(" union all ")}) page
-     order by sort_key ${dir}, id ${dir} limit ${limit}`,
+    `with ${ctes.join(", ")}
+     select m.* from keys join mid_insights m on m.id = keys.id order by keys.sort_key ${dir}, keys.id ${dir}`,
     where.params,
   );
 }
@@ -679,7 +705,7 @@ export async function listMidInsights(
   o: ListOptions,
 ): Promise<Page<MidInsight>> {
   await readable(ctx, programId);
-  const { count, plan } = await planFor(ctx.db, programId, f, o.sort, o.limit);
+  const { count, plan } = await planFor(ctx.db, programId, f, o);
   if (count === 0) return { items: [], count };
   const rows = await pageRows(ctx.db, programId, f, o, plan);
   const items = rows.slice(0, o.limit).map(toMidInsight);
@@ -701,7 +727,7 @@ export async function* allMidInsights(
   o: { sort: SortField; order: SortOrder; batch: number },
 ): AsyncGenerator<MidInsight[]> {
   await readable(ctx, programId);
-  const { count, plan } = await planFor(ctx.db, programId, f, o.sort, o.batch);
+  const { count, plan } = await planFor(ctx.db, programId, f, { ...o, limit: o.batch });
   if (count === 0) return;
   let after: ListOptions["after"];
   for (;;) {
