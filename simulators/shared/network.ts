@@ -206,7 +206,12 @@ export class NetworkSimulator {
     if (known && (known.onboarded || !upgrade)) return known.merchant;
     const onboarded = assigned;
     const name = descriptor(location.brandName, location.city);
-    const given = supplied.find((m) => this.adapter.validMids(m));
+    const assignedMids = this.adapter.assignMids(seededRandom(hashSeed(this.deps.seed, this.scheme, location.id)), name, onboarded);
+    // The service's MIDs win field by field; what it left out (a Visa CAID and BIN next to a vmid, say)
+    // the network fills in, so the ids the service knows are the ids its messages carry.
+    const given = supplied
+      .map((m) => ({ ...assignedMids, ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== null && v !== undefined)) }))
+      .find((m) => this.adapter.validMids(m));
     const merchant: Merchant = {
       key: location.id,
       locationId: location.id,
@@ -219,7 +224,7 @@ export class NetworkSimulator {
       mcc: "5999",
       mids: given
         ? { ...given, merchantName: given.merchantName ?? name }
-        : this.adapter.assignMids(seededRandom(hashSeed(this.deps.seed, this.scheme, location.id)), name, onboarded),
+        : assignedMids,
     };
     await saveMerchant(this.deps.db, this.scheme, merchant, onboarded, this.deps.clock.now());
     return merchant;
