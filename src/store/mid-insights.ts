@@ -7,10 +7,8 @@ import { Filters, type Page } from "./page.ts";
 import { newId } from "./ids.ts";
 import { getProgram } from "./programs.ts";
 import {
-  MID_INSIGHT_STATUSES,
   NULLABLE_SORT_FIELDS,
   OFFBOARD_DELAY_MS,
-  ORIGINS,
   encodeCursor,
   identifierProblems,
   latestEvent,
