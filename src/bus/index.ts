@@ -1,23 +1,28 @@
-// Opens the bus the configuration asks for: Kafka when KAFKA_BROKERS is set, else the embedded log
-// persisted in DATA_DIR/bus; then creates every topic and registers every schema.
+// Opens the bus the configuration asks for: Kafka when KAFKA_BROKERS is set (values through the schema
+// registry at SCHEMA_REGISTRY_URL, else single-object encoded from the schema files), else the embedded
+// log persisted in DATA_DIR/bus; then creates every topic and registers every schema.
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { ConfigError, type Config } from "../config/index.ts";
+import type { Config } from "../config/index.ts";
 import type { Clock } from "../clock/index.ts";
 import type { Bus } from "./bus.ts";
 import { createEmbeddedLog } from "./embedded-log.ts";
 import { createKafkaBus, registryCodec } from "./kafka.ts";
+import { singleObjectCodec } from "./single-object-codec.ts";
 import { topicSpecs } from "./topics.ts";
 
 export async function openBus(config: Config, clock: Clock, log: Logger): Promise<Bus> {
   let bus: Bus;
   if (config.KAFKA_BROKERS) {
-    if (!config.SCHEMA_REGISTRY_URL) throw new ConfigError("Invalid configuration: KAFKA_BROKERS is set but SCHEMA_REGISTRY_URL is not (Kafka values are Avro through the registry)");
+    const busLog = log.child({ component: "bus" });
+    const registry = config.SCHEMA_REGISTRY_URL;
+    if (registry) busLog.info({ codec: "schema registry", registry }, "Kafka values: Avro in the Confluent wire format through the schema registry");
+    else busLog.info({ codec: "single-object" }, "Kafka values: Avro single-object encoding with the schema files (no SCHEMA_REGISTRY_URL)");
     bus = createKafkaBus({
       brokers: config.KAFKA_BROKERS.split(","),
-      codec: registryCodec(config.SCHEMA_REGISTRY_URL),
+      codec: registry ? registryCodec(registry) : singleObjectCodec(),
       clientId: `cardlink-${process.pid}`,
-      log: log.child({ component: "bus" }),
+      log: busLog,
       now: () => clock.now(),
     });
   } else {

@@ -1,7 +1,7 @@
-// The bus on Kafka: kafkajs for the broker, values Avro-encoded through a Confluent-compatible schema
-// registry (subject `<topic>-value`, registered at start-up with BACKWARD compatibility), keys as
+// The bus on Kafka: kafkajs for the broker, values Avro-encoded by a value codec (through a
+// Confluent-compatible schema registry, or single-object encoded from the schema files), keys as
 // UTF-8 strings hashed by the Java-compatible partitioner, offsets committed after each handled message.
-import { Kafka, Partitioners, logLevel, type Consumer, type EachMessagePayload, type LogEntry } from "kafkajs";
+import { Kafka, Partitioners, logLevel, type Consumer, type ConsumerConfig, type EachMessagePayload, type LogEntry } from "kafkajs";
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from "@kafkajs/confluent-schema-registry";
 import type { Logger } from "pino";
 import { abortableSleep } from "./abortable-sleep.ts";
@@ -19,6 +19,9 @@ export interface ValueCodec {
 }
 
 export const subjectOf = (topic: string) => `${topic}-value`;
+
+/** How long createTopics waits for every partition of its topics to have a leader. */
+const LEADER_WAIT_MS = 30_000;
 
 /** Avro through a Confluent-compatible schema registry: the schema id travels in each message's header. */
 export function registryCodec(url: string): ValueCodec {
@@ -43,8 +46,15 @@ export function registryCodec(url: string): ValueCodec {
 
 export interface KafkaBusOptions {
   brokers: string[];
-  /** registryCodec(SCHEMA_REGISTRY_URL) in every role. */
+  /** registryCodec(SCHEMA_REGISTRY_URL), else singleObjectCodec() — the same in every role. */
   codec: ValueCodec;
+  /**
+   * Prefixes every topic and consumer group on the broker (`<namespace>.<name>`), so several
+   * deployments or test runs can share a cluster; the bus's users still see the plain topic names.
+   */
+  namespace?: string;
+  /** Consumer group timings (kafkajs defaults otherwise). */
+  consumer?: Pick<ConsumerConfig, "sessionTimeout" | "rebalanceTimeout" | "heartbeatInterval" | "maxWaitTimeInMs">;
   clientId?: string;
   log?: Logger;
   /** Service time, for the timestamps of dead letters. */
@@ -63,6 +73,9 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     },
   });
   const codec = options.codec;
+  const prefix = options.namespace ? `${options.namespace}.` : "";
+  const onBroker = (name: string) => prefix + name;
+  const fromBroker = (topic: string) => topic.slice(prefix.length);
   const registered = new Map<string, AvroSchema>();
   const subscriptions = new Set<Subscription>();
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false });
@@ -79,7 +92,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   async function publish(topic: string, key: string, value: unknown): Promise<Published> {
     const encoded = await codec.encode(topic, normalize(topic, schemaOf(topic), value));
     await connect();
-    const [meta] = await producer.send({ topic, acks: -1, messages: [{ key, value: encoded }] });
+    const [meta] = await producer.send({ topic: onBroker(topic), acks: -1, messages: [{ key, value: encoded }] });
     if (!meta) throw new BusError(`${topic}: the broker did not acknowledge the message`);
     return { topic, partition: meta.partition, offset: Number(meta.baseOffset) };
   }
@@ -87,18 +100,19 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   async function subscribe({ groupId, topics, handler }: SubscribeOptions): Promise<Subscription> {
     if (topics.length === 0) throw new BusError("subscribe: give at least one topic");
     for (const topic of topics) schemaOf(topic);
-    const consumer: Consumer = kafka.consumer({ groupId, allowAutoTopicCreation: false });
+    const consumer: Consumer = kafka.consumer({ ...options.consumer, groupId: onBroker(groupId), allowAutoTopicCreation: false });
     const stopping = new AbortController();
     let inFlight: Promise<void> = Promise.resolve();
     await consumer.connect();
-    await consumer.subscribe({ topics, fromBeginning: true });
+    await consumer.subscribe({ topics: topics.map(onBroker), fromBeginning: true });
     const joined = new Promise<void>((resolve) => {
       const off = consumer.on(consumer.events.GROUP_JOIN, () => {
         off();
         resolve();
       });
     });
-    async function handle({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
+    async function handle({ topic: brokerTopic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
+      const topic = fromBroker(brokerTopic);
       const offset = Number(message.offset);
       const key = message.key?.toString("utf8") ?? "";
       let value: unknown;
@@ -111,7 +125,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         if (registered.has(deadLetterTopic(topic))) {
           await deadLetter(bus, { message: { topic, partition, offset, key }, payload: message.value, reason, groupId, at: options.now() });
         }
-        await consumer.commitOffsets([{ topic, partition, offset: String(offset + 1) }]);
+        await consumer.commitOffsets([{ topic: brokerTopic, partition, offset: String(offset + 1) }]);
         return;
       }
       const delivered: BusMessage = { topic, partition, offset, key, value };
@@ -127,7 +141,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
           await heartbeat();
         }
       }
-      await consumer.commitOffsets([{ topic, partition, offset: String(offset + 1) }]);
+      await consumer.commitOffsets([{ topic: brokerTopic, partition, offset: String(offset + 1) }]);
     }
     await consumer.run({
       autoCommit: false,
@@ -156,6 +170,24 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     return subscription;
   }
 
+  async function waitForLeaders(topics: string[]): Promise<void> {
+    const deadline = performance.now() + LEADER_WAIT_MS;
+    for (;;) {
+      let problem: unknown;
+      try {
+        const { topics: found } = await admin.fetchTopicMetadata({ topics });
+        if (found.length === topics.length && found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+      } catch (err) {
+        problem = err;
+      }
+      if (performance.now() > deadline) {
+        const reason = problem instanceof Error ? `: ${problem.message}` : "";
+        throw new BusError(`topics ${topics.join(", ")} have no partition leaders after ${LEADER_WAIT_MS / 1000} s${reason}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   const bus: Bus = {
     kind: "kafka",
     async createTopics(specs: TopicSpec[]) {
@@ -165,10 +197,11 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         }
       }
       await connect();
-      await admin.createTopics({
-        topics: specs.map((s) => ({ topic: s.name, numPartitions: s.partitions })),
-        waitForLeaders: true,
-      });
+      const names = specs.map((s) => onBroker(s.name));
+      // kafkajs's own waitForLeaders gives up when the metadata of a topic just created says it does not
+      // exist yet (UNKNOWN_TOPIC_OR_PARTITION); waiting here for leaders rides that out.
+      await admin.createTopics({ topics: specs.map((s, i) => ({ topic: names[i]!, numPartitions: s.partitions })), waitForLeaders: false });
+      await waitForLeaders(names);
       for (const spec of specs) {
         await codec.register(spec.name, spec.schema);
         registered.set(spec.name, spec.schema);

@@ -45,6 +45,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = configSchema.safeParse(present);
   if (parsed.success) {
+    // Kafka without a registry is a supported setup (values single-object encoded from the schema
+    // files, src/bus/single-object-codec.ts); a registry without Kafka would be silently unused.
     if (parsed.data.SCHEMA_REGISTRY_URL && !parsed.data.KAFKA_BROKERS) {
       throw new ConfigError("Invalid configuration: SCHEMA_REGISTRY_URL is set but KAFKA_BROKERS is not");
     }

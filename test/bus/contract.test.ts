@@ -1,5 +1,6 @@
-// The bus contract, run against both implementations: the embedded log, and Kafka with the real broker
-// and schema registry (when KAFKA_BROKERS and SCHEMA_REGISTRY_URL are set; required under CI).
+// The bus contract, run against both implementations: the embedded log, and Kafka on the real broker
+// with each value codec — single-object encoding from the schema files (KAFKA_BROKERS; required under
+// CI) and the schema registry (when SCHEMA_REGISTRY_URL is set too).
 import { randomUUID } from "node:crypto";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,9 +8,10 @@ import type { Bus, BusMessage, Subscription, TopicSpec } from "../../src/bus/bus
 import { BusError, BusValidationError } from "../../src/bus/bus.ts";
 import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
 import { createKafkaBus, registryCodec } from "../../src/bus/kafka.ts";
-import { schemaFileCodec } from "./schema-file-codec.ts";
+import { singleObjectCodec } from "../../src/bus/single-object-codec.ts";
 import { partitionFor } from "../../src/bus/partitioner.ts";
 import { haveInfra, infra } from "../support/infra.ts";
+import { TEST_CONSUMER } from "../support/kafka.ts";
 
 const eventSchema = {
   type: "record",
@@ -45,14 +47,13 @@ const implementations: Implementation[] = [
     cleanup: async () => {},
   },
   {
-    // The broker half where no schema registry runs: the real broker, values encoded with the schema itself.
-    name: "Kafka broker, values encoded with the schema files",
+    name: "Kafka, values single-object encoded",
     available: () => haveInfra("kafkaBrokers"),
     open: () =>
       createKafkaBus({
         brokers: infra.kafkaBrokers!.split(","),
-        codec: schemaFileCodec(),
-        clientId: "cardlink-contract-test",
+        codec: singleObjectCodec(),
+        clientId: "cardlink-contract-test", consumer: TEST_CONSUMER,
         now: () => new Date(),
       }),
     cleanup: deleteKafkaTopics,
@@ -64,7 +65,7 @@ const implementations: Implementation[] = [
       createKafkaBus({
         brokers: infra.kafkaBrokers!.split(","),
         codec: registryCodec(infra.schemaRegistryUrl!),
-        clientId: "cardlink-contract-test",
+        clientId: "cardlink-contract-test", consumer: TEST_CONSUMER,
         now: () => new Date(),
       }),
     cleanup: deleteKafkaTopics,

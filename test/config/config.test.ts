@@ -52,6 +52,13 @@ describe("configuration", () => {
     expect(config.DATABASE_URL).toBeUndefined();
   });
 
+  it("takes Kafka without a schema registry (values single-object encoded), not a registry without Kafka", () => {
+    const config = loadConfig({ KAFKA_BROKERS: "127.0.0.1:9092" });
+    expect(config.KAFKA_BROKERS).toBe("127.0.0.1:9092");
+    expect(config.SCHEMA_REGISTRY_URL).toBeUndefined();
+    expect(() => loadConfig({ SCHEMA_REGISTRY_URL: "http://registry:8081" })).toThrow(/SCHEMA_REGISTRY_URL is set but KAFKA_BROKERS is not/);
+  });
+
   it("stops with a message naming each bad variable and its rule", () => {
     const cases: [Record<string, string>, RegExp][] = [
       [{ PORT: "70000" }, /PORT:/],

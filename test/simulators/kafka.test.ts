@@ -1,8 +1,10 @@
-// A simulator as its own role on the real Kafka broker and schema registry: it registers every topic's
-// schema, takes a test purchase command from the bus and publishes the Visa auth there.
+// A simulator as its own role on the real Kafka broker, with each value codec (single-object encoding
+// from the schema files; the schema registry when there is one): it registers every topic's schema,
+// takes a test purchase command from the bus and publishes the Visa auth there. Each run has a namespace
+// of its own, so the simulator's consumer group is not shared with other test files.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bus, BusMessage } from "../../src/bus/bus.ts";
-import { createKafkaBus, registryCodec } from "../../src/bus/kafka.ts";
+import { registryCodec } from "../../src/bus/kafka.ts";
 import type { VisaTransaction } from "../../src/bus/messages.ts";
 import { topicSpecs, transactionTopic } from "../../src/bus/topics.ts";
 import { createClock } from "../../src/clock/index.ts";
@@ -13,22 +15,27 @@ import { startSimulators, type RunningSimulators } from "../../simulators/shared
 import { openTestDb } from "../support/harness.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 import { sampleCard, sampleLocation, waitFor } from "./helpers.ts";
-import { schemaFileCodec } from "../bus/schema-file-codec.ts";
+import { createTestKafkaBus, type TestKafkaBus } from "../support/kafka.ts";
 
-const variants = [
-  { name: "with the schema registry", available: () => haveInfra("kafkaBrokers", "schemaRegistryUrl"), codec: () => registryCodec(infra.schemaRegistryUrl!) },
-  // The broker half where no schema registry runs: values encoded with the schema files themselves.
-  { name: "broker only, values encoded with the schema files", available: () => haveInfra("kafkaBrokers"), codec: schemaFileCodec },
+const variants: { name: string; available: () => boolean; open: (now: () => Date) => TestKafkaBus }[] = [
+  { name: "values single-object encoded", available: () => haveInfra("kafkaBrokers"), open: (now) => createTestKafkaBus(now, { label: "simulator" }) },
+  {
+    name: "with the schema registry",
+    available: () => haveInfra("kafkaBrokers", "schemaRegistryUrl"),
+    open: (now) => createTestKafkaBus(now, { label: "simulator-registry", codec: registryCodec(infra.schemaRegistryUrl!) }),
+  },
 ];
 
-for (const { name, available, codec } of variants) describe.skipIf(!available())(`visa simulator on Kafka, ${name}`, () => {
+for (const { name, available, open } of variants) describe.skipIf(!available())(`visa simulator on Kafka, ${name}`, () => {
+  let kafka: TestKafkaBus;
   let bus: Bus;
   let db: Db;
   let simulators: RunningSimulators;
   const clock = createClock({ speed: 0, start: new Date("2026-01-05T12:00:00Z") });
 
   beforeAll(async () => {
-    bus = createKafkaBus({ brokers: infra.kafkaBrokers!.split(","), codec: codec(), clientId: "cardlink-simulator-test", now: () => clock.now() });
+    kafka = open(() => clock.now());
+    bus = kafka.bus;
     await bus.createTopics(topicSpecs());
     db = await openTestDb();
     const control = createSimulatorControl({ db, bus, clock });
@@ -36,7 +43,7 @@ for (const { name, available, codec } of variants) describe.skipIf(!available())
   });
   afterAll(async () => {
     await simulators?.stop();
-    await bus?.close();
+    await kafka?.drop();
     await db?.close();
   });
 

@@ -1,5 +1,6 @@
 // The API test harness: a Cardlink app on a fresh database, accounts made through the admin API, and
-// typed request helpers. Requests go through the app's fetch handler, as HTTP would.
+// typed request helpers. Requests go through the app's fetch handler, as HTTP would. The bus is the
+// embedded log in memory, or the real Kafka bus in a namespace of the harness's own.
 import { loadConfig, type Config } from "../../src/config/index.ts";
 import { createApp } from "../../src/api/app.ts";
 import type { Services } from "../../src/api/context.ts";
@@ -12,11 +13,14 @@ import { infra } from "./infra.ts";
 import { runDue } from "../../src/lifecycle/due.ts";
 import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
 import { topicSpecs } from "../../src/bus/topics.ts";
+import type { Bus } from "../../src/bus/bus.ts";
+import { createTestKafkaBus } from "./kafka.ts";
 import { createSimulatorControl } from "../../simulators/shared/control.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
 
 export type Engine = "pglite" | "postgres";
+export type BusKind = Bus["kind"];
 
 export async function openTestDb(engine: Engine = "pglite"): Promise<Db> {
   const db = engine === "postgres" ? openPostgres(infra.databaseUrl!, { max: 4 }) : await openPglite(undefined);
@@ -50,7 +54,7 @@ export interface Client {
 
 /** Starts an app on a fresh in-memory PGlite (or the real PostgreSQL) with a frozen clock. */
 export async function createHarness(
-  options: { engine?: Engine; env?: Record<string, string>; clockStart?: string } = {},
+  options: { engine?: Engine; bus?: BusKind; env?: Record<string, string>; clockStart?: string } = {},
 ): Promise<Harness> {
   const config = loadConfig({
     CLOCK_SPEED: "0",
@@ -64,8 +68,10 @@ export async function createHarness(
   const clock = createClock({ speed: config.CLOCK_SPEED, start: new Date(config.CLOCK_START!) });
   // As in src/runtime.ts: moving the clock runs what fell due.
   clock.onAdvance((now) => runDue(db, now));
-  // The embedded log in memory: what the API publishes stays inside this test file.
-  const bus = createEmbeddedLog();
+  // Either way, what the API publishes stays inside this harness: the embedded log in memory, or
+  // Kafka topics and consumer groups under a namespace of its own, deleted on close.
+  const kafka = options.bus === "kafka" ? createTestKafkaBus(() => clock.now(), { label: "harness" }) : undefined;
+  const bus = kafka?.bus ?? createEmbeddedLog();
   await bus.createTopics(topicSpecs());
   const services: Services = {
     config,
@@ -113,7 +119,7 @@ export async function createHarness(
       return { ...account, as: (env) => clientFor(account.keys[env]) };
     },
     async close() {
-      await bus.close();
+      await (kafka ? kafka.drop() : bus.close());
       await db.close();
     },
   };
