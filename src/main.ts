@@ -12,6 +12,7 @@ import { SIMULATOR_USAGE, faultsCommand, simulateCommand, simulatorRole, traffic
 import { MAX_SEED_COUNT, seedMidInsights } from "./store/mid-insights-seed.ts";
 import { UUID_PATTERN } from "./store/ids.ts";
 import { ALL_ROLES, startRoles } from "./roles.ts";
+import { listen as listenForWebhooks } from "./webhooks/listen.ts";
 
 const USAGE = `Usage: cardlink <command> [options]
 
@@ -22,6 +23,8 @@ Commands:
   dispatcher                the webhook dispatcher
   workers                   due work on the service clock (consents, marketplace, offboarding, return periods)
   migrate                   apply database migrations and exit
+  listen --secret whsec_… [--secret …] [--port 4000]
+                            receive webhooks locally, verify their signatures and print them
   account create [--name N] [--tier standard|premium] [--email E] [--json]
                             create an account with test and live secret keys
   mid-insights seed --program ID --count N [--seed S]
@@ -96,6 +99,15 @@ async function main(argv: string[]) {
       const exit = () => void running.stop().finally(() => Promise.all([services.bus.close(), services.db.close()]).finally(() => process.exit(0)));
       process.once("SIGINT", exit);
       process.once("SIGTERM", exit);
+      return;
+    }
+    case "listen": {
+      const { values } = parseArgs({ args: rest, options: { port: { type: "string", default: "4000" }, secret: { type: "string", multiple: true } } });
+      const port = Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port: must be a port number");
+      if (!values.secret?.length) throw new UsageError("--secret: give the hook's whsec_ secret (repeat for several hooks)");
+      await listenForWebhooks({ port, secrets: values.secret, out: (line) => process.stdout.write(`${line}\n`) });
+      process.stdout.write(`listening for webhooks on http://localhost:${port}/ (any path)\n`);
       return;
     }
     case "migrate": {

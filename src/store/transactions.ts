@@ -103,11 +103,35 @@ export const toTransaction = (r: TransactionRow): Transaction => ({
   currency: r.currency,
   wallet: r.wallet,
   targetingTag: r.targeting_tag,
-  card: r.card,
-  brand: r.brand,
-  location: r.location,
-  offer: r.offer,
-  identifiers: r.identifiers,
+  // jsonb keeps keys in its own order; the record shows them in the spec's.
+  card: { id: r.card.id, firstNumbers: r.card.firstNumbers, lastNumbers: r.card.lastNumbers, scheme: r.card.scheme, metadata: r.card.metadata },
+  brand: r.brand && { id: r.brand.id, name: r.brand.name, logoUrl: r.brand.logoUrl },
+  location: r.location && {
+    id: r.location.id,
+    address: r.location.address,
+    city: r.location.city,
+    postcode: r.location.postcode,
+    countryCode: r.location.countryCode,
+    timezone: r.location.timezone,
+    geolocation: r.location.geolocation && { latitude: r.location.geolocation.latitude, longitude: r.location.geolocation.longitude },
+    metadata: r.location.metadata,
+  },
+  offer: {
+    id: r.offer.id,
+    cashback: r.offer.cashback,
+    performanceFee: r.offer.performanceFee,
+    qualified: r.offer.qualified,
+    qualificationDate: r.offer.qualificationDate,
+    message: r.offer.message,
+  },
+  identifiers: {
+    MID: r.identifiers.MID,
+    mastercardTransactionSequenceNumber: r.identifiers.mastercardTransactionSequenceNumber,
+    mastercardRefNumber: r.identifiers.mastercardRefNumber,
+    amexApprovalCode: r.identifiers.amexApprovalCode,
+    visaAuthCode: r.identifiers.visaAuthCode,
+    mastercardAuthCode: r.identifiers.mastercardAuthCode,
+  },
 });
 
 export async function findTransaction(ctx: Ctx, id: string): Promise<Transaction | undefined> {

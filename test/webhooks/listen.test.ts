@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { listen } from "../../src/webhooks/listen.ts";
+import { signedHeaders } from "../../src/webhooks/sign.ts";
+
+const SECRET = `whsec_${Buffer.from("a".repeat(32)).toString("base64")}`;
+const OTHER = `whsec_${Buffer.from("b".repeat(32)).toString("base64")}`;
+let server: Server;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  server = await listen({ port: 0, secrets: [OTHER, SECRET], out: (l) => lines.push(l) });
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const post = (secret: string, body: string) =>
+  fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`, { method: "POST", headers: signedHeaders(secret, "evt_1", body), body });
+
+describe("cardlink listen", () => {
+  it("prints a delivery signed with any of its secrets and answers 204", async () => {
+    const body = JSON.stringify({ id: "evt_1", event: "transaction.auth", created: "2026-01-05T12:00:00.000Z", data: {} });
+    expect((await post(SECRET, body)).status).toBe(204);
+    expect(lines.at(-1)).toBe(`verified transaction.auth evt_1 ${body}`);
+  });
+  it("answers other methods without printing them", async () => {
+    const before = lines.length;
+    expect((await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)).status).toBe(200);
+    expect(lines.length).toBe(before);
+  });
+  it("rejects a delivery no secret verifies with 401", async () => {
+    const stranger = `whsec_${Buffer.from("c".repeat(32)).toString("base64")}`;
+    expect((await post(stranger, "{}")).status).toBe(401);
+    expect(lines.at(-1)).toMatch(/^REJECTED/);
+  });
+});
