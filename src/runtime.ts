@@ -3,6 +3,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path";
 import type { Config } from "./config/index.ts";
 import { createClock } from "./clock/index.ts";
+import { shareClock } from "./clock/shared.ts";
+import { clockOffsetStore } from "./store/clock-offset.ts";
 import { openPglite, openPostgres, type Db } from "./store/db.ts";
 import { migrate } from "./store/migrate.ts";
 import { createLogger } from "./log.ts";
@@ -20,13 +22,16 @@ export async function openDb(config: Config): Promise<Db> {
 export async function openServices(config: Config): Promise<Services> {
   const db = await openDb(config);
   await migrate(db);
+  const offsets = clockOffsetStore(db);
   const clock = createClock({
     speed: config.CLOCK_SPEED,
     ...(config.CLOCK_START ? { start: new Date(config.CLOCK_START) } : {}),
+    offsetMs: await offsets.read(),
   });
   // Work that falls due on service time runs whenever the clock is advanced, in every role.
   clock.onAdvance((now) => runDue(db, now));
   const log = createLogger(config);
+  shareClock(clock, offsets, (err) => log.error({ err }, "service clock sync failed"));
   const bus = lazyBus(() => openBus(config, clock, log), config.KAFKA_BROKERS ? "kafka" : "embedded");
   return {
     config,

@@ -9,6 +9,8 @@ export interface Clock {
   now(): Date;
   readonly speed: number;
   readonly mode: ClockMode;
+  /** How far `advance` has moved service time in total, in milliseconds. */
+  readonly offsetMs: number;
   /** Moves service time forward by `ms` and runs every due-listener before resolving. */
   advance(ms: number): Promise<Date>;
   /** Registers work that must run when time jumps (workers that poll for due items). */
@@ -18,14 +20,16 @@ export interface Clock {
 export interface ClockOptions {
   speed: number;
   start?: Date;
+  /** Service time already moved forward before this clock was made (kept across restarts). */
+  offsetMs?: number;
   /** The wall clock, injectable for the clock's own tests. */
   wall?: () => number;
 }
 
-export function createClock({ speed, start, wall = () => Date.now() }: ClockOptions): Clock {
+export function createClock({ speed, start, offsetMs = 0, wall = () => Date.now() }: ClockOptions): Clock {
   const realAnchor = wall();
   const serviceAnchor = start ? start.getTime() : realAnchor;
-  let offset = 0;
+  let offset = offsetMs;
   const listeners = new Set<DueListener>();
   const mode: ClockMode = speed === 0 ? "frozen" : speed === 1 ? "real" : "scaled";
 
@@ -34,6 +38,9 @@ export function createClock({ speed, start, wall = () => Date.now() }: ClockOpti
   return {
     speed,
     mode,
+    get offsetMs() {
+      return offset;
+    },
     now: () => new Date(nowMs()),
     async advance(ms: number) {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError("the clock only moves forward");

@@ -1,0 +1,44 @@
+// One service clock across processes and restarts, through the database.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClock } from "../../src/clock/index.ts";
+import { shareClock } from "../../src/clock/shared.ts";
+import { clockOffsetStore } from "../../src/store/clock-offset.ts";
+import type { Db } from "../../src/store/db.ts";
+import { openTestDb } from "../support/harness.ts";
+
+let db: Db;
+beforeAll(async () => {
+  db = await openTestDb();
+});
+afterAll(() => db.close());
+
+const start = new Date("2026-01-05T12:00:00Z");
+const DAY = 86_400_000;
+
+describe("shared service clock", () => {
+  it("moves every process's clock when one advances, runs their due work, and survives a restart", async () => {
+    const store = clockOffsetStore(db);
+    const api = createClock({ speed: 0, start, offsetMs: await store.read() });
+    const qualifier = createClock({ speed: 0, start, offsetMs: await store.read() });
+    const dueInQualifier: Date[] = [];
+    qualifier.onAdvance((now) => void dueInQualifier.push(now));
+    const stops = [shareClock(api, store, (e) => { throw e; }, 20), shareClock(qualifier, store, (e) => { throw e; }, 20)];
+
+    await api.advance(2 * DAY);
+    await expect.poll(() => qualifier.now().getTime(), { timeout: 2000 }).toBe(start.getTime() + 2 * DAY);
+    expect(dueInQualifier).toEqual([new Date(start.getTime() + 2 * DAY)]);
+    // An advance the other process already saw is not applied twice.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(api.now().getTime()).toBe(start.getTime() + 2 * DAY);
+    stops.forEach((stop) => stop());
+
+    const restarted = createClock({ speed: 0, start, offsetMs: await store.read() });
+    expect(restarted.now()).toEqual(new Date(start.getTime() + 2 * DAY));
+  });
+
+  it("keeps the larger total when two writes race", async () => {
+    const store = clockOffsetStore(db);
+    await Promise.all([store.write(5 * DAY), store.write(3 * DAY)]);
+    expect(await store.read()).toBe(5 * DAY);
+  });
+});
