@@ -74,7 +74,7 @@ export function simulateCommand(args: string[], usage: Usage): string {
 export async function simulatorRole(args: string[], services: Services, usage: Usage): Promise<() => Promise<void>> {
   const { values } = parseArgs({ args, options: { scheme: { type: "string" } } });
   const chosen = scheme(values.scheme, usage);
-  if (services.bus.kind !== "kafka") throw usage("simulator: set KAFKA_BROKERS and SCHEMA_REGISTRY_URL (npm start runs all three simulators on the embedded log)");
+  if (services.bus.kind !== "kafka") throw usage("simulator: set KAFKA_BROKERS (npm start runs all three simulators on the embedded log)");
   if (!services.config.DATABASE_URL) throw usage("simulator: set DATABASE_URL: the simulator shares PostgreSQL with the other roles");
   await services.bus.createTopics(topicSpecs());
   const running = await startSimulators({ ...services, seed: services.config.SIMULATOR_SEED, control: services.simulators }, [chosen]);

@@ -1,8 +1,10 @@
-// End to end on the embedded defaults: test purchases travel through the scheme simulators, the bus,
-// the qualifier and the dispatcher to a real local HTTP receiver that verifies Standard Webhooks signatures.
+// End to end: test purchases travel through the scheme simulators, the bus, the qualifier and the
+// dispatcher to a real local HTTP receiver that verifies Standard Webhooks signatures. On the embedded
+// defaults (PGlite, and PostgreSQL when there is one), and in the distributed mode's parts: the real Kafka
+// bus (single-object encoded values, in a namespace of the harness's own) with the real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
-import { createHarness, expectStatus, type Harness, type Engine } from "../support/harness.ts";
+import { createHarness, expectStatus, type BusKind, type Engine, type Harness } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { localIn, world, type World } from "../support/offers-world.ts";
 import { startRoles, type RunningRoles } from "../../src/roles.ts";
@@ -22,15 +24,19 @@ type Tx = {
 };
 type Event = { id: string; event: string; data: Tx };
 
-const engines: Engine[] = haveInfra("databaseUrl") ? ["pglite", "postgres"] : ["pglite"];
+const setups: { engine: Engine; bus: BusKind }[] = [
+  { engine: "pglite", bus: "embedded" },
+  ...(haveInfra("databaseUrl") ? [{ engine: "postgres", bus: "embedded" } as const] : []),
+  ...(haveInfra("kafkaBrokers", "databaseUrl") ? [{ engine: "postgres", bus: "kafka" } as const] : []),
+];
 
-describe.each(engines)("qualifier and webhooks end to end (%s)", (engine) => {
+describe.each(setups)("qualifier and webhooks end to end ($engine, $bus)", ({ engine, bus }) => {
   let h: Harness;
   let receiver: Receiver;
   let roles: RunningRoles;
 
   beforeAll(async () => {
-    h = await createHarness({ engine });
+    h = await createHarness({ engine, bus });
     receiver = await startReceiver();
     roles = await startRoles(h.services, ["simulators", "qualifier", "dispatcher"], { dispatchPollMs: 20 });
   });
@@ -80,6 +86,7 @@ describe.each(engines)("qualifier and webhooks end to end (%s)", (engine) => {
   };
 
   it("qualifies a test purchase and delivers signed transaction.auth and .qualified webhooks with the offer result", async () => {
+    expect(h.services.bus.kind).toBe(bus);
     const w = await setup();
     const offer = await liveOffer(w, { type: { name: "discount", value: 10 }, feeSplit: 2 });
     const tx = await purchase(w, {});
