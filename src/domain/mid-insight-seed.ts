@@ -59,7 +59,7 @@ function mix32(x: number): number {
 }
 
 /** mulberry32: a small, fast PRNG; one stream per record keeps records independent of batching. */
-export function randomFor(seed: number, kind: number, index: number): () => number {
+function randomFor(seed: number, kind: number, index: number): () => number {
   let state = mix32(mix32(seed) ^ mix32(kind * 0x9e3779b1 + index));
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -71,7 +71,7 @@ export function randomFor(seed: number, kind: number, index: number): () => numb
 }
 
 /** Two UUIDs (RFC 9562 version 8) from a SHA-256 of the program, seed, kind and index: stable and unique. */
-export function seedIds(plan: SeedPlan, kind: string, index: number): [string, string] {
+function seedIds(plan: SeedPlan, kind: string, index: number): [string, string] {
   const hex = createHash("sha256").update(`${plan.programId}:${plan.seed}:${kind}:${index}`).digest("hex");
   const uuid = (h: string) =>
     `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;

@@ -201,8 +201,8 @@ export function parseDateBound(value: string, edge: "from" | "to"): Date | undef
 
 /** The UTC day an instant falls on, YYYY-MM-DD. */
 export const utcDay = (t: Date): string => t.toISOString().slice(0, 10);
-export const startsDay = (t: Date): boolean => t.getTime() % DAY_MS === 0;
-export const endsDay = (t: Date): boolean => (t.getTime() + 1) % DAY_MS === 0;
+const startsDay = (t: Date): boolean => t.getTime() % DAY_MS === 0;
+const endsDay = (t: Date): boolean => (t.getTime() + 1) % DAY_MS === 0;
 export const addDays = (day: string, n: number): string => utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS));
 
 /**

@@ -56,7 +56,7 @@ export interface MidInsight {
   updated: string;
 }
 
-export interface MidInsightRow {
+interface MidInsightRow {
   id: string;
   account_id: string;
   live: boolean;
@@ -92,7 +92,7 @@ export interface MidInsightRow {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export const toMidInsight = (r: MidInsightRow): MidInsight => ({
+const toMidInsight = (r: MidInsightRow): MidInsight => ({
   id: r.id,
   brandId: r.brand_id,
   locationId: r.location_id,
@@ -124,7 +124,7 @@ export const toMidInsight = (r: MidInsightRow): MidInsight => ({
 });
 
 /** The column each identifier is stored in. */
-export const IDENTIFIER_COLUMNS = {
+const IDENTIFIER_COLUMNS = {
   seNumber: "se_number",
   vmid: "vmid",
   vsid: "vsid",
@@ -481,7 +481,7 @@ const EXACT_COLUMNS = {
 } as const;
 
 /** The value of the sort field on an insight, as a cursor carries it. */
-export function sortValue(item: MidInsight, sort: SortField): SortValue {
+function sortValue(item: MidInsight, sort: SortField): SortValue {
   return item[sort];
 }
 
