@@ -102,8 +102,8 @@ export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input:
 }
 
 async function testPurchaseOf(ctx: Ctx, transactionId: string) {
-  requireTestKey(ctx);
   const transaction = await getTransaction(ctx, transactionId);
+  requireTestKey(ctx);
   const [purchase] = await ctx.db.query<{ scheme: Scheme; card_id: string; purchase_id: string }>(
     "select scheme, card_id, purchase_id from test_purchases where transaction_id = $1 and account_id = $2",
     [transactionId, ctx.accountId],

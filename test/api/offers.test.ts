@@ -530,7 +530,7 @@ describe("OpenAPI", () => {
     expect(doc.components.schemas.Offer!.properties!.maxTransactionAmount!.deprecated).toBe(true);
     expect(doc.components.schemas.OfferCreate!.properties!.maxTransactionAmount!.deprecated).toBe(true);
     const routes = Object.entries(doc.paths).filter(([path]) => /^\/(v1|admin)\/(offers|marketplace-offers)/.test(path));
-    expect(routes.length).toBe(11);
+    expect(routes.length).toBe(12);
     for (const [path, ops] of routes) {
       for (const [method, op] of Object.entries(ops)) {
         const body = op.requestBody?.content["application/json"]?.schema;

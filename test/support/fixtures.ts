@@ -58,5 +58,31 @@ export async function seedGraph(client: Client, h: Pick<Harness, "admin">): Prom
     await client.post(`/v1/marketplace-offers/${marketplaceOffer.id}/programs/${program.id}`),
     201,
   );
-  return { programId: program.id, brandId: brand.id, locationId: location.id, cardId: card.id, hookId: hook.id, offerId: offer.id };
+  // A transaction the publisher reports for an oaas offer: the one kind a live key can create itself.
+  const account = await expectStatus<{ id: string }>(await client.get("/v1/account"), 200);
+  const oaas = await expectStatus<{ id: string }>(
+    await client.post("/v1/offers", {
+      brandId: brand.id,
+      countryCode: "GBR",
+      name: "Graph oaas offer",
+      publisherId: account.id,
+      startDate: "2026-01-01T00:00:00",
+      type: { name: "amount", value: 1 },
+      transactionSource: "oaas",
+    }),
+    201,
+  );
+  const transaction = await expectStatus<{ id: string }>(
+    await client.post(`/v1/offers/${oaas.id}/transactions`, { cardId: card.id, amount: 10, datetime: "2026-01-05T10:00:00", reference: "graph-1" }),
+    201,
+  );
+  return {
+    programId: program.id,
+    brandId: brand.id,
+    locationId: location.id,
+    cardId: card.id,
+    hookId: hook.id,
+    offerId: offer.id,
+    transactionId: transaction.id,
+  };
 }

@@ -6,6 +6,7 @@ import { ctxOf } from "../../context.ts";
 import { invalid, notFound } from "../../errors.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { getOffer } from "../../../store/offers.ts";
+import { ownedBy } from "../../middleware/owned.ts";
 import { getTransaction } from "../../../store/transactions.ts";
 import { processPublisherTransaction } from "../../../qualifier/process.ts";
 import { TransactionSchema } from "../transactions/schemas.ts";
@@ -40,6 +41,7 @@ export const route = createRoute({
     "(dates, days of week, minimum amount, activation, targeting tag, return period), recorded as a cleared " +
     "transaction without a location, and reported with `transaction.clearing` (and `transaction.clearing.qualified`). " +
     "201 with the new transaction; 200 with the one already recorded for this `reference`.",
+  middleware: [ownedBy("offerId", getOffer)] as const,
   request: { params: z.object({ offerId: uuid("offerId") }), body: jsonBody(body) },
   responses: {
     201: jsonResponse(TransactionSchema, "The transaction with its offer result."),

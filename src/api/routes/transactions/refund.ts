@@ -3,6 +3,8 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
 import { refundTestPurchase } from "../../../store/test-transactions.ts";
+import { getTransaction } from "../../../store/transactions.ts";
+import { ownedBy } from "../../middleware/owned.ts";
 import { PendingTransactionSchema, TransactionSchema } from "./schemas.ts";
 import { answer, depsOf } from "./send.ts";
 
@@ -18,6 +20,7 @@ export const route = createRoute({
   tags: ["Transactions"],
   summary: "Refund a test purchase",
   description: "The simulator sends the scheme's refund (Visa refund, Mastercard refund, Amex credit) as a negative transaction; the qualifier links it to the purchase and reverses its award in proportion.",
+  middleware: [ownedBy("transactionId", getTransaction)] as const,
   request: {
     params: z.object({ transactionId: uuid("transactionId") }),
     body: { required: false, content: { "application/json": { schema: body } } },

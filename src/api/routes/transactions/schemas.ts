@@ -57,11 +57,52 @@ export const TransactionSchema = z
       mastercardAuthCode: nullableString,
     }),
   })
-  .openapi("Transaction");
+  .openapi("Transaction", {
+    example: {
+      id: "5be80cb4-97fc-8d3f-9a87-9b4d90c1dd88",
+      accountId: "a21bd529-4b25-4ce1-a597-afd4f53bb2de",
+      programId: "8666e4bc-3a01-48bc-8c56-52baa5cb651b",
+      live: false,
+      type: "purchase",
+      originalTransactionId: null,
+      datetime: "2026-01-05T12:30:00",
+      created: "2026-01-05T12:30:01.000Z",
+      updated: "2026-01-05T12:30:01.000Z",
+      auth: true,
+      cleared: false,
+      voided: false,
+      cardPresent: true,
+      amount: 12.5,
+      currency: "GBP",
+      wallet: null,
+      targetingTag: null,
+      card: { id: "a5b88be7-93e0-428d-affd-963dc68565df", firstNumbers: "444400", lastNumbers: "4008", scheme: "visa", metadata: { userId: "u-42" } },
+      brand: { id: "f645206b-392b-4077-b9fd-d4180f381a0b", name: "Coffee House", logoUrl: null },
+      location: {
+        id: "07e89eac-2256-4ebe-9864-ebc6fbefc77d",
+        address: "1 High Street",
+        city: "London",
+        postcode: "SW1A 1AA",
+        countryCode: "GBR",
+        timezone: "Europe/London",
+        geolocation: { latitude: 51.5014, longitude: -0.1419 },
+        metadata: {},
+      },
+      offer: { id: "6ad60367-50cc-4f65-850d-97519fe5b4e9", cashback: 1.25, performanceFee: 0.19, qualified: true, qualificationDate: null, message: [] },
+      identifiers: {
+        MID: "982434798595147",
+        mastercardTransactionSequenceNumber: null,
+        mastercardRefNumber: null,
+        amexApprovalCode: null,
+        visaAuthCode: "OBIUV7",
+        mastercardAuthCode: null,
+      },
+    },
+  });
 
 export const PendingTransactionSchema = z
   .object({
     id: z.uuid().openapi({ description: "The id the transaction will have; GET /transactions/{id} once the qualifier has it." }),
     status: z.literal("sent"),
   })
-  .openapi("PendingTransaction");
+  .openapi("PendingTransaction", { example: { id: "5be80cb4-97fc-8d3f-9a87-9b4d90c1dd88", status: "sent" } });
