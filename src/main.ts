@@ -17,6 +17,7 @@ import { listen as listenForWebhooks } from "./webhooks/listen.ts";
 const USAGE = `Usage: cardlink <command> [options]
 
 Commands:
+  help                      this list
   start                     API and every background role in one process (embedded defaults)
   api                       the HTTP API only
   qualifier                 the streaming qualifier (on Kafka)
@@ -193,6 +194,11 @@ async function main(argv: string[]) {
       process.stdout.write(JSON.stringify(await run(rest, config, (m) => new UsageError(m)), null, 2) + "\n");
       return;
     }
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(USAGE);
+      return;
     default:
       throw new UsageError(command ? `unknown command ${command}` : "no command given");
   }
