@@ -12,6 +12,7 @@ import { enqueueEvent } from "../store/outbox.ts";
 import { newId } from "../store/ids.ts";
 import { toTransaction, type TransactionRow } from "../store/transactions.ts";
 import type { Offer } from "../store/offers.ts";
+import type { LocationRow as StoredLocation } from "../store/locations.ts";
 import type { OfferIndex } from "./offer-index.ts";
 import type { NetworkTransaction } from "./normalise/types.ts";
 
@@ -37,17 +38,8 @@ interface CardRow {
   metadata: Record<string, unknown> | null;
 }
 
-interface LocationRow {
-  id: string;
-  brand_id: string;
-  address: string;
-  city: string;
-  postcode: string;
-  country_code: string;
-  timezone: string;
-  latitude: number | null;
-  longitude: number | null;
-  metadata: Record<string, unknown> | null;
+/** A location with its brand's name and logo, as the transaction record shows them. */
+interface LocationRow extends StoredLocation {
   brand_name: string;
   brand_logo_url: string | null;
 }

@@ -55,7 +55,7 @@ export interface Location {
   updated: string;
 }
 
-interface LocationRow {
+export interface LocationRow {
   id: string;
   program_id: string;
   brand_id: string;

@@ -1,22 +1,14 @@
 // A location's MIDs as the client gave them are the ids the network's messages carry: a Visa location
 // with only a vmid and vsid still receives its purchases (the network fills in the CAID and BIN).
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createHarness, expectStatus, type Harness } from "../support/harness.ts";
+import { expect, it } from "vitest";
+import { expectStatus } from "../support/harness.ts";
+import { usePipeline } from "../support/pipeline.ts";
 import { localIn, world } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/roles.ts";
 
-let h: Harness;
-let roles: RunningRoles;
-beforeAll(async () => {
-  h = await createHarness();
-  roles = await startRoles(h.services, ["simulators", "qualifier"]);
-});
-afterAll(async () => {
-  await roles.stop();
-  await h.close();
-});
+const pipeline = usePipeline(["simulators", "qualifier"]);
 
 it("matches a purchase to the location by the vmid and vsid the client supplied", async () => {
+  const { h } = pipeline;
   const w = await world(h);
   const location = await expectStatus<{ id: string }>(
     await w.client.post(`/v1/programs/${w.programId}/locations`, {

@@ -1,24 +1,16 @@
 // Offer changes meet recorded transactions: an extension leaves transactions that already qualified
 // as they were, and the qualifier sees a newly linked offer at once (its in-memory index reloads).
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createHarness, expectStatus, type Harness } from "../support/harness.ts";
+import { expect, it } from "vitest";
+import { expectStatus } from "../support/harness.ts";
+import { usePipeline } from "../support/pipeline.ts";
 import { localIn, world } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/roles.ts";
 
-let h: Harness;
-let roles: RunningRoles;
-beforeAll(async () => {
-  h = await createHarness();
-  roles = await startRoles(h.services, ["simulators", "qualifier"]);
-});
-afterAll(async () => {
-  await roles.stop();
-  await h.close();
-});
+const pipeline = usePipeline(["simulators", "qualifier"]);
 
 type Tx = { id: string; updated: string; offer: { id: string | null; qualified: boolean; cashback: number } };
 
 it("keeps a qualified transaction as it was when its offer is extended, and qualifies with a newly linked offer at once", async () => {
+  const { h } = pipeline;
   const w = await world(h);
   const purchase = () =>
     w.client.post("/v1/transactions/test", { cardId: w.cardId, locationId: w.locationId, amount: 40 }).then((r) => expectStatus<Tx>(r, 201));
