@@ -6,10 +6,6 @@ import { advanceDays, expect400, localIn, outboxOf, world, type Offer } from "..
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness(); // service clock frozen at 2026-01-05T12:00:00Z; tests below move it forward
-  // The runtime registers the same listener in src/runtime.ts; the harness builds its services itself.
-  h.services.clock.onAdvance(async (now) => {
-    await runMarketplaceDue(h.services.db, now);
-  });
 });
 afterAll(() => h.close());
 
