@@ -56,6 +56,11 @@ export interface KafkaBusOptions {
   /** Consumer group timings (kafkajs defaults otherwise). */
   consumer?: Pick<ConsumerConfig, "sessionTimeout" | "rebalanceTimeout" | "heartbeatInterval" | "maxWaitTimeInMs">;
   clientId?: string;
+  /**
+   * How many partitions a consumer handles at once (default 4). Order is kept within a partition —
+   * and so per key — whatever this is; it only lets different keys proceed side by side.
+   */
+  partitionConcurrency?: number;
   log?: Logger;
   /** Service time, for the timestamps of dead letters. */
   now: () => Date;
@@ -102,7 +107,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     for (const topic of topics) schemaOf(topic);
     const consumer: Consumer = kafka.consumer({ ...options.consumer, groupId: onBroker(groupId), allowAutoTopicCreation: false });
     const stopping = new AbortController();
-    let inFlight: Promise<void> = Promise.resolve();
+    const inFlight = new Set<Promise<void>>();
     await consumer.connect();
     await consumer.subscribe({ topics: topics.map(onBroker), fromBeginning: true });
     const joined = new Promise<void>((resolve) => {
@@ -145,10 +150,12 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     }
     await consumer.run({
       autoCommit: false,
+      partitionsConsumedConcurrently: options.partitionConcurrency ?? 4,
       eachMessage: (payload) => {
-        // stop() waits for the message in hand, so its commit is not lost to the disconnect.
+        // stop() waits for the messages in hand, so their commits are not lost to the disconnect.
         const handled = handle(payload);
-        inFlight = handled.catch(() => undefined);
+        const settled = handled.catch(() => undefined).finally(() => inFlight.delete(settled));
+        inFlight.add(settled);
         return handled;
       },
     });
@@ -159,7 +166,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       stop() {
         stopped ??= (async () => {
           stopping.abort();
-          await inFlight;
+          await Promise.all(inFlight);
           subscriptions.delete(subscription);
           await consumer.disconnect();
         })();
