@@ -17,7 +17,7 @@ import {
 } from "./setup.js";
 
 const API_VERSION = "2024-11-25";
-const run = arrivalScenario({ rate: 20, duration: "60s", vus: 10 });
+const run = arrivalScenario({ rate: 8, duration: "60s", vus: 10 });
 
 const ORIGINS = [
   "address-match",
