@@ -211,5 +211,8 @@ export async function seedMidInsights(db: Db, req: SeedRequest): Promise<number>
     created += await pending;
     req.onProgress?.(created);
   }
+  // Fresh statistics after a bulk load: PGlite has no autovacuum, and without them the planner walks
+  // a program's whole index where the partial offboarding index holds a few rows.
+  if (created > 0) await db.exec("analyze mids; analyze mid_insights; analyze mid_insight_counts");
   return created;
 }
