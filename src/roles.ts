@@ -33,12 +33,22 @@ export async function startRoles(services: Services, roles: readonly Role[], opt
     );
     stops.push(running.stop);
   }
+  // In one process the qualifier tells the dispatcher about new events at once; across processes the
+  // dispatcher finds them at its next poll.
+  const dispatcher = roles.includes("dispatcher")
+    ? createDispatcher({ ...services, ...(options.dispatchPollMs ? { pollMs: options.dispatchPollMs } : {}) })
+    : undefined;
   if (roles.includes("qualifier")) {
-    const subscription = await startQualifier({ ...services, ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}) });
+    const subscription = await startQualifier({
+      ...services,
+      onOutcome: (outcome) => {
+        if (outcome.kind === "recorded" && outcome.events.length > 0) dispatcher?.kick();
+        options.onOutcome?.(outcome);
+      },
+    });
     stops.push(() => subscription.stop());
   }
-  if (roles.includes("dispatcher")) {
-    const dispatcher = createDispatcher({ ...services, ...(options.dispatchPollMs ? { pollMs: options.dispatchPollMs } : {}) });
+  if (dispatcher) {
     dispatcher.start();
     stops.push(() => dispatcher.stop());
   }

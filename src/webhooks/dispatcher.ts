@@ -21,6 +21,8 @@ export interface DispatcherOptions {
 export interface Dispatcher {
   /** One pass: fan out new events, deliver everything due now; resolves when those deliveries finish. */
   runOnce(): Promise<number>;
+  /** New events were written in this process: run a pass now instead of at the next poll. */
+  kick(): void;
   start(): void;
   stop(): Promise<void>;
 }
@@ -80,8 +82,18 @@ export function createDispatcher({ db, clock, log, concurrency = 16, timeoutMs =
     return next;
   };
 
+  let kicked = false;
   return {
     runOnce,
+    kick() {
+      // Many kicks while a pass is queued are one pass: the pass takes every event written so far.
+      if (kicked || !timer) return;
+      kicked = true;
+      queueMicrotask(() => {
+        kicked = false;
+        runOnce().catch((err: unknown) => log.error({ err }, "webhook dispatch pass failed"));
+      });
+    },
     start() {
       unsubscribe = clock.onAdvance(async () => {
         await runOnce();
