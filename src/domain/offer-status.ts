@@ -1,5 +1,5 @@
 // Offer status (requests, upcoming, live, expired) as a function of the offer and service time.
-// Every read, the list filters (through the stored window instants) and the qualifier use these.
+// Every read and the list filters (through the stored window instants) use these.
 import { countryByAlpha3 } from "./countries.ts";
 import { instantOf } from "./local-dates.ts";
 
@@ -55,26 +55,6 @@ export function statusFromWindow(
 export const offerStatusAt = (offer: OfferTiming, now: Date): OfferStatus =>
   statusFromWindow(offerWindow(offer), offer, now);
 
-/**
- * Whether the offer runs at a purchase's local time at the location (the qualifier's question; the
- * location is linked by construction). Compares wall-clock times, so it holds in the location's zone.
- */
-export function isLiveAtLocal(
-  offer: Pick<OfferTiming, "startDate" | "endDate" | "marketplace">,
-  localDateTime: string,
-): boolean {
-  if (offer.marketplace !== null && offer.marketplace.approval !== "accepted") return false;
-  return localDateTime >= offer.startDate && (offer.endDate === null || localDateTime <= offer.endDate);
-}
-
+/** The dashboard's 'expiring soon' group: live offers ending within this many days unless a list says otherwise. */
 export const DEFAULT_EXPIRING_DAYS = 30;
 
-/** The dashboard's 'expiring soon' group: live offers whose end falls within `days` of `now`. */
-export function isExpiringWithin(offer: OfferTiming, now: Date, days: number): boolean {
-  const window = offerWindow(offer);
-  return (
-    statusFromWindow(window, offer, now) === "live" &&
-    window.endAt !== null &&
-    window.endAt.getTime() <= now.getTime() + days * 86_400_000
-  );
-}

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import {
-  isExpiringWithin,
-  isLiveAtLocal,
   offerStatusAt,
   offerWindow,
   statusZone,
@@ -51,29 +49,5 @@ describe("offer status", () => {
     expect(offerWindow({ startDate: "2026-07-01T09:00:00", endDate: null, countryCode: "FRA" }).startAt.toISOString()).toBe(
       "2026-07-01T07:00:00.000Z",
     );
-  });
-
-  it.each<[string, Partial<OfferTiming>, string, boolean]>([
-    ["inside the window", {}, "2026-06-01T10:00:00", true],
-    ["at the start", {}, "2026-01-01T00:00:00", true],
-    ["before the start", {}, "2025-12-31T23:59:59", false],
-    ["at the end", {}, "2026-12-31T23:59:59", true],
-    ["after the end", {}, "2027-01-01T00:00:00", false],
-    ["open end", { endDate: null }, "2030-01-01T00:00:00", true],
-    ["marketplace awaiting approval", { marketplace: { approval: "pending" } }, "2026-06-01T10:00:00", false],
-    ["marketplace accepted", { marketplace: { approval: "accepted" } }, "2026-06-01T10:00:00", true],
-  ])("isLiveAtLocal: %s", (_name, over, local, live) => {
-    expect(isLiveAtLocal(offer(over), local)).toBe(live);
-  });
-
-  it.each<[string, Partial<OfferTiming>, number, boolean]>([
-    ["ends in 10 days, within 30", { endDate: "2026-01-15T12:00:00" }, 30, true],
-    ["ends in 40 days, not within 30", { endDate: "2026-02-14T12:00:00" }, 30, false],
-    ["ends in 40 days, within 45", { endDate: "2026-02-14T12:00:00" }, 45, true],
-    ["exactly 30 days", { endDate: "2026-02-04T12:00:00" }, 30, true],
-    ["not live (no location)", { endDate: "2026-01-15T12:00:00", locationsTotal: 0 }, 30, false],
-    ["already expired", { endDate: "2026-01-04T12:00:00" }, 30, false],
-  ])("expiring soon: %s", (_name, over, days, expected) => {
-    expect(isExpiringWithin(offer(over), at("2026-01-05T12:00:00Z"), days)).toBe(expected);
   });
 });
