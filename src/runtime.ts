@@ -15,7 +15,7 @@ import { lazyBus, openBus } from "./bus/index.ts";
 import { createSimulatorControl } from "../simulators/shared/control.ts";
 import { runDue } from "./lifecycle/due.ts";
 
-export async function openDb(config: Config): Promise<Db> {
+async function openDb(config: Config): Promise<Db> {
   return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openPglite(config.DATA_DIR);
 }
 

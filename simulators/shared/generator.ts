@@ -83,7 +83,7 @@ export interface Generated {
   plan: Plan;
 }
 
-export const newFaker = (seed: number[]) => {
+const newFaker = (seed: number[]) => {
   const faker = new Faker({ locale: [en, base] });
   faker.seed(seed);
   return faker;
@@ -94,7 +94,7 @@ function weighted<T>(faker: Faker, items: readonly (readonly [T, number])[]): T 
 }
 
 /** A merchant the network knows, with ids assigned (or, `assigned` false, not yet) for the scheme. */
-export function generateMerchant(faker: Faker, adapter: SchemeAdapter, seed: number, assigned: boolean): Merchant {
+function generateMerchant(faker: Faker, adapter: SchemeAdapter, seed: number, assigned: boolean): Merchant {
   const category = faker.helpers.weightedArrayElement(CATEGORIES.map((c) => ({ value: c, weight: c.weight })));
   const countryCode = weighted(faker, COUNTRIES);
   const key = faker.string.uuid();
@@ -114,7 +114,7 @@ export function generateMerchant(faker: Faker, adapter: SchemeAdapter, seed: num
   };
 }
 
-export function generateCard(faker: Faker, adapter: SchemeAdapter): Card {
+function generateCard(faker: Faker, adapter: SchemeAdapter): Card {
   const id = faker.string.uuid();
   return { id, ...adapter.cardPrefix(seededRandom(hashSeed(adapter.scheme, id))) };
 }

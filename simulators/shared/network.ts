@@ -48,7 +48,7 @@ export interface NetworkDeps {
 }
 
 /** How often (real time) the network looks for due work, new faults and traffic runs. */
-export const POLL_MS = 1000;
+const POLL_MS = 1000;
 /** How often a traffic run generates its next purchases. */
 const TRAFFIC_TICK_MS = 100;
 const MAX_PER_TICK = 200;

@@ -13,7 +13,7 @@ const SCHEME_FIELDS = {
 } as const satisfies Record<Scheme, readonly (keyof MerchantIds)[]>;
 
 /** The scheme's own MID fields of `mids`, without the empty ones: what a location stores. */
-export function schemeMids(scheme: Scheme, mids: Partial<MerchantIds>): Record<string, string> {
+function schemeMids(scheme: Scheme, mids: Partial<MerchantIds>): Record<string, string> {
   return Object.fromEntries(
     SCHEME_FIELDS[scheme].flatMap((field) => (mids[field] ? [[field, mids[field]]] : [])),
   );

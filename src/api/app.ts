@@ -97,5 +97,3 @@ export function createApp(services: Services, options: { adminToken: string }) {
   mountAdmin(app);
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

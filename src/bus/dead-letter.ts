@@ -14,7 +14,7 @@ export interface DeadLetterInput {
   at: Date;
 }
 
-export function deadLetterOf({ message, payload, reason, groupId, at }: DeadLetterInput): DeadLetter {
+function deadLetterOf({ message, payload, reason, groupId, at }: DeadLetterInput): DeadLetter {
   return {
     topic: message.topic,
     partition: message.partition,

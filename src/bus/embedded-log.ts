@@ -21,7 +21,7 @@ export interface EmbeddedLogOptions {
   log?: Logger;
 }
 
-export const DEFAULT_MAX_BACKLOG = 10_000;
+const DEFAULT_MAX_BACKLOG = 10_000;
 /** A partition file is rewritten at start-up only when at least this much of it is fully consumed. */
 const COMPACT_MIN_BYTES = 1 << 20;
 

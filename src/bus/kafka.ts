@@ -18,7 +18,7 @@ export interface ValueCodec {
   decode(topic: string, bytes: Buffer): Promise<unknown>;
 }
 
-export const subjectOf = (topic: string) => `${topic}-value`;
+const subjectOf = (topic: string) => `${topic}-value`;
 
 /** How long createTopics waits for every partition of its topics to have a leader. */
 const LEADER_WAIT_MS = 30_000;

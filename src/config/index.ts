@@ -10,7 +10,7 @@ const optionalUrl = z
 
 const positiveNumber = (fallback: number) => z.coerce.number().finite().positive().default(fallback);
 
-export const configSchema = z.object({
+const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATA_DIR: z.string().min(1).default("./.data"),
   DATABASE_URL: optionalUrl,

@@ -9,7 +9,7 @@ import { runMarketplaceDue } from "./marketplace.ts";
 import { runOffboardingDue } from "../store/mid-insights.ts";
 import { runQualificationsDue } from "../qualifier/qualification-due.ts";
 
-export const DUE_WORK: Record<string, (db: Db, now: Date) => Promise<number>> = {
+const DUE_WORK: Record<string, (db: Db, now: Date) => Promise<number>> = {
   "brand consent": approveDueBrands,
   "marketplace answers": runMarketplaceDue,
   "MID offboarding": (db, now) => runOffboardingDue(db, now),

@@ -13,7 +13,7 @@ import { normalise } from "./normalise/index.ts";
 import { createOfferIndex } from "./offer-index.ts";
 import { processTransaction, type Outcome } from "./process.ts";
 
-export const QUALIFIER_GROUP = "qualifier";
+const QUALIFIER_GROUP = "qualifier";
 const SCHEMES: Scheme[] = ["visa", "mastercard", "amex"];
 
 export interface QualifierDeps {

@@ -235,7 +235,7 @@ async function insertTransaction(db: Db, i: InsertInput): Promise<TransactionRow
  * Writes the stage's webhook event and, when the offer result is qualified, the stage's `.qualified`
  * event — each at most once per transaction, whatever is redelivered.
  */
-export async function emitStage(db: Db, row: TransactionRow, stage: "auth" | "clearing" | "refund", now: Date): Promise<string[]> {
+async function emitStage(db: Db, row: TransactionRow, stage: "auth" | "clearing" | "refund", now: Date): Promise<string[]> {
   const base = STAGE_EVENT[stage];
   const names = stage !== "refund" && row.offer.qualified ? [base, `${base}.qualified`] : [base];
   return emitEvents(db, row, names, now);

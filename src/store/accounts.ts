@@ -36,7 +36,7 @@ const toAccount = (r: AccountRow): Account => ({
   updated: r.updated.toISOString(),
 });
 
-export const newSecretKey = (live: boolean) => `sk_${live ? "live" : "test"}_${randomBase62(32)}`;
+const newSecretKey = (live: boolean) => `sk_${live ? "live" : "test"}_${randomBase62(32)}`;
 
 async function insertKey(db: Db, accountId: string, live: boolean, now: Date): Promise<string> {
   const key = newSecretKey(live);

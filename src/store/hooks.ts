@@ -56,7 +56,7 @@ const toHook = (r: HookRow): Hook => ({
 const withSecret = (r: HookRow): HookWithSecret => ({ ...toHook(r), secret: r.secret });
 
 /** 32 random bytes: inside the 24–64 byte range Standard Webhooks asks of a signing key. */
-export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
 export async function createHook(
   ctx: Ctx,

@@ -191,7 +191,7 @@ export function problemsError(problems: Problem[]): ApiError {
  * The status rule of src/domain/offer-status.ts (statusFromWindow) over the stored window instants, for
  * list filters: the same instants, the same order of tests. Takes service time twice as parameters.
  */
-export const STATUS_SQL = `(case
+const STATUS_SQL = `(case
   when end_at is not null and ?::timestamptz > end_at then 'expired'
   when approval is not null and approval <> 'accepted' then 'requests'
   when transaction_source is null and locations_count = 0 then 'requests'

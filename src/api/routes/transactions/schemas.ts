@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 
 const nullableString = z.string().nullable();
 
-export const OfferResultSchema = z
+const OfferResultSchema = z
   .object({
     id: z.uuid().nullable().openapi({ description: "The winning offer; when none qualified, the most recent rejecting one; null when no live offer applied." }),
     cashback: z.number().openapi({ example: 4.2 }),

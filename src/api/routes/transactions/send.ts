@@ -6,7 +6,7 @@ import { ctxOf } from "../../context.ts";
 import type { Sent } from "../../../store/test-transactions.ts";
 
 /** Real time the API waits for the qualifier before answering 202. */
-export const WAIT_MS = 5_000;
+const WAIT_MS = 5_000;
 
 export const depsOf = (c: Context<AppEnv>) => ({
   ctx: ctxOf(c.var.services, c.var.caller),
