@@ -10,21 +10,21 @@ export interface OffsetStore {
 }
 
 export function shareClock(clock: Clock, store: OffsetStore, onError: (err: unknown) => void, intervalMs = 500): () => void {
-  let syncing = false;
+  // The largest total known to be recorded. An advance taken over from the store is not written back,
+  // but a local one made while that advance's due work runs is.
+  let recorded = clock.offsetMs;
   const off = clock.onAdvance(async () => {
-    if (!syncing) await store.write(clock.offsetMs);
+    if (clock.offsetMs <= recorded) return;
+    recorded = clock.offsetMs;
+    await store.write(recorded);
   });
   const timer = setInterval(() => {
     store
       .read()
       .then(async (stored) => {
         if (stored <= clock.offsetMs) return;
-        syncing = true;
-        try {
-          await clock.advance(stored - clock.offsetMs);
-        } finally {
-          syncing = false;
-        }
+        recorded = Math.max(recorded, stored);
+        await clock.advance(stored - clock.offsetMs);
       })
       .catch(onError);
   }, intervalMs);

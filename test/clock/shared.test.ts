@@ -36,6 +36,27 @@ describe("shared service clock", () => {
     expect(restarted.now()).toEqual(new Date(start.getTime() + 2 * DAY));
   });
 
+  it("records a local advance made while an advance taken over from another process runs its due work", async () => {
+    const store = clockOffsetStore(db);
+    const base = await store.read();
+    const clock = createClock({ speed: 0, start, offsetMs: base });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let syncing = false;
+    clock.onAdvance(async () => {
+      if (syncing) return;
+      syncing = true;
+      await gate;
+    });
+    const stop = shareClock(clock, store, (e) => { throw e; }, 20);
+    await store.write(base + DAY);
+    await expect.poll(() => syncing, { timeout: 2000 }).toBe(true);
+    await clock.advance(DAY);
+    release();
+    await expect.poll(() => store.read(), { timeout: 2000 }).toBe(base + 2 * DAY);
+    stop();
+  });
+
   it("keeps the larger total when two writes race", async () => {
     const store = clockOffsetStore(db);
     await Promise.all([store.write(5 * DAY), store.write(3 * DAY)]);
