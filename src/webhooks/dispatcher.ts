@@ -91,6 +91,7 @@ export function createDispatcher({ db, clock, log, concurrency = 16, timeoutMs =
       kicked = true;
       queueMicrotask(() => {
         kicked = false;
+        if (!timer) return; // stopped since the kick
         runOnce().catch((err: unknown) => log.error({ err }, "webhook dispatch pass failed"));
       });
     },

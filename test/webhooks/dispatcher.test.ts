@@ -118,4 +118,16 @@ describe("webhook dispatcher", () => {
     expect((await stranger.as("test").post(`/v1/webhook-events/${eventId}/redeliver`)).status).toBe(404);
     expect((await acct.as("live").post(`/v1/webhook-events/${eventId}/redeliver`)).status).toBe(404);
   });
+
+  it("runs no pass after stop for a kick made just before it", async () => {
+    const acct = await h.createAccount();
+    const eventId = await enqueue(acct, null, "transaction.auth", { n: 1 });
+    const own = createDispatcher({ db: h.services.db, clock: h.services.clock, log: h.services.log, pollMs: 60_000 });
+    own.start();
+    own.kick();
+    await own.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const [row] = await h.services.db.query<{ dispatched: Date | null }>("select dispatched from outbox where id = $1", [eventId]);
+    expect(row!.dispatched).toBeNull();
+  });
 });
