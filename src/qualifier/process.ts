@@ -347,6 +347,8 @@ export async function processPublisherTransaction(
     if (!card) return { missing: "card" as const };
     const purchaseKey = `oaas:${offer.id}:${input.reference}`;
     const id = transactionIdFor(card.scheme, "purchase", purchaseKey);
+    // Two submissions of one reference at once: the second waits here and then finds the first's row.
+    await db.query("select pg_advisory_xact_lock(hashtext($1))", [id]);
     const [existing] = await db.query("select 1 from transactions where id = $1", [id]);
     if (existing) return { transactionId: id, created: false };
     const tx: NetworkTransaction = {
