@@ -5,13 +5,12 @@
 //   BENCH_DATABASE_URL  the database to use (created when missing); default: DATABASE_URL's server with the
 //                       database cardlink_bench, or the scripts/stack server
 //   BENCH_ROWS          insights to seed (default 1000000); BENCH_RUNS timed runs per scenario (default 100)
+import { assembleServices } from "../src/runtime.ts";
 import postgres from "postgres";
 import { loadConfig } from "../src/config/index.ts";
 import { createApp } from "../src/api/app.ts";
 import type { Services } from "../src/api/context.ts";
 import { createClock } from "../src/clock/index.ts";
-import { createLogger } from "../src/log.ts";
-import { createRateLimiter } from "../src/api/middleware/rate-limit.ts";
 import { SUPPORTED_VERSIONS } from "../src/api/middleware/auth.ts";
 import { openPostgres, type Db } from "../src/store/db.ts";
 import { migrate } from "../src/store/migrate.ts";
@@ -19,7 +18,6 @@ import { createAccount } from "../src/store/accounts.ts";
 import { createProgram } from "../src/store/programs.ts";
 import { seedMidInsights } from "../src/store/mid-insights-seed.ts";
 import { createEmbeddedLog } from "../src/bus/embedded-log.ts";
-import { createSimulatorControl } from "../simulators/shared/control.ts";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);
@@ -108,15 +106,7 @@ async function main() {
   });
   const clock = createClock({ speed: 0, start: new Date(NOW) });
   const bus = createEmbeddedLog();
-  const services: Services = {
-    config,
-    db,
-    clock,
-    log: createLogger(config),
-    limiter: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
-    bus,
-    simulators: createSimulatorControl({ db, bus, clock }),
-  };
+  const services: Services = assembleServices({ config, db, clock, bus });
   const app = createApp(services, { adminToken: ADMIN_TOKEN });
   const headers = { Authorization: `Bearer ${state.liveKey}`, "Cardlink-Version": SUPPORTED_VERSIONS[0] };
   const base = `/v1/programs/${state.programId}/mid-insights`;

@@ -33,11 +33,17 @@ export async function openServices(config: Config): Promise<Services> {
   const log = createLogger(config);
   shareClock(clock, offsets, (err) => log.error({ err }, "service clock sync failed"));
   const bus = lazyBus(() => openBus(config, clock, log), config.KAFKA_BROKERS ? "kafka" : "embedded");
+  return assembleServices({ config, db, clock, bus, log });
+}
+
+/** The services from their parts; what is derived (logger, rate limiter, simulator control) is made here. */
+export function assembleServices(parts: Pick<Services, "config" | "db" | "clock" | "bus"> & { log?: Services["log"] }): Services {
+  const { config, db, clock, bus } = parts;
   return {
     config,
     db,
     clock,
-    log,
+    log: parts.log ?? createLogger(config),
     limiter: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
     bus,
     simulators: createSimulatorControl({ db, bus, clock }),

@@ -1,21 +1,19 @@
 // The API test harness: a Cardlink app on a fresh database, accounts made through the admin API, and
 // typed request helpers. Requests go through the app's fetch handler, as HTTP would. The bus is the
 // embedded log in memory, or the real Kafka bus in a namespace of the harness's own.
+import { assembleServices } from "../../src/runtime.ts";
 import { loadConfig, type Config } from "../../src/config/index.ts";
 import { createApp } from "../../src/api/app.ts";
 import type { Services } from "../../src/api/context.ts";
 import { createClock } from "../../src/clock/index.ts";
 import { openPglite, openPostgres, type Db } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
-import { createRateLimiter } from "../../src/api/middleware/rate-limit.ts";
-import { createLogger } from "../../src/log.ts";
 import { infra } from "./infra.ts";
 import { runDue } from "../../src/lifecycle/due.ts";
 import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
 import { topicSpecs } from "../../src/bus/topics.ts";
 import type { Bus } from "../../src/bus/bus.ts";
 import { createTestKafkaBus } from "./kafka.ts";
-import { createSimulatorControl } from "../../simulators/shared/control.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
 
@@ -73,15 +71,7 @@ export async function createHarness(
   const kafka = options.bus === "kafka" ? createTestKafkaBus(() => clock.now(), { label: "harness" }) : undefined;
   const bus = kafka?.bus ?? createEmbeddedLog();
   await bus.createTopics(topicSpecs());
-  const services: Services = {
-    config,
-    db,
-    clock,
-    log: createLogger(config),
-    limiter: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
-    bus,
-    simulators: createSimulatorControl({ db, bus, clock }),
-  };
+  const services: Services = assembleServices({ config, db, clock, bus });
   const app = createApp(services, { adminToken: ADMIN_TOKEN });
   const keyHeader = `${config.SERVICE_NAME}-Key`;
 
