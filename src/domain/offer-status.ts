@@ -38,6 +38,9 @@ export function offerWindow(offer: Pick<OfferTiming, "startDate" | "endDate" | "
  * The spec's states: expired once the end has passed; requests while a marketplace offer awaits (or
  * lost) its brand's approval, or while no location is linked; upcoming with a location before the
  * start; live between start and end, inclusive — so a past startDate with a location is live at once.
+ * An oaas offer never has a linked location, so it is never upcoming: it is requests until its
+ * startDate (the spec's "creation -> requests"; "requests = startDate in the future and/or no linked
+ * locations") and live from then, needing no location.
  */
 export function statusFromWindow(
   window: { startAt: Date; endAt: Date | null },
@@ -47,7 +50,7 @@ export function statusFromWindow(
   if (window.endAt !== null && now.getTime() > window.endAt.getTime()) return "expired";
   if (offer.marketplace !== null && offer.marketplace.approval !== "accepted") return "requests";
   if (offer.locationsTotal === 0) return "requests";
-  if (now.getTime() < window.startAt.getTime()) return "upcoming";
+  if (now.getTime() < window.startAt.getTime()) return offer.locationsTotal === -1 ? "requests" : "upcoming";
   return "live";
 }
 

@@ -287,6 +287,13 @@ export interface PatchOutcome {
   targetingUpdated: boolean;
 }
 
+/**
+ * Rule 5: "to receive all cards' transactions, disable activation". Turning activation off is the one
+ * qualification term a live offer accepts; turning it on (or changing the limit) would change running terms.
+ */
+const disablesActivation = (current: OfferTerms, patch: OfferPatch, status: OfferStatus) =>
+  status === "live" && current.activation.enabled && patch.activation?.enabled === false && patch.activation.qualifiedTransactionsLimit === undefined;
+
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Applies an update to an offer's terms, enforcing who may change what and when. */
@@ -307,13 +314,17 @@ export function applyPatch(
     }
   }
   if (context.status === "live" || context.status === "expired") {
-    const frozen = given.filter((k) => (PRE_LIVE_FIELDS as readonly string[]).includes(k));
+    const frozen = given.filter(
+      (k) => (PRE_LIVE_FIELDS as readonly string[]).includes(k) && !(k === "activation" && disablesActivation(current, patch, context.status)),
+    );
     if (frozen.length > 0) {
       return {
         ok: false,
         problems: frozen.map((field) => ({
           field,
-          rule: `cannot change once the offer is ${context.status}; name, metadata, additionalTerms, brandLogoURL, targeting and endDate can`,
+          rule:
+            `cannot change once the offer is ${context.status}; name, metadata, additionalTerms, brandLogoURL, targeting and endDate can` +
+            (context.status === "live" ? ", and activation can be disabled with {\"enabled\": false}" : ""),
           conflict: true,
         })),
       };

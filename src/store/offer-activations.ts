@@ -64,15 +64,16 @@ async function lockRow(db: Db, offerId: string, cardId: string): Promise<Activat
   return row;
 }
 
+const noActivation = () =>
+  new ApiError("conflict", "activation.enabled: this offer does not use activation; transactions of every enrolled card can qualify");
+
 /** Activates the offer on the card; `created` is false when it was active already. */
 export async function activateOffer(ctx: Ctx, offerId: string, cardId: string): Promise<{ activation: OfferActivation; created: boolean }> {
   return ctx.db.tx(async (db) => {
     const now = ctx.clock.now();
     const offer = toOffer(await findOfferRow(db, ctx, offerId), now);
     const card = await getCard({ ...ctx, db }, cardId);
-    if (!offer.activation.enabled) {
-      throw new ApiError("conflict", "activation.enabled: this offer does not use activation; transactions of every enrolled card can qualify");
-    }
+    if (!offer.activation.enabled) throw noActivation();
     if (offer.status === "expired") throw new ApiError("conflict", `offerId: the offer ended at ${offer.endDate}; it cannot be activated`);
     if (!offer.schemes.includes(card.scheme)) {
       throw invalid("cardId", `the card is ${card.scheme}; the offer runs on ${offer.schemes.join(", ")}`);
@@ -96,6 +97,7 @@ export async function deactivateOffer(ctx: Ctx, offerId: string, cardId: string)
     const now = ctx.clock.now();
     const offer = toOffer(await findOfferRow(db, ctx, offerId), now);
     await getCard({ ...ctx, db }, cardId);
+    if (!offer.activation.enabled) throw noActivation();
     const row = await lockRow(db, offerId, cardId);
     if (!row) throw new ApiError("resource_not_found", `The offer ${offerId} is not activated on card ${cardId}.`);
     const step = nextActivation({ state: row.state, qualifiedTransactions: row.qualified_transactions }, "deactivate", limitOf(offer) ?? 1);

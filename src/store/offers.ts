@@ -50,7 +50,8 @@ export interface Offer {
   metadata: Record<string, unknown> | null;
   name: string;
   origin: Party;
-  priority: number;
+  /** The first variant only: 1 there, null in the marketplace/targeting variant. */
+  priority: 1 | null;
   publisherId: string;
   returnPeriod: number;
   schemes: Scheme[];
@@ -138,7 +139,7 @@ export function toOffer(r: OfferRow, now: Date): Offer {
     metadata: r.metadata,
     name: r.name,
     origin: { id: r.origin_id, type: r.origin_type },
-    priority: 1,
+    priority: r.variant === "standard" ? 1 : null,
     publisherId: r.account_id,
     returnPeriod: r.return_period,
     schemes: r.schemes,
@@ -189,12 +190,13 @@ export function problemsError(problems: Problem[]): ApiError {
 
 /**
  * The status rule of src/domain/offer-status.ts (statusFromWindow) over the stored window instants, for
- * list filters: the same instants, the same order of tests. Takes service time twice as parameters.
+ * list filters: the same instants, the same order of tests. Takes service time three times as parameters.
  */
 const STATUS_SQL = `(case
   when end_at is not null and ?::timestamptz > end_at then 'expired'
   when approval is not null and approval <> 'accepted' then 'requests'
   when transaction_source is null and locations_count = 0 then 'requests'
+  when ?::timestamptz < start_at and transaction_source is not null then 'requests'
   when ?::timestamptz < start_at then 'upcoming'
   else 'live' end)`;
 
@@ -224,9 +226,9 @@ export async function listOffers(ctx: Ctx, filter: OfferListFilter, page: PageQu
   const filters = new Filters().add("account_id = ?", ctx.accountId).add("live = ?", ctx.live);
   if (filter.brandId) filters.add("brand_id = ?", filter.brandId);
   if (filter.countryCode) filters.add("country_code = ?", filter.countryCode);
-  if (filter.status) filters.add(`${STATUS_SQL} = ?`, now, now, filter.status);
+  if (filter.status) filters.add(`${STATUS_SQL} = ?`, now, now, now, filter.status);
   if (filter.expiresWithin !== undefined) {
-    filters.add(`${STATUS_SQL} = 'live'`, now, now).add("end_at <= ?::timestamptz", new Date(now.getTime() + filter.expiresWithin * 86_400_000));
+    filters.add(`${STATUS_SQL} = 'live'`, now, now, now).add("end_at <= ?::timestamptz", new Date(now.getTime() + filter.expiresWithin * 86_400_000));
   }
   return pageByCreated(ctx.db, "offer_records", filters, page, (r: OfferRow) => toOffer(r, now));
 }

@@ -112,13 +112,23 @@ describe("POST /offers", () => {
   it("makes the targeting variant with fees and targeting, and oaas offers with locationsTotal -1", async () => {
     const w = await world(h);
     const targeted = await w.offer({ fees: { publisherFee: 1, serviceFee: 0.5 }, targeting: { name: "lapsed", from: 90, to: 365 } });
-    expect(targeted).toMatchObject({ feeSplit: null, fees: { publisherFee: 1, serviceFee: 0.5 }, targeting: { name: "lapsed", from: 90, to: 365 }, priority: 1 });
+    expect(targeted).toMatchObject({ feeSplit: null, fees: { publisherFee: 1, serviceFee: 0.5 }, targeting: { name: "lapsed", from: 90, to: 365 }, priority: null });
     const oaas = await w.offer({ transactionSource: "oaas", startDate: localIn(h, -1) });
     expect(oaas).toMatchObject({ transactionSource: "oaas", locationsTotal: -1, fees: { publisherFee: 0, serviceFee: 0 }, feeSplit: null });
     // It needs no location to run, and takes none.
     expect(oaas.status).toBe("live");
     await expect400(await w.client.post(`/v1/offers/${oaas.id}/locations/${w.locationId}`), "transactionSource oaas");
     await expect400(await w.client.post(`/v1/offers/${oaas.id}/programs/${w.programId}/locations`), "transactionSource oaas");
+    // Created with a future startDate it starts in requests (there is no location to make it upcoming)
+    // and is live from startDate on; the status filter agrees.
+    const later = await w.offer({ transactionSource: "oaas", startDate: localIn(h, 2) });
+    expect(later).toMatchObject({ status: "requests", priority: null });
+    const requests = await expectStatus<{ items: { id: string }[] }>(await w.client.get("/v1/offers?status=requests"), 200);
+    expect(requests.items.map((o) => o.id)).toContain(later.id);
+    await advanceDays(h, 3);
+    expect((await expectStatus<Offer>(await w.client.get(`/v1/offers/${later.id}`), 200)).status).toBe("live");
+    const live = await expectStatus<{ items: { id: string }[] }>(await w.client.get("/v1/offers?status=live"), 200);
+    expect(live.items.map((o) => o.id)).toContain(later.id);
   });
 
   it.each<[string, Record<string, unknown>, string]>([
@@ -360,6 +370,26 @@ describe("PATCH /offers/{offerId}", () => {
     const renamed = await expectStatus<Offer>(await w.client.patch(`/v1/offers/${offer.id}`, { name: "Still editable", additionalTerms: "T&Cs", brandLogoURL: null }), 200);
     expect(renamed).toMatchObject({ name: "Still editable", additionalTerms: "T&Cs", brandLogoURL: null, status: "live" });
     expect(renamed.updated).toBe(h.services.clock.now().toISOString());
+  });
+
+  it("turns activation off on a live offer (rule 5) and refuses turning it on or changing the limit", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ activation: { enabled: true, qualifiedTransactionsLimit: 2 }, startDate: localIn(h, -1) });
+    await expectStatus(await w.client.post(`/v1/offers/${offer.id}/locations/${w.locationId}`), 201);
+    await expectStatus(await w.client.post(`/v1/offers/${offer.id}/cards/${w.cardId}`), 201);
+    expect(
+      await expectError(await w.client.patch(`/v1/offers/${offer.id}`, { activation: { enabled: true, qualifiedTransactionsLimit: 3 } }), 409, "conflict"),
+    ).toMatch(/^activation: cannot change once the offer is live; .* activation can be disabled/);
+    const off = await expectStatus<Offer>(await w.client.patch(`/v1/offers/${offer.id}`, { activation: { enabled: false } }), 200);
+    expect(off).toMatchObject({ status: "live", activation: { enabled: false } });
+    // The activation stays on record but decides nothing; cards can no longer be activated or deactivated.
+    const cards = await expectStatus<{ items: Record<string, unknown>[] }>(await w.client.get(`/v1/offers/${offer.id}/cards`), 200);
+    expect(cards.items).toEqual([expect.objectContaining({ cardId: w.cardId, state: "activated", qualifiedTransactionsLimit: null })]);
+    expect(await expectError(await w.client.delete(`/v1/offers/${offer.id}/cards/${w.cardId}`), 409, "conflict")).toMatch(/^activation\.enabled:/);
+    expect(await expectError(await w.client.post(`/v1/offers/${offer.id}/cards/${w.cardId}`), 409, "conflict")).toMatch(/^activation\.enabled:/);
+    expect(await expectError(await w.client.patch(`/v1/offers/${offer.id}`, { activation: { enabled: true } }), 409, "conflict")).toMatch(
+      /^activation: cannot change once the offer is live/,
+    );
   });
 
   it("answers 400 naming fields set at creation and unknown fields", async () => {

@@ -31,6 +31,7 @@ describe("offer status", () => {
     ["no location, after the end", { locationsTotal: 0, endDate: "2026-01-05T11:59:59" }, "2026-01-05T12:00:00Z", "expired"],
     ["no end date", { endDate: null }, "2040-01-01T00:00:00Z", "live"],
     ["oaas offer (-1 locations) needs no location", { locationsTotal: -1 }, "2026-01-05T12:00:00Z", "live"],
+    ["oaas offer before its start: requests, never upcoming", { locationsTotal: -1, startDate: "2026-02-01T00:00:00" }, "2026-01-05T12:00:00Z", "requests"],
     ["marketplace, awaiting approval", { marketplace: { approval: "pending" } }, "2026-01-05T12:00:00Z", "requests"],
     ["marketplace, declined", { marketplace: { approval: "declined" } }, "2026-01-05T12:00:00Z", "requests"],
     ["marketplace, accepted", { marketplace: { approval: "accepted" } }, "2026-01-05T12:00:00Z", "live"],

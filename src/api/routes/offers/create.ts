@@ -82,8 +82,9 @@ export const route = createRoute({
   summary: "Create an offer",
   description:
     "Creates a card-linked offer of one of your brands. It starts in `requests`; link a location to make it " +
-    "`upcoming` (or `live` once startDate has passed). Defaults: endDate 12 months after startDate, activation " +
-    "off (limit 1 when on), every day and scheme, priority 1, currency from countryCode. Giving `fees`, `targeting` " +
+    "`upcoming` (an oaas offer, which takes no location, stays in `requests` until its startDate and is then `live`) " +
+    "or, with a past startDate, `live` at once. Defaults: endDate 12 months after startDate, activation " +
+    "off (limit 1 when on), every day and scheme, priority 1 (first variant only; null in the marketplace/targeting variant), currency from countryCode. Giving `fees`, `targeting` " +
     "or `transactionSource: oaas` makes the marketplace/targeting variant (fees instead of feeSplit). Rule 4: an " +
     "activation offer and a non-activation offer of one brand cannot run at the same time (409 naming activation.enabled).",
   request: { body: jsonBody(body) },

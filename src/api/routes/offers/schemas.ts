@@ -119,7 +119,7 @@ export const OfferSchema = z
     metadata: z.record(z.string(), z.unknown()).nullable(),
     name: z.string(),
     origin: party.openapi({ description: "The account that created the offer: you (card-linking) or a content provider." }),
-    priority: z.number().int().openapi({ description: "Unused, always 1." }),
+    priority: z.literal(1).nullable().openapi({ description: "First variant only: unused, always 1. null in the marketplace/targeting variant (fees, targeting or oaas)." }),
     publisherId: z.uuid(),
     returnPeriod: z.number().int(),
     schemes: z.array(z.enum(SCHEMES)),
@@ -128,7 +128,9 @@ export const OfferSchema = z
       description:
         "At service time, with dates read in the main time zone of countryCode: `expired` after endDate; `requests` " +
         "with no linked location (or, for a marketplace offer, until its brand accepts); `upcoming` with a location " +
-        "before startDate; `live` from startDate to endDate — at once for a past startDate.",
+        "before startDate; `live` from startDate to endDate — at once for a past startDate. An oaas offer has no " +
+        "linked locations, so it is never `upcoming`: it starts in `requests` and stays there until startDate, then is " +
+        "`live` without any location (with a past startDate, at once).",
     }),
     supplier: party.nullable(),
     targeting: z.object({ name: z.enum(TARGETING_NAMES), from: z.number().int().nullable(), to: z.number().int().nullable() }).nullable(),

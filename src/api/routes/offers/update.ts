@@ -48,7 +48,13 @@ const body = z
     }),
     startDate: localDateTime.optional().openapi({ description: "Until the offer is live." }),
     type: typeInput.optional().openapi({ description: "Until the offer is live." }),
-    activation: activationInput.optional().openapi({ description: "Until the offer is live; rule 4 applies." }),
+    activation: activationInput.optional().openapi({
+      description:
+        "Until the offer is live; rule 4 applies. On a live offer only `{\"enabled\": false}` is accepted (rule 5: to " +
+        "receive every card's transactions, disable activation): from then on every enrolled card's transactions at " +
+        "its locations can qualify with no per-card limit; existing activations stay listed as they were (limit null) " +
+        "but decide nothing, and cards can no longer be activated or deactivated on the offer (409).",
+    }),
     daysOfWeek: daysOfWeek.optional(),
     schemes: schemes.optional(),
     minTransactionAmount: minTransactionAmount.optional(),
@@ -85,7 +91,8 @@ export const route = createRoute({
   description:
     "name, metadata, additionalTerms, brandLogoURL, targeting and endDate can change at any time; the terms that " +
     "decide qualification (startDate, type, activation, daysOfWeek, schemes, min/maxTransactionAmount, returnPeriod, " +
-    "feeSplit, fees) only while the offer is `requests` or `upcoming` (409 after). On an offer adopted from the " +
+    "feeSplit, fees) only while the offer is `requests` or `upcoming` (409 after) — except that `activation` " +
+    "`{\"enabled\": false}` is accepted on a live offer (rule 5). On an offer adopted from the " +
     "marketplace only metadata is yours to change. Fields set at creation or unknown fields are a 400 naming them.",
   middleware: [ownedBy("offerId", getOffer)] as const,
   request: { params: z.object({ offerId: uuid("offerId") }), body: jsonBody(body) },
