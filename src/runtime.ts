@@ -73,6 +73,13 @@ export function writeCredentials(config: Config, credentials: LocalCredentials):
   chmodSync(path, 0o600);
 }
 
+/** After a rotation of the demo account's key, keeps credentials.json current for `npm start`, `trigger` and `listen`. */
+export function rememberDemoKey(config: Config, accountId: string, environment: "test" | "live", key: string): void {
+  const credentials = readCredentials(config);
+  if (credentials.demo?.accountId !== accountId) return;
+  writeCredentials(config, { ...credentials, demo: { ...credentials.demo, [environment]: key } });
+}
+
 /** ADMIN_TOKEN when set; otherwise the token generated on the first start and kept locally. */
 export function resolveAdminToken(config: Config): { token: string; generated: boolean } {
   if (config.ADMIN_TOKEN) return { token: config.ADMIN_TOKEN, generated: false };

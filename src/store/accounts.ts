@@ -38,17 +38,18 @@ const toAccount = (r: AccountRow): Account => ({
 
 const newSecretKey = (live: boolean) => `sk_${live ? "live" : "test"}_${randomBase62(32)}`;
 
-async function insertKey(db: Db, accountId: string, live: boolean, now: Date): Promise<string> {
+async function insertKey(db: Db, accountId: string, live: boolean, now: Date): Promise<{ id: string; key: string }> {
   const key = newSecretKey(live);
+  const id = newId();
   await db.query("insert into api_keys (id, account_id, live, hash, hint, created) values ($1, $2, $3, $4, $5, $6)", [
-    newId(),
+    id,
     accountId,
     live,
     sha256(key),
     key.slice(-4),
     now,
   ]);
-  return key;
+  return { id, key };
 }
 
 export async function createAccount(
@@ -64,7 +65,7 @@ export async function createAccount(
     const account = toAccount(row!);
     const test = await insertKey(tx, account.id, false, now);
     const live = await insertKey(tx, account.id, true, now);
-    return { ...account, keys: { test, live } };
+    return { ...account, keys: { test: test.key, live: live.key } };
   });
 }
 
@@ -99,4 +100,71 @@ export async function findKey(
   );
   if (!row) return undefined;
   return { keyId: row.key_id, live: row.live, account: toAccount(row) };
+}
+
+/** A key as the operator sees it: never the key itself (only its digest is kept), its last four characters. */
+export interface ApiKeyInfo {
+  id: string;
+  environment: "test" | "live";
+  hint: string;
+  created: string;
+  revoked: string | null;
+}
+
+interface KeyRow {
+  id: string;
+  live: boolean;
+  hint: string;
+  created: Date;
+  revoked: Date | null;
+}
+
+const toKeyInfo = (r: KeyRow): ApiKeyInfo => ({
+  id: r.id,
+  environment: r.live ? "live" : "test",
+  hint: r.hint,
+  created: r.created.toISOString(),
+  revoked: r.revoked?.toISOString() ?? null,
+});
+
+/** The account's keys, current and revoked, newest first; undefined when there is no such account. */
+export async function listKeys(db: Db, accountId: string): Promise<ApiKeyInfo[] | undefined> {
+  if (!(await getAccount(db, accountId))) return undefined;
+  const rows = await db.query<KeyRow>("select id, live, hint, created, revoked from api_keys where account_id = $1 order by created desc, id", [accountId]);
+  return rows.map(toKeyInfo);
+}
+
+/**
+ * Rotation: a new key for the environment, and every current key of that environment revoked in the
+ * same transaction, so the old key answers 401 from the next request on. Undefined when there is no
+ * such account.
+ */
+export async function rotateKey(
+  db: Db,
+  accountId: string,
+  environment: "test" | "live",
+  now: Date,
+): Promise<{ key: string; info: ApiKeyInfo; revoked: ApiKeyInfo[] } | undefined> {
+  return db.tx(async (tx) => {
+    const [account] = await tx.query<{ id: string }>("select id from accounts where id = $1 for update", [accountId]);
+    if (!account) return undefined;
+    const live = environment === "live";
+    const revoked = await tx.query<KeyRow>(
+      "update api_keys set revoked = $3 where account_id = $1 and live = $2 and revoked is null returning id, live, hint, created, revoked",
+      [accountId, live, now],
+    );
+    const issued = await insertKey(tx, accountId, live, now);
+    const [row] = await tx.query<KeyRow>("select id, live, hint, created, revoked from api_keys where id = $1", [issued.id]);
+    return { key: issued.key, info: toKeyInfo(row!), revoked: revoked.map(toKeyInfo) };
+  });
+}
+
+/** Revokes one key of the account at once (a revoked key stays revoked). Undefined when the account has no such key. */
+export async function revokeKey(db: Db, accountId: string, keyId: string, now: Date): Promise<ApiKeyInfo | undefined> {
+  const [row] = await db.query<KeyRow>(
+    `update api_keys set revoked = coalesce(revoked, $3) where id = $2 and account_id = $1
+     returning id, live, hint, created, revoked`,
+    [accountId, keyId, now],
+  );
+  return row && toKeyInfo(row);
 }

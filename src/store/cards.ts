@@ -17,7 +17,7 @@ export interface Card {
   expYear: number;
   countryCode: string;
   termsOfUse: boolean;
-  metadata: Record<string, unknown> | null;
+  metadata: Record<string, unknown>;
   live: boolean;
   created: string;
   updated: string;
@@ -49,7 +49,8 @@ const toCard = (r: CardRow): Card => ({
   expYear: r.exp_year,
   countryCode: r.country_code,
   termsOfUse: r.terms_of_use,
-  metadata: r.metadata,
+  // An object everywhere, as in the transaction's card: {} when none was given.
+  metadata: r.metadata ?? {},
   live: r.live,
   created: r.created.toISOString(),
   updated: r.updated.toISOString(),

@@ -48,7 +48,7 @@ export interface Location {
   countryCode: string;
   timezone: string;
   geolocation: { latitude: number; longitude: number } | null;
-  metadata: Record<string, unknown> | null;
+  metadata: Record<string, unknown>;
   live: boolean;
   status: { visa: NetworkState<VisaMid>; mastercard: NetworkState<MastercardMid>; amex: NetworkState<AmexMid> };
   created: string;
@@ -92,7 +92,8 @@ const toLocation = (r: LocationRow, status: Networks): Location => ({
   countryCode: r.country_code,
   timezone: r.timezone,
   geolocation: r.latitude === null || r.longitude === null ? null : { latitude: r.latitude, longitude: r.longitude },
-  metadata: r.metadata,
+  // An object everywhere, as in the transaction's location: {} when none was given.
+  metadata: r.metadata ?? {},
   live: r.live,
   status,
   created: r.created.toISOString(),

@@ -8,6 +8,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
+const UNKNOWN = "3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b";
+
+const expect400 = async (res: Response, text: string) => expect(await expectError(res, 400, "invalid_request")).toContain(text);
+
 type Account = { id: string; name: string; tier: string; email: string | null; keys: { test: string; live: string } };
 
 describe("admin", () => {
@@ -83,6 +87,59 @@ describe("admin", () => {
     }
     expect(rows.map((r) => r.hash).sort()).toEqual([sha256(account.keys.test), sha256(account.keys.live)].sort());
     expect(rows.map((r) => r.hint).sort()).toEqual([account.keys.test.slice(-4), account.keys.live.slice(-4)].sort());
+  });
+
+  it("rotates a key: the new one works, the old one answers 401 at once, the other environment is untouched", async () => {
+    const account = await expectStatus<Account>(await h.admin("POST", "/admin/accounts", { name: "Rotating", tier: "premium" }), 201);
+    const programs = (key: string) => h.request("GET", "/v1/programs", { headers: { "Cardlink-Key": key } });
+    await expectStatus(await programs(account.keys.test), 200);
+    type Key = { id: string; environment: string; hint: string; created: string; revoked: string | null };
+    const rotated = await expectStatus<Key & { key: string; revokedKeys: Key[] }>(
+      await h.admin("POST", `/admin/accounts/${account.id}/keys/rotate`, { environment: "test" }),
+      201,
+    );
+    expect(rotated.key).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
+    expect(rotated).toMatchObject({ environment: "test", hint: rotated.key.slice(-4), revoked: null });
+    expect(rotated.revokedKeys).toEqual([expect.objectContaining({ environment: "test", hint: account.keys.test.slice(-4), revoked: h.services.clock.now().toISOString() })]);
+    expect(await expectError(await programs(account.keys.test), 401, "unauthorized")).toMatch(/not a valid key/);
+    await expectStatus(await programs(rotated.key), 200);
+    await expectStatus(await programs(account.keys.live), 200);
+    // Only the digest of the new key is kept.
+    const dump = JSON.stringify(await h.services.db.query("select * from api_keys where account_id = $1", [account.id]));
+    expect(dump).not.toContain(rotated.key.slice("sk_test_".length));
+    expect(dump).toContain(sha256(rotated.key));
+    const keys = await expectStatus<{ items: Key[] }>(await h.admin("GET", `/admin/accounts/${account.id}/keys`), 200);
+    expect(keys.items.map((k) => [k.environment, k.revoked === null])).toEqual(
+      expect.arrayContaining([["test", true], ["test", false], ["live", true]]),
+    );
+    expect(keys.items).toHaveLength(3);
+    expect(JSON.stringify(keys)).not.toContain(rotated.key);
+    await expect400(await h.admin("POST", `/admin/accounts/${account.id}/keys/rotate`, { environment: "prod" }), "environment: must be test or live");
+    await expectError(await h.admin("POST", `/admin/accounts/${UNKNOWN}/keys/rotate`, { environment: "live" }), 404, "resource_not_found");
+  });
+
+  it("revokes one key at once, for the management header and for the MID insights Bearer scheme", async () => {
+    const account = await expectStatus<Account>(await h.admin("POST", "/admin/accounts", { name: "Revoking", tier: "premium" }), 201);
+    const program = await expectStatus<{ id: string }>(
+      await h.request("POST", "/v1/programs", { body: { name: "P" }, headers: { "Cardlink-Key": account.keys.live } }),
+      201,
+    );
+    const insights = () =>
+      h.request("GET", `/v1/programs/${program.id}/mid-insights`, {
+        headers: { Authorization: `Bearer ${account.keys.live}`, "Cardlink-Version": "2024-11-25" },
+      });
+    await expectStatus(await insights(), 200);
+    const keys = await expectStatus<{ items: { id: string; environment: string }[] }>(await h.admin("GET", `/admin/accounts/${account.id}/keys`), 200);
+    const live = keys.items.find((k) => k.environment === "live")!;
+    const revoked = await expectStatus<{ revoked: string }>(await h.admin("DELETE", `/admin/accounts/${account.id}/keys/${live.id}`), 200);
+    expect(revoked.revoked).toBe(h.services.clock.now().toISOString());
+    await expectError(await insights(), 401, "unauthorized");
+    await expectError(await h.request("GET", "/v1/programs", { headers: { "Cardlink-Key": account.keys.live } }), 401, "unauthorized");
+    await expectStatus(await h.request("GET", "/v1/programs", { headers: { "Cardlink-Key": account.keys.test } }), 200);
+    // Revoking again keeps the first revocation time; another account's key is not found.
+    expect((await expectStatus<{ revoked: string }>(await h.admin("DELETE", `/admin/accounts/${account.id}/keys/${live.id}`), 200)).revoked).toBe(revoked.revoked);
+    const other = await expectStatus<Account>(await h.admin("POST", "/admin/accounts", { name: "Other" }), 201);
+    await expectError(await h.admin("DELETE", `/admin/accounts/${other.id}/keys/${live.id}`), 404, "resource_not_found");
   });
 
   it("reads and advances the frozen service clock", async () => {

@@ -78,6 +78,30 @@ describe("every /v1 route", () => {
     }
   });
 
+  it("answers 401 naming the key header when a management route is sent the Bearer scheme", async () => {
+    for (const op of operations.filter((o) => !MID_INSIGHTS.test(o.path))) {
+      const res = await h.request(op.method, fill(op.path, liveGraph), {
+        headers: { Authorization: `Bearer ${owner.keys.test}` },
+        ...(op.method === "GET" || op.method === "DELETE" ? {} : { body: {} }),
+      });
+      expect(await expectError(res, 401, "unauthorized"), `${op.method} ${op.path}`).toBe(
+        "Send the key in the Cardlink-Key header (Cardlink-Key: sk_test_… or sk_live_…); Authorization: Bearer is only for MID insights.",
+      );
+    }
+  });
+
+  it("names the key header after SERVICE_NAME", async () => {
+    const linky = await createHarness({ env: { SERVICE_NAME: "Linky" } });
+    try {
+      const acct = await linky.createAccount();
+      const res = await linky.request("GET", "/v1/programs", { headers: { Authorization: `Bearer ${acct.keys.test}` } });
+      expect(await expectError(res, 401, "unauthorized")).toMatch(/^Send the key in the Linky-Key header/);
+      await expectStatus(await linky.request("GET", "/v1/programs", { headers: { "Linky-Key": acct.keys.test } }), 200);
+    } finally {
+      await linky.close();
+    }
+  });
+
   it("answers 404 for another account's records and for the other environment's records", async () => {
     const withParams = operations.filter((o) => o.params.length > 0);
     expect(withParams.length).toBeGreaterThan(0);

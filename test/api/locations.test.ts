@@ -82,6 +82,8 @@ describe("locations", () => {
     );
     expect(paris.timezone).toBe("Europe/Paris");
     expect(paris.geolocation).toBeNull();
+    // metadata is an object everywhere (record, location.status webhook, transaction): {} when none was given.
+    expect(paris.metadata).toEqual({});
     // Without client MIDs, the test networks assign their own at once, in each scheme's format.
     expect(paris.status.visa.mids).toEqual([
       { vmid: expect.stringMatching(/^\d{8}$/), vsid: expect.stringMatching(/^\d{7,8}$/), visaAcquiringMid: expect.stringMatching(/^\d{15}$/), visaBin: expect.stringMatching(/^4\d{5}$/) },
@@ -248,7 +250,7 @@ describe("locations", () => {
       await client.patch(`/v1/locations/${location.id}`, { geolocation: null, metadata: null, mids: { visa: [] } }),
       200,
     );
-    expect(cleared).toMatchObject({ geolocation: null, metadata: null, address: "2 Low Road" });
+    expect(cleared).toMatchObject({ geolocation: null, metadata: {}, address: "2 Low Road" });
     expect(cleared.status.visa.mids).toEqual([]);
     expect(await expectStatus<Location>(await client.patch(`/v1/locations/${location.id}`, {}), 200)).toEqual(cleared);
 

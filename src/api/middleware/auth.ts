@@ -16,7 +16,15 @@ export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { config, db, limiter } = c.var.services;
   const header = `${config.SERVICE_NAME}-Key`;
   const key = c.req.header(header);
-  if (!key) throw unauthorized(`Missing ${header} header.`);
+  if (!key) {
+    // A common first mistake: the Bearer scheme MID insights use, sent to a management route.
+    if (/^Bearer\s/i.test(c.req.header("Authorization") ?? "")) {
+      throw unauthorized(
+        `Send the key in the ${header} header (${header}: sk_test_… or sk_live_…); Authorization: Bearer is only for MID insights.`,
+      );
+    }
+    throw unauthorized(`Missing ${header} header.`);
+  }
   const found = await findKey(db, key.trim());
   if (!found) throw unauthorized(`The ${header} is not a valid key.`);
   limiter.take(found.keyId);

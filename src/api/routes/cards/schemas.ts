@@ -12,7 +12,9 @@ export const CardSchema = z
     expYear: z.number().int().openapi({ example: 2028 }),
     countryCode: z.string().openapi({ example: "GBR" }),
     termsOfUse: z.boolean(),
-    metadata: z.record(z.string(), z.unknown()).nullable(),
+    metadata: z.record(z.string(), z.unknown()).openapi({
+      description: "Your own data, an object as in the transaction's copy of this record: {} when none was given (sending null clears it to {}).",
+    }),
     live: z.boolean(),
     created: z.string().openapi({ format: "date-time" }),
     updated: z.string().openapi({ format: "date-time" }),

@@ -91,7 +91,9 @@ export const LocationSchema = z
     countryCode: z.string().openapi({ example: "GBR" }),
     timezone: z.string().openapi({ example: "Europe/London" }),
     geolocation: z.object({ latitude: z.number(), longitude: z.number() }).nullable(),
-    metadata: z.record(z.string(), z.unknown()).nullable(),
+    metadata: z.record(z.string(), z.unknown()).openapi({
+      description: "Your own data, an object as in the transaction's copy of this record: {} when none was given (sending null clears it to {}).",
+    }),
     live: z.boolean(),
     status: z
       .object({ visa: networkState(VisaMid), mastercard: networkState(MastercardMid), amex: networkState(AmexMid) })
