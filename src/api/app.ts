@@ -8,6 +8,7 @@ import { SUPPORTED_VERSIONS, adminAuth, insightsAuth, keyAuth } from "./middlewa
 import { randomBase62 } from "../store/ids.ts";
 import { mountAdmin } from "./routes/admin/index.ts";
 import { mountV1 } from "./routes/index.ts";
+import { registerWebhooks } from "./webhook-events.ts";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 
@@ -72,6 +73,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
     scheme: "bearer",
     description: "The operator's ADMIN_TOKEN.",
   });
+  registerWebhooks(app);
   app.doc31("/v1/openapi.json", {
     openapi: "3.1.0",
     info: {

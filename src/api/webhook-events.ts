@@ -1,0 +1,100 @@
+// The webhook payloads, `{id, event, created, data}`, described with the zod schemas of the records
+// they carry — the same schemas the API answers with — and registered in the OpenAPI document's
+// `webhooks` section with the Standard Webhooks signature headers.
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "./context.ts";
+import { HOOK_EVENTS, type HookEvent } from "../store/hooks.ts";
+import { TransactionSchema } from "./routes/transactions/schemas.ts";
+import { LocationSchema } from "./routes/locations/schemas.ts";
+import { OfferSchema } from "./routes/offers/schemas.ts";
+import { SCHEMES } from "../domain/card-number.ts";
+
+const LocationStatusSchema = z
+  .object({
+    location: LocationSchema,
+    scheme: z.enum(SCHEMES),
+    status: z.enum(["location.active", "location.failed"]).openapi({
+      description: "location.active: synced on the scheme; location.failed: the network has an issue with the location.",
+    }),
+  })
+  .openapi("LocationStatus");
+
+/** What each event's `data` is, and when it is sent. */
+export const WEBHOOK_EVENTS = {
+  "transaction.auth": { data: TransactionSchema, when: "Every authorisation, with its offer result." },
+  "transaction.clearing": { data: TransactionSchema, when: "Every clearing (settlement, submission), with its offer result." },
+  "transaction.refund": { data: TransactionSchema, when: "Every refund, a transaction of its own with its offer result." },
+  "transaction.auth.qualified": { data: TransactionSchema, when: "An authorisation that qualified for an offer (offer.qualified true)." },
+  "transaction.clearing.qualified": { data: TransactionSchema, when: "A clearing that qualified for an offer." },
+  "location.status": {
+    data: LocationStatusSchema,
+    when: "A network reports on a location, once per scheme; in the test environment creating a location sends three location.active.",
+  },
+  "offer.targeting.updated": { data: OfferSchema, when: "The targeting of a live offer changed." },
+  "offer.extended": { data: OfferSchema, when: "An offer's endDate moved later (by you or by its content provider)." },
+} as const satisfies Partial<Record<HookEvent, { data: z.ZodType; when: string }>>;
+
+export type DescribedEvent = keyof typeof WEBHOOK_EVENTS;
+
+const pascal = (event: string) =>
+  event
+    .split(/[.-]/)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join("");
+
+/** The body of one event's deliveries. */
+export const eventSchema = <E extends DescribedEvent>(event: E) =>
+  z
+    .object({
+      id: z.uuid().openapi({ description: "The event id; also the `webhook-id` header, the same on every retry." }),
+      event: z.literal(event),
+      created: z.string().openapi({ format: "date-time", description: "When the event happened, in service time." }),
+      data: WEBHOOK_EVENTS[event].data,
+    })
+    .openapi(`${pascal(event)}Event`);
+
+const describedEvents = HOOK_EVENTS.filter((e): e is DescribedEvent => e in WEBHOOK_EVENTS);
+
+/** Every event body, told apart by `event`. */
+export const WebhookEventSchema = z
+  .discriminatedUnion(
+    "event",
+    describedEvents.map((e) => eventSchema(e)) as unknown as [ReturnType<typeof eventSchema>, ...ReturnType<typeof eventSchema>[]],
+  )
+  .openapi("WebhookEvent");
+
+const signatureHeaders = z.object({
+  "webhook-id": z.string().openapi({ description: "The event id (Standard Webhooks).", example: "0f8fad5b-d9cb-469f-a165-70867728950e" }),
+  "webhook-timestamp": z.string().openapi({ description: "Seconds since the epoch when this attempt was signed (wall clock).", example: "1767614400" }),
+  "webhook-signature": z.string().openapi({
+    description:
+      "`v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). " +
+      "Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript.",
+    example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+  }),
+});
+
+/** Adds the `webhooks` section: one POST per event, its body schema and the signature headers. */
+export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
+  app.openAPIRegistry.register("WebhookEvent", WebhookEventSchema);
+  for (const event of describedEvents) {
+    app.openAPIRegistry.registerWebhook({
+      method: "post",
+      path: event,
+      tags: ["Webhooks"],
+      summary: event,
+      description:
+        `${WEBHOOK_EVENTS[event].when} Sent to every hook registered for \`${event}\` on the program (offer events: on every ` +
+        "program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff " +
+        "schedule with the same `webhook-id`.",
+      request: {
+        headers: signatureHeaders,
+        body: { required: true, content: { "application/json": { schema: eventSchema(event) } } },
+      },
+      responses: {
+        200: { description: "Any 2xx: delivered." },
+        default: { description: "Anything else, or no answer within 20 s: retried." },
+      },
+    });
+  }
+}

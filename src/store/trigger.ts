@@ -1,0 +1,250 @@
+// `cardlink trigger`: fires one webhook event through the real path — the scheme simulator, the bus,
+// the qualifier, the outbox and the dispatcher — on fixtures kept in a program of the caller's test
+// environment (made on first use, reused after), then waits for the event and its first delivery.
+import type { Ctx } from "../api/context.ts";
+import { ApiError } from "../api/errors.ts";
+import type { SimulatorControl } from "../../simulators/shared/control.ts";
+import { addDays, localAt } from "../domain/local-dates.ts";
+import { createProgram } from "./programs.ts";
+import { createBrand } from "./brands.ts";
+import { createLocation } from "./locations.ts";
+import { enrolCard } from "./cards.ts";
+import { createOffer, getOffer, linkLocation, updateOffer } from "./offers.ts";
+import { clearTestPurchase, refundTestPurchase, sendTestPurchase, type Sent } from "./test-transactions.ts";
+import type { Transaction } from "./transactions.ts";
+
+export const TRIGGER_EVENTS = [
+  "transaction.auth.qualified",
+  "transaction.auth",
+  "transaction.clearing",
+  "transaction.clearing.qualified",
+  "transaction.refund",
+  "location.status",
+  "offer.extended",
+] as const;
+export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
+
+/** Marks the fixtures' records (metadata), so a later trigger finds and reuses them. */
+const MARK = { cardlinkFixtures: true } as const;
+const FIXTURE_CARD = "4444000000004008";
+const ZONE = "Europe/London";
+/** The fixtures offer: 10% off from 5.00 GBP, so 42.00 qualifies and 1.00 does not. */
+const QUALIFYING_AMOUNT = 42;
+const BELOW_MINIMUM_AMOUNT = 1;
+
+export interface Fixtures {
+  programId: string;
+  brandId: string;
+  locationId: string;
+  cardId: string;
+  offerId: string;
+}
+
+async function findMarked(ctx: Ctx, table: "programs" | "brands" | "locations" | "cards", programId?: string): Promise<string | undefined> {
+  const [row] = await ctx.db.query<{ id: string }>(
+    `select id from ${table} where account_id = $1 and live = $2 and metadata @> $3::jsonb
+     ${programId ? "and program_id = $4" : ""} order by created, id limit 1`,
+    [ctx.accountId, ctx.live, JSON.stringify(MARK), ...(programId ? [programId] : [])],
+  );
+  return row?.id;
+}
+
+/**
+ * The fixtures program of the caller's test environment with a brand, a location, a card and a live
+ * offer linked to the location; what is missing (or was deleted) is made again. One caller at a time.
+ */
+export async function ensureFixtures(ctx: Ctx): Promise<Fixtures> {
+  if (ctx.live) throw new ApiError("invalid_request", "trigger: works in the test environment; use a test key (sk_test_…).");
+  return ctx.db.tx(async (db) => {
+    const tx = { ...ctx, db };
+    await db.query("select pg_advisory_xact_lock(hashtext($1))", [`fixtures:${ctx.accountId}`]);
+    const programId = (await findMarked(tx, "programs")) ?? (await createProgram(tx, { name: "Fixtures", metadata: MARK })).id;
+    const brandId = (await findMarked(tx, "brands")) ?? (await createBrand(tx, { name: "Fixtures Coffee", metadata: MARK })).id;
+    const locationId =
+      (await findMarked(tx, "locations", programId)) ??
+      (await createLocation(tx, programId, { brandId, address: "1 Fixture Street", city: "London", postcode: "SW1A 1AA", countryCode: "GBR", metadata: MARK })).id;
+    const cardId =
+      (await findMarked(tx, "cards", programId)) ??
+      (await enrolCard(tx, programId, { number: FIXTURE_CARD, expMonth: 12, expYear: 2030, countryCode: "GBR", termsOfUse: true, metadata: MARK })).id;
+    // The newest fixtures offer, unless it has ended (service time may have moved a year on).
+    const [found] = await db.query<{ id: string }>(
+      `select id from offers where account_id = $1 and live = $2 and brand_id = $3 and metadata @> $4::jsonb order by created desc, id limit 1`,
+      [ctx.accountId, ctx.live, brandId, JSON.stringify(MARK)],
+    );
+    const current = found && (await getOffer(tx, found.id)).status !== "expired" ? found.id : undefined;
+    const offerId =
+      current ??
+      (
+        await createOffer(tx, {
+          brandId,
+          countryCode: "GBR",
+          name: "Fixtures: 10% off coffee",
+          publisherId: ctx.accountId,
+          startDate: localAt(new Date(ctx.clock.now().getTime() - 86_400_000), ZONE),
+          type: { name: "discount", value: 10 },
+          minTransactionAmount: 5,
+          feeSplit: 1,
+          metadata: MARK,
+        })
+      ).id;
+    await linkLocation(tx, offerId, locationId);
+    return { programId, brandId, locationId, cardId, offerId };
+  });
+}
+
+export interface TriggerDelivery {
+  hookId: string;
+  url: string;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  responseCode: number | null;
+  error: string | null;
+}
+
+export interface TriggerResult {
+  event: TriggerEvent;
+  /** The ids of the events fired (three for location.status, one per scheme). */
+  eventIds: string[];
+  summary: string;
+  resources: Fixtures & { transactionId?: string; newLocationId?: string };
+  /** Whether the dispatcher had taken the event up when the wait ended. */
+  dispatched: boolean;
+  deliveries: TriggerDelivery[];
+}
+
+interface Deps {
+  ctx: Ctx;
+  simulators: SimulatorControl;
+  /** Real milliseconds to wait for the event, then for its first delivery attempts. */
+  waitMs: number;
+}
+
+const eventIdsFor = async (ctx: Ctx, event: string, subjectId: string): Promise<string[]> =>
+  (
+    await ctx.db.query<{ id: string }>(
+      `select id from outbox where account_id = $1 and live = $2 and event = $3
+         and (data->>'id' = $4 or data->'location'->>'id' = $4) order by created, id`,
+      [ctx.accountId, ctx.live, event, subjectId],
+    )
+  ).map((r) => r.id);
+
+const RETRY = { "Retry-After": "5" };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function poll<T>(deadline: number, probe: () => Promise<T | undefined>): Promise<T | undefined> {
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined || performance.now() >= deadline) return found;
+    await sleep(50);
+  }
+}
+
+const received = (sent: Sent, what: string): Transaction => {
+  if (!sent.transaction) {
+    throw new ApiError("service_unavailable", `trigger: the ${what} ${sent.id} was sent but not recorded in time; is the qualifier running?`, RETRY);
+  }
+  return sent.transaction;
+};
+
+const describeOffer = (t: Transaction) =>
+  t.offer.qualified
+    ? `qualified for offer ${t.offer.id}: cashback ${t.offer.cashback} ${t.currency}, performance fee ${t.offer.performanceFee} ${t.currency}`
+    : `not qualified: ${t.offer.message.join("; ") || "no live offer applies"}`;
+
+/** Fires the event and waits for it and for the first attempt of each of its deliveries. */
+export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerEvent): Promise<TriggerResult> {
+  const fixtures = await ensureFixtures(ctx);
+  const deadline = performance.now() + waitMs;
+  const steps = { ctx, simulators, waitMs };
+  const purchase = async (amount: number) =>
+    received(await sendTestPurchase(steps, { cardId: fixtures.cardId, locationId: fixtures.locationId, amount }), "purchase");
+
+  let subjectId: string;
+  let summary: string;
+  let resources: TriggerResult["resources"] = fixtures;
+  let before: string[] = [];
+  switch (event) {
+    case "transaction.auth.qualified":
+    case "transaction.auth": {
+      const t = await purchase(event === "transaction.auth" ? BELOW_MINIMUM_AMOUNT : QUALIFYING_AMOUNT);
+      subjectId = t.id;
+      summary = `purchase ${t.amount} ${t.currency}, ${describeOffer(t)}`;
+      resources = { ...fixtures, transactionId: t.id };
+      break;
+    }
+    case "transaction.clearing":
+    case "transaction.clearing.qualified": {
+      const auth = await purchase(QUALIFYING_AMOUNT);
+      const t = received(await clearTestPurchase(steps, auth.id), "clearing");
+      subjectId = t.id;
+      summary = `clearing of ${t.amount} ${t.currency}, ${describeOffer(t)}`;
+      resources = { ...fixtures, transactionId: t.id };
+      break;
+    }
+    case "transaction.refund": {
+      const auth = await purchase(QUALIFYING_AMOUNT);
+      const t = received(await refundTestPurchase(steps, auth.id), "refund");
+      subjectId = t.id;
+      summary = `refund of ${t.amount} ${t.currency} of purchase ${auth.id}, ${describeOffer(t)}`;
+      resources = { ...fixtures, transactionId: t.id };
+      break;
+    }
+    case "location.status": {
+      const location = await createLocation(ctx, fixtures.programId, {
+        brandId: fixtures.brandId,
+        address: "2 Fixture Street",
+        city: "London",
+        postcode: "SW1A 1AB",
+        countryCode: "GBR",
+      });
+      subjectId = location.id;
+      summary = `location ${location.id} onboarded on visa, mastercard and amex (location.active each)`;
+      resources = { ...fixtures, newLocationId: location.id };
+      break;
+    }
+    case "offer.extended": {
+      before = await eventIdsFor(ctx, event, fixtures.offerId);
+      const offer = await getOffer(ctx, fixtures.offerId);
+      const extended = await updateOffer(ctx, offer.id, { endDate: addDays(offer.endDate!, 1) });
+      subjectId = offer.id;
+      summary = `offer ${offer.id} endDate ${offer.endDate} -> ${extended.endDate}`;
+      break;
+    }
+  }
+  const eventIds =
+    (await poll(deadline, async () => {
+      const ids = (await eventIdsFor(ctx, event, subjectId)).filter((id) => !before.includes(id));
+      return ids.length > 0 ? ids : undefined;
+    })) ?? [];
+  if (eventIds.length === 0) {
+    throw new ApiError("service_unavailable", `trigger: no ${event} event was written in time (${summary}).`, RETRY);
+  }
+  // Wait until the dispatcher has fanned the events out and tried each delivery once.
+  const dispatched = async () =>
+    (await ctx.db.query("select 1 from outbox where id = any($1::uuid[]) and dispatched is null limit 1", [eventIds])).length === 0;
+  await poll(deadline, async () => {
+    if (!(await dispatched())) return undefined;
+    const deliveries = await deliveriesOf(ctx, eventIds);
+    return deliveries.every((d) => d.attempts > 0) ? true : undefined;
+  });
+  return { event, eventIds, summary, resources, dispatched: await dispatched(), deliveries: await deliveriesOf(ctx, eventIds) };
+}
+
+async function deliveriesOf(ctx: Ctx, eventIds: string[]): Promise<TriggerDelivery[]> {
+  const rows = await ctx.db.query<{
+    hook_id: string;
+    url: string;
+    status: TriggerDelivery["status"];
+    attempts: number;
+    response_code: number | null;
+    error: string | null;
+  }>(
+    `select d.hook_id, h.url, d.status, d.attempts, a.response_code, a.error
+     from webhook_deliveries d join hooks h on h.id = d.hook_id
+     left join lateral (select response_code, error from webhook_attempts where delivery_id = d.id order by attempt desc limit 1) a on true
+     where d.event_id = any($1::uuid[]) and d.account_id = $2 order by d.created, d.id`,
+    [eventIds, ctx.accountId],
+  );
+  return rows.map((r) => ({ hookId: r.hook_id, url: r.url, status: r.status, attempts: r.attempts, responseCode: r.response_code, error: r.error }));
+}

@@ -1,0 +1,99 @@
+// `POST /v1/trigger`: every event fired through the real path (simulator, bus, qualifier, outbox,
+// dispatcher) on fixtures made once and reused, delivered signed to a real local receiver; and every
+// delivered body is exactly what the OpenAPI `webhooks` section describes (the same zod schemas).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Webhook } from "standardwebhooks";
+import { expectError, expectStatus, type TestAccount } from "../support/harness.ts";
+import { usePipeline } from "../support/pipeline.ts";
+import { startReceiver, type Receiver } from "../support/receiver.ts";
+import { TRIGGER_EVENTS } from "../../src/store/trigger.ts";
+import { WEBHOOK_EVENTS, eventSchema, type DescribedEvent } from "../../src/api/webhook-events.ts";
+
+const pipeline = usePipeline(["simulators", "qualifier", "dispatcher"]);
+let receiver: Receiver;
+let acct: TestAccount;
+type Fixtures = { programId: string; brandId: string; locationId: string; cardId: string; offerId: string };
+type Result = {
+  event: string;
+  eventIds: string[];
+  summary: string;
+  resources: Fixtures & { transactionId?: string; newLocationId?: string };
+  dispatched: boolean;
+  deliveries: { hookId: string; url: string; status: string; attempts: number; responseCode: number | null }[];
+};
+let fixtures: Fixtures;
+const secrets = new Map<string, string>();
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  acct = await pipeline.h.createAccount();
+  fixtures = await expectStatus<Fixtures>(await acct.as("test").post("/v1/trigger/fixtures"), 200);
+  for (const event of TRIGGER_EVENTS) {
+    const hook = await expectStatus<{ id: string; secret: string }>(
+      await acct.as("test").post(`/v1/programs/${fixtures.programId}/hooks`, { event, url: receiver.url }),
+      201,
+    );
+    secrets.set(event, hook.secret);
+  }
+});
+afterAll(() => receiver.close());
+
+const fire = async (event: string) => expectStatus<Result>(await acct.as("test").post("/v1/trigger", { event }), 200);
+
+/** The verified bodies the receiver got for these event ids. */
+const deliveredBodies = (event: string, ids: string[]) =>
+  receiver.received
+    .filter((r) => ids.includes(String(r.headers["webhook-id"])))
+    .map((r) => new Webhook(secrets.get(event)!).verify(r.body, r.headers as Record<string, string>) as Record<string, unknown>);
+
+describe("POST /v1/trigger", () => {
+  it("makes the fixtures once and reuses them", async () => {
+    expect(await expectStatus<Fixtures>(await acct.as("test").post("/v1/trigger/fixtures"), 200)).toEqual(fixtures);
+    const programs = await expectStatus<{ items: { id: string; metadata: unknown }[] }>(await acct.as("test").get("/v1/programs"), 200);
+    expect(programs.items.filter((p) => p.id === fixtures.programId)).toEqual([expect.objectContaining({ metadata: { cardlinkFixtures: true } })]);
+    expect(programs.items).toHaveLength(1);
+  });
+
+  it.each(TRIGGER_EVENTS)("fires %s through the pipeline and reports the signed delivery", async (event) => {
+    const result = await fire(event);
+    expect(result).toMatchObject({ event, dispatched: true, resources: fixtures });
+    expect(result.eventIds).toHaveLength(event === "location.status" ? 3 : 1);
+    expect(result.deliveries).toHaveLength(result.eventIds.length);
+    for (const d of result.deliveries) expect(d).toMatchObject({ url: receiver.url, status: "succeeded", attempts: 1, responseCode: 200 });
+    const bodies = deliveredBodies(event, result.eventIds);
+    expect(bodies).toHaveLength(result.eventIds.length);
+    for (const body of bodies) {
+      expect(body.event).toBe(event);
+      // The payload is exactly the documented one: parsing keeps every field and adds none.
+      expect(eventSchema(event as DescribedEvent).parse(body)).toEqual(body);
+    }
+    const data = bodies[0]!.data as { id: string; offer?: { qualified: boolean; message: string[] }; location?: { id: string } };
+    if (event.startsWith("transaction.")) {
+      expect(data.id).toBe(result.resources.transactionId);
+      expect(data.offer!.qualified).toBe(event !== "transaction.auth");
+    }
+    if (event === "transaction.auth") expect(result.summary).toMatch(/not qualified: .*minTransactionAmount|not qualified: .*minimum/i);
+    if (event === "location.status") expect(data.location!.id).toBe(result.resources.newLocationId);
+    if (event === "offer.extended") expect(data.id).toBe(fixtures.offerId);
+  });
+
+  it("reports no delivery when no hook listens, and refuses a live key and an unknown event", async () => {
+    const other = await pipeline.h.createAccount();
+    const result = await expectStatus<Result>(await other.as("test").post("/v1/trigger", { event: "transaction.auth.qualified" }), 200);
+    expect(result).toMatchObject({ dispatched: true, deliveries: [] });
+    expect(result.summary).toMatch(/^purchase 42 GBP, qualified for offer/);
+    expect(await expectError(await other.as("live").post("/v1/trigger", { event: "offer.extended" }), 400, "invalid_request")).toMatch(/test key/);
+    expect(await expectError(await other.as("test").post("/v1/trigger", { event: "card.created" }), 400, "invalid_request")).toMatch(/^event: must be one of/);
+  });
+
+  it("describes every event it can fire in the OpenAPI webhooks section", async () => {
+    const doc = await expectStatus<{ webhooks: Record<string, { post: { parameters: { name: string }[] } }> }>(
+      await pipeline.h.request("GET", "/v1/openapi.json"),
+      200,
+    );
+    for (const event of TRIGGER_EVENTS) {
+      expect(Object.keys(WEBHOOK_EVENTS)).toContain(event);
+      expect(doc.webhooks[event]!.post.parameters.map((p) => p.name)).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
+    }
+  });
+});
