@@ -12,7 +12,10 @@ import { SIMULATOR_USAGE, faultsCommand, simulateCommand, simulatorRole, traffic
 import { MAX_SEED_COUNT, seedMidInsights } from "./store/mid-insights-seed.ts";
 import { UUID_PATTERN } from "./store/ids.ts";
 import { ALL_ROLES, startRoles } from "./roles.ts";
-import { listen as listenForWebhooks } from "./webhooks/listen.ts";
+import { listenCommand } from "./cli/listen.ts";
+import { triggerCommand } from "./cli/trigger.ts";
+import { keysCommand } from "./cli/keys.ts";
+import { CommandError } from "./cli/connection.ts";
 
 const USAGE = `Usage: cardlink <command> [options]
 
@@ -24,8 +27,23 @@ Commands:
   dispatcher                the webhook dispatcher
   workers                   due work on the service clock (consents, marketplace, offboarding, return periods)
   migrate                   apply database migrations and exit
-  listen --secret whsec_… [--secret …] [--port 4000]
-                            receive webhooks locally, verify their signatures and print them
+  listen [--key K] [--program ID] [--events E,…] [--forward-to URL] [--port 4000] [--keep] [--url URL]
+                            receive webhooks locally: registers its own hooks for the events (every one unless
+                            --events) on the program (the fixtures program of trigger unless --program), verifies
+                            each signature, prints one line per event, forwards the signed request unchanged
+                            with --forward-to and prints the answer; removes its hooks on exit unless --keep
+  listen --secret whsec_… [--secret …] [--port 4000] [--forward-to URL]
+                            receive deliveries of hooks you registered yourself, printing each verified body
+  trigger <event> [--key K] [--url URL]
+                            fire transaction.auth.qualified, transaction.auth, transaction.clearing,
+                            transaction.clearing.qualified, transaction.refund, location.status or offer.extended
+                            through the simulators, the qualifier and the dispatcher on a fixtures program
+                            (made on first use); prints the event id, export lines of the ids, the delivery
+  keys list|rotate|revoke --account ID [--env test|live] [--key-id ID] [--url URL]
+                            list an account's keys, rotate the key of an environment (the old one answers 401
+                            at once) or revoke one key; needs ADMIN_TOKEN or the one npm start keeps
+  The key defaults to the demo test key npm start keeps in DATA_DIR/credentials.json; the server to --url,
+  else CARDLINK_URL, else http://localhost:3000.
   account create [--name N] [--tier standard|premium] [--email E] [--json]
                             create an account with test and live secret keys
   mid-insights seed --program ID --count N [--seed S]
@@ -103,12 +121,20 @@ async function main(argv: string[]) {
       return;
     }
     case "listen": {
-      const { values } = parseArgs({ args: rest, options: { port: { type: "string", default: "4000" }, secret: { type: "string", multiple: true } } });
-      const port = Number(values.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port: must be a port number");
-      if (!values.secret?.length) throw new UsageError("--secret: give the hook's whsec_ secret (repeat for several hooks)");
-      await listenForWebhooks({ port, secrets: values.secret, out: (line) => process.stdout.write(`${line}\n`) });
-      process.stdout.write(`listening for webhooks on http://localhost:${port}/ (any path)\n`);
+      const listening = await listenCommand(rest, config, (m) => new UsageError(m), (line) => process.stdout.write(`${line}\n`));
+      const stop = () => void listening.stop().finally(() => process.exit(0));
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+      return;
+    }
+    case "trigger": {
+      const { lines, ok } = await triggerCommand(rest, config, (m) => new UsageError(m));
+      process.stdout.write(lines.join("\n") + "\n");
+      if (!ok) process.exitCode = 1;
+      return;
+    }
+    case "keys": {
+      process.stdout.write((await keysCommand(rest, config, (m) => new UsageError(m))).join("\n") + "\n");
       return;
     }
     case "migrate": {
@@ -209,6 +235,7 @@ class UsageError extends Error {}
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
   else if (err instanceof UsageError) process.stderr.write(`${err.message}\n\n${USAGE}`);
+  else if (err instanceof CommandError) process.stderr.write(`${err.message}\n`);
   else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(err instanceof UsageError ? 64 : 1);
 });

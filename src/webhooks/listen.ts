@@ -1,17 +1,68 @@
 // `cardlink listen`: a local webhook receiver for integrators trying Cardlink out. It verifies each
-// delivery's Standard Webhooks signature against the secrets given and prints the event.
-import { createServer, type Server } from "node:http";
+// delivery's Standard Webhooks signature against the secrets it knows, prints the event and, when
+// asked, forwards the signed request unchanged to the integrator's own server and prints its answer.
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 
 export interface ListenOptions {
   port: number;
-  secrets: string[];
+  /** The hook secrets; read at each delivery, so hooks registered after the start count. */
+  secrets: () => readonly string[];
   /** Where each verified (or rejected) delivery is written, one line each. */
   out: (line: string) => void;
+  /** `body`: the verified body in full (the `--secret` form); `summary`: the event, its id and what it says. */
+  format: "body" | "summary";
+  /** The integrator's own endpoint: each verified request is sent there unchanged and its answer printed. */
+  forwardTo?: string | undefined;
 }
 
-export function listen({ port, secrets, out }: ListenOptions): Promise<Server> {
-  const verifiers = secrets.map((secret) => new Webhook(secret));
+interface Event {
+  id: string;
+  event: string;
+  data: Record<string, unknown>;
+}
+
+const money = (n: unknown, currency: unknown) => `${String(n)} ${String(currency)}`;
+
+/** One line's worth of what the event says: the offer result of a transaction, a location's scheme status… */
+export function summarise({ event, data }: Event): string {
+  if (event.startsWith("transaction.")) {
+    const offer = data.offer as { qualified: boolean; cashback: number; message: string[] } | undefined;
+    const brand = (data.brand as { name?: string } | null)?.name;
+    const what = `${data.type === "refund" ? "refund" : "purchase"} ${money(data.amount, data.currency)}${brand ? ` at ${brand}` : ""}`;
+    if (!offer) return what;
+    return offer.qualified
+      ? `${what}: qualified, cashback ${money(offer.cashback, data.currency)}`
+      : `${what}: not qualified (${offer.message.join("; ") || "no live offer applies"})`;
+  }
+  if (event === "location.status") {
+    return `location ${(data.location as { id: string }).id} ${String(data.scheme)} ${String(data.status)}`;
+  }
+  if (event.startsWith("offer.")) return `offer ${String(data.id)} "${String(data.name)}" ${String(data.status)} until ${String(data.endDate)}`;
+  if (event.startsWith("missing-transaction-request.")) return `request ${String(data.id)} ${String(data.status)}`;
+  return "";
+}
+
+const FORWARDED = ["content-type", "webhook-id", "webhook-timestamp", "webhook-signature"];
+
+async function forward(url: string, headers: IncomingHttpHeaders, body: string): Promise<{ status: number; line: string }> {
+  const started = performance.now();
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: Object.fromEntries(FORWARDED.filter((h) => headers[h] !== undefined).map((h) => [h, String(headers[h])])),
+      body,
+      signal: AbortSignal.timeout(20_000),
+    });
+    const text = (await res.text()).slice(0, 200).replace(/\s+/g, " ");
+    return { status: res.status, line: `  -> ${url} answered ${res.status} in ${Math.round(performance.now() - started)} ms${text ? `: ${text}` : ""}` };
+  } catch (err) {
+    const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+    return { status: 502, line: `  -> ${url} failed: ${reason}` };
+  }
+}
+
+export function listen({ port, secrets, out, format, forwardTo }: ListenOptions): Promise<Server> {
   const server = createServer((req, res) => {
     // Deliveries are POSTs; anything else (a readiness probe) gets a plain answer and is not printed.
     if (req.method !== "POST") {
@@ -23,19 +74,34 @@ export function listen({ port, secrets, out }: ListenOptions): Promise<Server> {
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-      for (const verifier of verifiers) {
+      let event: Event | undefined;
+      for (const secret of secrets()) {
         try {
-          const event = verifier.verify(body, headers) as { id: string; event: string };
-          out(`verified ${event.event} ${event.id} ${body}`);
-          res.writeHead(204).end();
-          return;
+          event = new Webhook(secret).verify(body, headers) as Event;
+          break;
         } catch (err) {
           if (!(err instanceof WebhookVerificationError)) throw err;
         }
       }
-      out(`REJECTED (no secret verifies the signature) ${body}`);
-      res.writeHead(401).end();
+      if (!event) {
+        out(`REJECTED (no secret verifies the signature) ${body}`);
+        res.writeHead(401).end();
+        return;
+      }
+      out(format === "body" ? `verified ${event.event} ${event.id} ${body}` : `${event.event} ${event.id} ${summarise(event)}`);
+      if (!forwardTo) {
+        res.writeHead(204).end();
+        return;
+      }
+      // The dispatcher sees the integrator's answer, so its retries behave as they would in production.
+      void forward(forwardTo, req.headers, body).then(({ status, line }) => {
+        out(line);
+        res.writeHead(status).end();
+      });
     });
   });
-  return new Promise((resolve) => server.listen(port, () => resolve(server)));
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, () => resolve(server));
+  });
 }

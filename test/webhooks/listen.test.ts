@@ -10,7 +10,7 @@ let server: Server;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  server = await listen({ port: 0, secrets: [OTHER, SECRET], out: (l) => lines.push(l) });
+  server = await listen({ port: 0, secrets: () => [OTHER, SECRET], out: (l) => lines.push(l), format: "body" });
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 

@@ -30,6 +30,11 @@ export function createCardlinkClient({ baseUrl, key, serviceName = "Cardlink", f
 
 export type CardlinkClient = ReturnType<typeof createCardlinkClient>;
 
+/** A client of the operator surface (/admin), with the ADMIN_TOKEN. */
+export function createAdminClient({ baseUrl, adminToken, fetch }: { baseUrl: string; adminToken: string; fetch?: typeof globalThis.fetch }) {
+  return createFetchClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${adminToken}` }, ...(fetch ? { fetch } : {}) });
+}
+
 /**
  * Verifies a delivery's Standard Webhooks signature (`webhook-id`, `webhook-timestamp`,
  * `webhook-signature`) with the hook's `whsec_` secret and returns the typed event. Throws when the

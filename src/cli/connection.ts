@@ -1,0 +1,57 @@
+// How `trigger`, `listen` and `keys` reach a running Cardlink: the URL from --url, CARDLINK_URL or
+// http://localhost:3000; the key from --key or the demo test key `npm start` keeps in credentials.json;
+// the admin token from ADMIN_TOKEN or credentials.json. They speak the typed client of clients/typescript.
+import { createCardlinkClient, type CardlinkClient } from "../../clients/typescript/src/index.ts";
+import type { Config } from "../config/index.ts";
+import { readCredentials } from "../runtime.ts";
+
+export type Usage = (message: string) => Error;
+
+/** A failure to print as it is, without the usage text (exit 1). */
+export class CommandError extends Error {}
+
+export const DEFAULT_URL = "http://localhost:3000";
+
+export function serverUrl(given: string | undefined, env: Record<string, string | undefined>, usage: Usage): string {
+  const url = given ?? env.CARDLINK_URL ?? DEFAULT_URL;
+  if (!/^https?:\/\/[^/]+/.test(url)) throw usage(`--url: must be an http(s) URL such as ${DEFAULT_URL}`);
+  return url.replace(/\/+$/, "");
+}
+
+export interface Connection {
+  url: string;
+  key: string;
+  live: boolean;
+  client: CardlinkClient;
+}
+
+export function connect(config: Config, given: { url?: string | undefined; key?: string | undefined }, usage: Usage): Connection {
+  const url = serverUrl(given.url, process.env, usage);
+  const key = given.key ?? readCredentials(config).demo?.test;
+  if (!key) {
+    throw usage(`--key: give a secret key, or run \`npm start\` once: it keeps a demo test key in ${config.DATA_DIR}/credentials.json`);
+  }
+  if (!/^sk_(test|live)_/.test(key)) throw usage("--key: must be a secret key, sk_test_… or sk_live_…");
+  return { url, key, live: key.startsWith("sk_live_"), client: createCardlinkClient({ baseUrl: url, key, serviceName: config.SERVICE_NAME }) };
+}
+
+/** The admin token for /admin calls: ADMIN_TOKEN, or the one `npm start` generated and kept. */
+export function adminToken(config: Config, usage: Usage): string {
+  const token = config.ADMIN_TOKEN ?? readCredentials(config).adminToken;
+  if (!token) throw usage(`set ADMIN_TOKEN, or run \`npm start\` once: it keeps the generated token in ${config.DATA_DIR}/credentials.json`);
+  return token;
+}
+
+/** The answer's data, or a CommandError with the API's message (or why the server could not be reached). */
+export async function answer<T>(url: string, call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  let result: { data?: T; error?: unknown; response: Response };
+  try {
+    result = await call;
+  } catch (err) {
+    const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+    throw new CommandError(`cannot reach Cardlink at ${url} (${reason}); is \`npm start\` running? (--url or CARDLINK_URL to point elsewhere)`);
+  }
+  if (result.data !== undefined && result.response.ok) return result.data;
+  const body = result.error as { error?: { code?: string; message?: string } } | undefined;
+  throw new CommandError(`${result.response.status} ${body?.error?.code ?? ""}: ${body?.error?.message ?? result.response.statusText}`);
+}
