@@ -34,3 +34,32 @@ describe("cardlink listen", () => {
     expect(lines.at(-1)).toMatch(/^REJECTED/);
   });
 });
+
+describe("cardlink listen, one line per event and --forward-to", () => {
+  it("prints a summary line and forwards the signed request unchanged, answering with the forward's answer", async () => {
+    const { startReceiver } = await import("../support/receiver.ts");
+    const target = await startReceiver();
+    target.respondWith(202);
+    const out: string[] = [];
+    const forwarding = await listen({ port: 0, secrets: () => [SECRET], out: (l) => out.push(l), format: "summary", forwardTo: target.url });
+    try {
+      const body = JSON.stringify({
+        id: "evt_2",
+        event: "transaction.auth.qualified",
+        created: "2026-01-05T12:00:00.000Z",
+        data: { type: "purchase", amount: 42, currency: "GBP", brand: { name: "Coffee House" }, offer: { qualified: true, cashback: 4.2, message: [] } },
+      });
+      const headers = signedHeaders(SECRET, "evt_2", body);
+      const res = await fetch(`http://127.0.0.1:${(forwarding.address() as AddressInfo).port}/`, { method: "POST", headers, body });
+      expect(res.status).toBe(202);
+      const [got] = await target.waitFor(1);
+      expect(got!.body).toBe(body);
+      for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature"]) expect(got!.headers[name]).toBe(headers[name]);
+      expect(out[0]).toBe("transaction.auth.qualified evt_2 purchase 42 GBP at Coffee House: qualified, cashback 4.2 GBP");
+      expect(out[1]).toMatch(new RegExp(`^  -> ${target.url} answered 202 in \\d+ ms$`));
+    } finally {
+      await new Promise<void>((r) => forwarding.close(() => r()));
+      await target.close();
+    }
+  });
+});
