@@ -40,7 +40,7 @@ const cli = (args: string[], env: Record<string, string> = { ADMIN_TOKEN }) =>
     child.on("close", (status) => resolve({ status, stdout, stderr }));
   });
 
-it("rotates a key: the new one is printed once and works, the old one answers 401 at once", { timeout: 120_000 }, async () => {
+it("rotates a key: the new one is printed once and works, the old one answers 401 at once", { timeout: 300_000 }, async () => {
   const acct = await h.createAccount();
   const rotated = await cli(["keys", "rotate", "--account", acct.id, "--env", "test", "--url", url]);
   expect(rotated.stderr).toBe("");
@@ -59,7 +59,7 @@ it("rotates a key: the new one is printed once and works, the old one answers 40
   await expectError(await h.request("GET", "/v1/programs", { headers: { "Cardlink-Key": acct.keys.live } }), 401, "unauthorized");
 });
 
-it("says what is missing: the admin token, the account id, a reachable service", { timeout: 120_000 }, async () => {
+it("says what is missing: the admin token, the account id, a reachable service", { timeout: 300_000 }, async () => {
   const noToken = await cli(["keys", "list", "--account", "3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b", "--url", url], {});
   expect(noToken.status).toBe(64);
   expect(noToken.stderr).toMatch(/^set ADMIN_TOKEN, or run `npm start` once/);
