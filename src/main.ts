@@ -95,6 +95,7 @@ async function main(argv: string[]) {
           `    test key:   ${demo.test}`,
           `    live key:   ${demo.live}`,
           `  try: curl -H '${name}-Key: ${demo.test}' ${url}/v1/programs`,
+          `  webhooks: npm run cardlink -- listen   (second terminal), then   npm run cardlink -- trigger transaction.auth.qualified`,
           ``,
         ].join("\n") + "\n",
       );
