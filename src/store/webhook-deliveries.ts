@@ -31,6 +31,8 @@ export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
 export interface DueDelivery {
   id: string;
   hookId: string;
+  /** The hook was in a failure streak when claimed (its health must be written whatever the outcome). */
+  hookFailing: boolean;
   attempts: number;
   url: string;
   secret: string;
@@ -64,6 +66,7 @@ export async function claimDue(db: Db, req: ClaimRequest): Promise<DueDelivery[]
   const rows = await db.query<{
     id: string;
     hook_id: string;
+    failure_streak: number;
     attempts: number;
     url: string;
     secret: string;
@@ -84,21 +87,22 @@ export async function claimDue(db: Db, req: ClaimRequest): Promise<DueDelivery[]
          select d.id from webhook_deliveries d
          where d.hook_id = h.id and d.status = 'pending' and d.next_attempt <= $1
            and (d.lease_until is null or d.lease_until < now())
-         order by d.next_attempt limit h.allowed
+         order by d.hook_id, d.next_attempt limit h.allowed
          for update skip locked
        ) c
        where h.allowed > 0
        limit $2
      )
      update webhook_deliveries d set lease_until = now() + make_interval(secs => $6 / 1000.0), lease_owner = $7
-     from due, hooks h, outbox e
-     where d.id = due.id and h.id = d.hook_id and e.id = d.event_id
-     returning d.id, d.hook_id, d.attempts, h.url, h.secret, e.id as event_id, e.event, e.data, e.created as event_created`,
+     from hooks h, outbox e
+     where d.id = any(array(select id from due)) and h.id = d.hook_id and e.id = d.event_id
+     returning d.id, d.hook_id, h.failure_streak, d.attempts, h.url, h.secret, e.id as event_id, e.event, e.data, e.created as event_created`,
     [req.now, req.limit, req.allowance.hookIds, req.allowance.allowed, req.defaultAllowed, req.leaseMs, req.owner],
   );
   return rows.map((r) => ({
     id: r.id,
     hookId: r.hook_id,
+    hookFailing: r.failure_streak > 0,
     attempts: r.attempts,
     url: r.url,
     secret: r.secret,
@@ -120,6 +124,7 @@ export async function renewLeases(db: Db, owner: string, ids: string[], leaseMs:
 export interface AttemptOutcome {
   deliveryId: string;
   hookId: string;
+  hookFailing: boolean;
   /** Service time the request was sent. */
   attempted: Date;
   /** Service time the answer (or the error) came. */
@@ -159,7 +164,8 @@ interface EndpointTally {
 function tallyEndpoints(outcomes: AttemptOutcome[]): EndpointTally[] {
   const tallies = new Map<string, EndpointTally>();
   for (const o of outcomes) {
-    if (o.cancelled) continue;
+    // A success at a healthy hook changes nothing in its health: no write for it.
+    if (o.cancelled || (o.succeeded && !o.hookFailing && !tallies.has(o.hookId))) continue;
     let t = tallies.get(o.hookId);
     if (!t) tallies.set(o.hookId, (t = { hookId: o.hookId, reset: false, failures: 0, firstFailure: null, finished: o.finished, lastError: null }));
     if (o.finished > t.finished) t.finished = o.finished;

@@ -3,6 +3,7 @@
 // the attempts in batches. Each endpoint (hook) has its own bound, so a slow or dead one never holds a
 // slot another could use. It never touches the qualifier's work.
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { Clock } from "../clock/index.ts";
 import type { Db } from "../store/db.ts";
@@ -30,7 +31,7 @@ export interface DispatcherOptions {
   timeoutMs?: number;
   /** No connection within this is a failed attempt. */
   connectTimeoutMs?: number;
-  /** An answer slower than this (or an attempt in flight longer) marks the endpoint slow. */
+  /** An attempt in flight longer than this marks its endpoint suspect; an answer slower than this halves its window. */
   slowMs?: number;
   /** How often to look for new events and due retries, in real milliseconds. */
   pollMs?: number;
@@ -59,7 +60,7 @@ interface Endpoint {
   inFlight: number;
   /** Its in-flight bound now: grows by doubling with fast successes up to the per-endpoint bound. */
   window: number;
-  /** Its last attempt failed or was slow, or one is hanging: one delivery at a time, from the slow share. */
+  /** Its last attempt failed, or one has hung longer than `slowMs`: one delivery at a time, from the suspect share. */
   suspect: boolean;
 }
 
@@ -67,6 +68,14 @@ interface Held {
   delivery: DueDelivery;
   started: number;
 }
+
+/** Outcomes written in one batch at most, and how long a batch waits to fill. */
+const RECORD_BATCH = 500;
+const BATCH_LINGER_MS = 10;
+/** Claims are at least this far apart unless the last one filled its limit, so each claims many. */
+const CLAIM_INTERVAL_MS = 10;
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const STOPPING = new Error("cancelled: the dispatcher stopped before an answer came");
 
@@ -78,7 +87,7 @@ export function createDispatcher({
   endpointConcurrency = 16,
   timeoutMs = 20_000,
   connectTimeoutMs = 3_000,
-  slowMs = 2_000,
+  slowMs = 5_000,
   pollMs = 200,
   leaseMs = 15_000,
   drainMs = 10_000,
@@ -86,6 +95,7 @@ export function createDispatcher({
   const owner = randomUUID();
   const client = createWebhookClient({ timeoutMs, connectTimeoutMs });
   const stopping = new AbortController();
+  setMaxListeners(0, stopping.signal); // one listener per delivery in flight
   // Suspect endpoints together never take more than half of the pool.
   const suspectShare = Math.max(1, Math.floor(concurrency / 2));
   const inFlight = new Map<string, Held>();
@@ -161,9 +171,10 @@ export function createDispatcher({
         const succeeded = responseCode !== null && responseCode >= 200 && responseCode < 300;
         const cancelled = error === STOPPING.message;
         e.inFlight--;
-        if (succeeded && latencyMs < slowMs) {
+        if (succeeded) {
+          // Fast answers double the window, slow ones halve it (a slow answer may be our own busy event loop).
           e.suspect = false;
-          e.window = Math.min(endpointConcurrency, e.window * 2);
+          e.window = latencyMs < slowMs ? Math.min(endpointConcurrency, e.window * 2) : Math.max(1, Math.floor(e.window / 2));
         } else if (!cancelled) {
           e.suspect = true;
           e.window = 1;
@@ -172,6 +183,7 @@ export function createDispatcher({
         unrecorded.push({
           deliveryId: delivery.id,
           hookId: delivery.hookId,
+          hookFailing: delivery.hookFailing,
           attempted,
           finished: clock.now(),
           latencyMs,
@@ -187,12 +199,16 @@ export function createDispatcher({
     void done.finally(() => finishing.delete(done));
   }
 
-  /** Writes what has come back, one batch at a time; a batch that fails to write is tried again. */
+  /**
+   * Writes what has come back, one batch at a time; a batch that fails to write is tried again. A batch
+   * waits up to BATCH_LINGER_MS for more outcomes unless it is full or nothing else is in flight.
+   */
   function record(): void {
     if (recording) return;
     recording = (async () => {
       let failures = 0;
       while (unrecorded.length > 0) {
+        if (unrecorded.length < RECORD_BATCH && inFlight.size > 0 && running) await delay(BATCH_LINGER_MS);
         const batch = unrecorded;
         unrecorded = [];
         try {
@@ -208,7 +224,7 @@ export function createDispatcher({
             unrecorded = [];
             break;
           }
-          await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** failures, 2_000)));
+          await delay(Math.min(100 * 2 ** failures, 2_000));
         }
       }
     })().finally(() => {
@@ -227,14 +243,16 @@ export function createDispatcher({
       const withFanOut = fanOutWanted;
       fanOutWanted = false;
       let claimed = -1;
+      let limit = 0;
       try {
         if (withFanOut) while ((await fanOut(db, clock.now())) > 0);
         // Bounded twice: requests in flight, and outcomes not yet written (the database may be slow).
         const free = Math.min(concurrency - inFlight.size, 2 * concurrency - inFlight.size - unrecorded.length);
         if (free > 0 && running) {
+          limit = free;
           const due = await claimDue(db, {
             now: clock.now(),
-            limit: free,
+            limit,
             owner,
             leaseMs,
             allowance: allowance(),
@@ -262,7 +280,18 @@ export function createDispatcher({
           if (settleWaiters[i]!.after < thisRound) settleWaiters.splice(i, 1)[0]!.resolve();
         }
       }
-      if (claimed > 0) continue; // more may be due: claim again with whatever is free by then
+      if (claimed === limit) continue; // more may be due: claim again with whatever is free by then
+      if (claimed !== 0 || inFlight.size > 0) {
+        // Let completions gather so the next claim takes them all at once.
+        const until = performance.now() + CLAIM_INTERVAL_MS;
+        let sawWake = false;
+        while (running && performance.now() < until) {
+          sawWake ||= woken;
+          woken = false;
+          await sleep(until - performance.now());
+        }
+        if (claimed > 0 || sawWake || woken) continue;
+      }
       await sleep();
     }
   }
