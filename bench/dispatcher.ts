@@ -95,13 +95,19 @@ async function dispatcherRun(receiver: ChildReceiver, databaseUrl: string | unde
     while ((await receiver.count()) < TOTAL) await new Promise((resolve) => setTimeout(resolve, 20));
     const sent = performance.now();
     for (;;) {
-      const [row] = await services.db.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where status = 'succeeded'");
+      const [row] = await services.db.query<{ n: number }>(
+        "select count(*)::int as n from webhook_deliveries where account_id = $1 and status = 'succeeded'",
+        [account.id],
+      );
       if (row!.n >= TOTAL) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const recorded = performance.now();
     await dispatcher.stop();
-    const [attempts] = await services.db.query<{ n: number }>("select count(*)::int as n from webhook_attempts");
+    const [attempts] = await services.db.query<{ n: number }>(
+      "select count(*)::int as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.account_id = $1",
+      [account.id],
+    );
     return { sentMs: sent - started, recordedMs: recorded - started, attempts: attempts!.n, received: await receiver.count() };
   } finally {
     await services.bus.close();

@@ -45,9 +45,9 @@ export interface Dispatcher {
   /** New events were written in this process: look for them now instead of at the next poll. */
   kick(): void;
   /**
-   * Resolves once the pool has looked again after this call and found nothing it can send now: every
-   * event written before the call fanned out, every delivery due then and not held back by its
-   * endpoint's bound or pause attempted and recorded.
+   * On a started dispatcher, resolves once the pool has looked again after this call and found nothing
+   * it can send now: every event written before the call fanned out, every delivery due then and not
+   * held back by its endpoint's bound or pause attempted and recorded.
    */
   settled(): Promise<void>;
   start(): void;
