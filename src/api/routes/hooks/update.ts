@@ -3,8 +3,9 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
-import { setHookEnabled } from "../../../store/hooks.ts";
+import { getHook, setHookEnabled } from "../../../store/hooks.ts";
 import { HookSchema } from "./schemas.ts";
 
 const body = z
@@ -25,6 +26,7 @@ export const route = createRoute({
   description:
     "A hook whose every delivery attempt has failed for 5 days of service time is disabled by the dispatcher, " +
     "with `status: disabled`, `disabledAt` and `disabledReason` on the hook; this re-enables it.",
+  middleware: [ownedBy("hookId", getHook)] as const,
   request: { params: z.object({ hookId: uuid("hookId") }), body: jsonBody(body) },
   responses: { 200: jsonResponse(HookSchema, "The hook, without its secret."), ...commonErrors },
 });
