@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { writeTypes } from "../../clients/typescript/generate.ts";
 
-it("has clients/typescript/src/openapi.ts generated from the current OpenAPI document (npm run client:generate)", async () => {
+it("has clients/typescript/src/openapi.ts generated from the current OpenAPI document (npm run client:generate)", { timeout: 180_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "cardlink-client-"));
   try {
     const fresh = readFileSync(await writeTypes(dir), "utf8");

@@ -1876,7 +1876,72 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Re-enable or disable a hook
+         * @description A hook whose every delivery attempt has failed for 5 days of service time is disabled by the dispatcher, with `status: disabled`, `disabledAt` and `disabledReason` on the hook; this re-enables it.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    hookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HookUpdate"];
+                };
+            };
+            responses: {
+                /** @description The hook, without its secret. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Hook"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/offers": {
@@ -3014,7 +3079,7 @@ export interface paths {
         };
         /**
          * List a hook's deliveries and their attempts
-         * @description Deliveries are at least once, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), with a 20 s timeout. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time; then the delivery is `failed`.
+         * @description Deliveries are at least once, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), with a 3 s connect timeout and a 20 s response timeout. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time; then the delivery is `failed`. While the hook is paused after failures or disabled (see the hook's `status`), due deliveries wait without spending attempts. An attempt cut short because the dispatcher stopped has `error: "cancelled: …"` and is due again at once.
          */
         get: {
             parameters: {
@@ -4305,7 +4370,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move service time forward and run what fell due */
+        /**
+         * Move service time forward and run what fell due
+         * @description Runs the due work on the service clock (consents, marketplace answers, offboarding, return periods) and wakes the webhook dispatcher; it answers once that work is done and the webhooks it made are queued, not when they are delivered.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6919,6 +6987,39 @@ export interface components {
             /** @example https://example.com/webhooks/cardlink */
             url: string;
             live: boolean;
+            /**
+             * @description `active`: delivered to. `failing`: its last attempts failed; it is paused between probes (`pausedUntil`, service time: 5 s after the first failure, doubling, at most 10 min) and gets one delivery at a time until one succeeds. `disabled`: every attempt failed for 5 days of service time (or it was disabled by request); nothing is sent until `PATCH /hooks/{hookId} {"enabled": true}`.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "failing" | "disabled";
+            /**
+             * @description Failed attempts since the last success.
+             * @example 0
+             */
+            consecutiveFailures: number;
+            /**
+             * Format: date-time
+             * @description Service time of the first failure of the streak.
+             */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description No delivery before this service time.
+             */
+            pausedUntil: string | null;
+            /**
+             * @description Why the last failed attempt failed (a status, a timeout, a refused connection).
+             * @example null
+             */
+            lastError: string | null;
+            /** Format: date-time */
+            disabledAt: string | null;
+            /**
+             * @description Why the hook is disabled, e.g. `every attempt failed since … (41 in a row); last error: timed out after 20000 ms`.
+             * @example null
+             */
+            disabledReason: string | null;
             /** Format: date-time */
             created: string;
         };
@@ -6948,6 +7049,15 @@ export interface components {
             count: number;
             /** @description Cursor for the next page; absent on the last page. */
             last?: string;
+        };
+        /**
+         * @example {
+         *       "enabled": true
+         *     }
+         */
+        HookUpdate: {
+            /** @description `true` re-enables the hook: its failure streak and pause are cleared and the deliveries queued while it was disabled go out at once. `false` disables it: events keep being queued for it, none is sent. */
+            enabled: boolean;
         };
         /**
          * @example {
@@ -7506,7 +7616,7 @@ export interface components {
                  */
                 responseCode: number | null;
                 /**
-                 * @description Why no response came (timeout, refused).
+                 * @description Why no response came (timeout, connect timeout, refused, cancelled).
                  * @example null
                  */
                 error: string | null;
