@@ -2,12 +2,13 @@
 import { swaggerUI } from "@hono/swagger-ui";
 import { HTTPException } from "hono/http-exception";
 import type { Services } from "./context.ts";
-import { ApiError, type ErrorBody } from "./errors.ts";
+import { ApiError, RETRY_AFTER_SECONDS, unavailable, type ErrorBody } from "./errors.ts";
 import { router } from "./router.ts";
 import { SUPPORTED_VERSIONS, adminAuth, insightsAuth, keyAuth } from "./middleware/auth.ts";
 import { randomBase62 } from "../store/ids.ts";
 import { mountAdmin } from "./routes/admin/index.ts";
 import { mountV1 } from "./routes/index.ts";
+import { IDEMPOTENCY_HEADER, idempotency } from "./middleware/idempotency.ts";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 
@@ -26,7 +27,12 @@ export function createApp(services: Services, options: { adminToken: string }) {
     const requestId = c.get("requestId") ?? "unknown";
     let error: ApiError;
     if (err instanceof ApiError) error = err;
-    else if (err instanceof HTTPException && err.status < 500) {
+    else if (services.health.report(err)) {
+      // A dependency is down: the request made nothing (state is written before anything is published)
+      // and can be retried once it is back.
+      services.log.debug({ err, requestId, path: c.req.path }, "dependency unavailable");
+      error = unavailable();
+    } else if (err instanceof HTTPException && err.status < 500) {
       error = new ApiError(err.status === 400 ? "invalid_request" : "unsupported_media_type", `body: ${err.message}`);
     } else {
       services.log.error({ err, requestId, path: c.req.path }, "unhandled error");
@@ -47,7 +53,12 @@ export function createApp(services: Services, options: { adminToken: string }) {
     return c.json(body, 404);
   });
 
+  // Liveness: the process answers. Readiness: PostgreSQL and the bus answer too (503 with each state if not).
   app.get("/health", (c) => c.json({ status: "ok", time: services.clock.now().toISOString() }));
+  app.get("/health/ready", async (c) => {
+    const { ready, dependencies } = await services.health.ready();
+    return c.json({ status: ready ? "ready" : "unavailable", dependencies }, ready ? 200 : 503, ready ? {} : { "Retry-After": String(RETRY_AFTER_SECONDS) });
+  });
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ServiceKey", {
     type: "apiKey",
@@ -72,8 +83,19 @@ export function createApp(services: Services, options: { adminToken: string }) {
     scheme: "bearer",
     description: "The operator's ADMIN_TOKEN.",
   });
-  app.doc31("/v1/openapi.json", {
-    openapi: "3.1.0",
+  app.openAPIRegistry.registerComponent("parameters", "IdempotencyKey", {
+    name: IDEMPOTENCY_HEADER,
+    in: "header",
+    required: false,
+    description:
+      "Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, " +
+      "with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; " +
+      "409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees " +
+      "its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters.",
+    schema: { type: "string", minLength: 1, maxLength: 255, example: "5f1c1c2e-8f7b-4a57-9c0e-2f4b6f1f9a10" },
+  });
+  const openApiConfig = {
+    openapi: "3.1.0" as const,
     info: {
       title: `${services.config.SERVICE_NAME} card-linking API`,
       version: "1.0.0",
@@ -84,6 +106,16 @@ export function createApp(services: Services, options: { adminToken: string }) {
     },
     servers: [{ url: "/" }],
     security: [{ ServiceKey: [] }],
+  };
+  // Generated from the routes' schemas; every POST of /v1 accepts the Idempotency-Key header (one middleware
+  // serves them all), so the document names it on each of them here rather than in every route file.
+  app.get("/v1/openapi.json", (c) => {
+    const doc = app.getOpenAPI31Document(openApiConfig);
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      if (!path.startsWith("/v1/") || !item.post) continue;
+      item.post.parameters = [...(item.post.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }];
+    }
+    return c.json(doc);
   });
   app.get("/docs", swaggerUI({ url: "/v1/openapi.json" }));
 
@@ -91,6 +123,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
     if (c.req.path === "/v1/openapi.json") return next();
     return MID_INSIGHTS_PATH.test(c.req.path) ? insightsAuth(c, next) : keyAuth(c, next);
   });
+  app.use("/v1/*", idempotency);
   app.use("/admin/*", adminAuth(options.adminToken));
 
   mountV1(app);

@@ -12,6 +12,7 @@ const positiveNumber = (fallback: number) => z.coerce.number().finite().positive
 
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HEALTH_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   DATA_DIR: z.string().min(1).default("./.data"),
   DATABASE_URL: optionalUrl,
   KAFKA_BROKERS: z

@@ -27,6 +27,8 @@ const jsonText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v))
 export function openPostgres(url: string, options: { max?: number } = {}): Db {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    // A server that does not answer is reported within a bounded time (a refused connection is at once).
+    connect_timeout: 3,
     onnotice: () => {},
     types: {
       int8: { to: OID.int8, from: [OID.int8], serialize: String, parse: toNumber },
