@@ -1,6 +1,7 @@
 // The Hono application: conventions shared by every route (request ids, errors, auth, OpenAPI).
 import { swaggerUI } from "@hono/swagger-ui";
 import { HTTPException } from "hono/http-exception";
+import type { MiddlewareHandler } from "hono";
 import type { Services } from "./context.ts";
 import { ApiError, RETRY_AFTER_SECONDS, unavailable, type ErrorBody } from "./errors.ts";
 import { router } from "./router.ts";
@@ -119,6 +120,14 @@ export function createApp(services: Services, options: { adminToken: string }) {
   });
   app.get("/docs", swaggerUI({ url: "/v1/openapi.json" }));
 
+  // While PostgreSQL is known to be down, answer 503 at once instead of queueing behind a pool that is
+  // reconnecting; the health watch probes it with backoff and lets requests through when it is back.
+  const whileDatabaseUp: MiddlewareHandler = async (c, next) => {
+    if (!services.health.postgres.up && c.req.path !== "/v1/openapi.json") throw unavailable();
+    return next();
+  };
+  app.use("/v1/*", whileDatabaseUp);
+  app.use("/admin/*", whileDatabaseUp);
   app.use("/v1/*", async (c, next) => {
     if (c.req.path === "/v1/openapi.json") return next();
     return MID_INSIGHTS_PATH.test(c.req.path) ? insightsAuth(c, next) : keyAuth(c, next);

@@ -20,6 +20,10 @@ const configSchema = z.object({
     .trim()
     .regex(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, "must be host:port[,host:port…]")
     .optional(),
+  KAFKA_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "must be letters, digits, - and _")
+    .optional(),
   SCHEMA_REGISTRY_URL: optionalUrl,
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SERVICE_NAME: z
