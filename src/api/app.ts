@@ -112,9 +112,24 @@ export function createApp(services: Services, options: { adminToken: string }) {
   // serves them all), so the document names it on each of them here rather than in every route file.
   app.get("/v1/openapi.json", (c) => {
     const doc = app.getOpenAPI31Document(openApiConfig);
+    // Answers every operation can give whatever its route: 503 while a dependency is down, and on a POST
+    // 422 for an Idempotency-Key reused with another request (same error body as the route's 400).
+    const errorAnswer = (op: { responses?: Record<string, unknown> }, description: string) => {
+      const invalidAnswer = op.responses?.["400"] as { content?: unknown } | undefined;
+      return { description, ...(invalidAnswer?.content ? { content: invalidAnswer.content } : {}) };
+    };
     for (const [path, item] of Object.entries(doc.paths ?? {})) {
-      if (!path.startsWith("/v1/") || !item.post) continue;
+      if (!path.startsWith("/v1/")) continue;
+      for (const op of [item.get, item.post, item.patch, item.put, item.delete]) {
+        if (op?.responses && !op.responses["503"]) {
+          op.responses["503"] = errorAnswer(op, "A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds.");
+        }
+      }
+      if (!item.post) continue;
       item.post.parameters = [...(item.post.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }];
+      if (item.post.responses && !item.post.responses["422"]) {
+        item.post.responses["422"] = errorAnswer(item.post, "idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it.");
+      }
     }
     return c.json(doc);
   });

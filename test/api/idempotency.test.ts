@@ -100,7 +100,7 @@ describe("Idempotency-Key", () => {
 
   it("is a reusable header parameter on every POST of /v1 in the OpenAPI description", async () => {
     const doc = await expectStatus<{
-      paths: Record<string, Record<string, { parameters?: { $ref?: string }[] }>>;
+      paths: Record<string, Record<string, { parameters?: { $ref?: string }[]; responses?: Record<string, unknown> }>>;
       components: { parameters: Record<string, { name: string; in: string }> };
     }>(await h.request("GET", "/v1/openapi.json"), 200);
     expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: "Idempotency-Key", in: "header" });
@@ -108,6 +108,7 @@ describe("Idempotency-Key", () => {
     expect(posts.length).toBeGreaterThan(10);
     for (const [path, item] of posts) {
       expect(item.post!.parameters, path).toContainEqual({ $ref: "#/components/parameters/IdempotencyKey" });
+      expect(Object.keys(item.post!.responses ?? {}), path).toEqual(expect.arrayContaining(["422", "503"]));
     }
   });
 });
