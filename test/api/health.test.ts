@@ -17,7 +17,8 @@ describe("health", () => {
     });
   });
 
-  it("answers 503 service_unavailable with Retry-After, live but not ready, once the database is gone", async () => {
+  // A second harness (PGlite and its migrations) takes a while on a busy machine.
+  it("answers 503 service_unavailable with Retry-After, live but not ready, once the database is gone", { timeout: 90_000 }, async () => {
     const gone = await createHarness();
     const account = await gone.createAccount();
     await gone.services.db.close();
