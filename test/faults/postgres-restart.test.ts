@@ -10,12 +10,12 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { openPostgres, type Db } from "../../src/store/db.ts";
 import { CARD_NUMBERS } from "../support/fixtures.ts";
 import { haveInfra, infra } from "../support/infra.ts";
+import { deleteNamespace } from "../support/kafka.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { freePort, outputMatches, startRole, stopRole, type RoleProcess } from "../support/role-process.ts";
 
@@ -96,14 +96,7 @@ describe.skipIf(!haveInfra("kafkaBrokers") || !canCreateClusters)("PostgreSQL re
     await db?.close();
     dropCluster();
     rmSync(dataDir, { recursive: true, force: true });
-    const admin = new Kafka({ brokers: infra.kafkaBrokers!.split(","), logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    try {
-      const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${namespace}.`));
-      if (topics.length) await admin.deleteTopics({ topics });
-    } finally {
-      await admin.disconnect();
-    }
+    await deleteNamespace(namespace);
   }, 60_000);
 
   async function call<T>(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<T> {
