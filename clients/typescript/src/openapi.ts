@@ -67,6 +67,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -74,7 +83,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -120,8 +132,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -201,6 +231,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -262,6 +301,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -393,6 +441,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -422,6 +479,8 @@ export interface paths {
                 header: {
                     /** @description The API version, YYYY-MM-DD (MID insights). Supported: 2024-11-25; a missing or unknown version is 400 naming them. */
                     "Cardlink-Version": components["parameters"]["Version"];
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 };
                 path: {
                     programId: string;
@@ -488,8 +547,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -524,6 +601,8 @@ export interface paths {
                 header: {
                     /** @description The API version, YYYY-MM-DD (MID insights). Supported: 2024-11-25; a missing or unknown version is 400 naming them. */
                     "Cardlink-Version": components["parameters"]["Version"];
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 };
                 path: {
                     programId: string;
@@ -581,8 +660,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -668,6 +765,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -763,6 +869,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -840,6 +955,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -850,7 +974,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -896,8 +1023,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -970,6 +1115,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1056,6 +1210,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1066,7 +1229,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     programId: string;
                 };
@@ -1114,8 +1280,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1195,6 +1379,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1250,6 +1443,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1335,6 +1537,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1345,7 +1556,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     programId: string;
                 };
@@ -1393,8 +1607,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1474,6 +1706,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1526,6 +1767,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1591,6 +1841,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1674,6 +1933,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1684,7 +1952,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     programId: string;
                 };
@@ -1732,8 +2003,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1813,6 +2102,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1865,6 +2163,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1933,6 +2240,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2024,6 +2340,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2034,7 +2359,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2089,8 +2417,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2173,6 +2519,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2237,6 +2592,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2321,6 +2685,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -2341,7 +2714,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     offerId: string;
                     locationId: string;
@@ -2395,8 +2771,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2465,6 +2859,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         options?: never;
@@ -2488,7 +2891,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     offerId: string;
                     programId: string;
@@ -2533,8 +2939,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2566,7 +2990,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     offerId: string;
                     cardId: string;
@@ -2629,8 +3056,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2701,6 +3146,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2790,6 +3244,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2816,7 +3279,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     offerId: string;
                 };
@@ -2873,8 +3339,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2973,6 +3457,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2999,7 +3492,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     offerId: string;
                     programId: string;
@@ -3053,8 +3549,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3142,6 +3656,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3168,7 +3691,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     eventId: string;
                 };
@@ -3212,8 +3738,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3245,7 +3789,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3300,8 +3847,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3333,7 +3898,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     transactionId: string;
                 };
@@ -3395,8 +3963,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3428,7 +4014,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     transactionId: string;
                 };
@@ -3485,8 +4074,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3559,6 +4166,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3647,6 +4263,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3673,7 +4298,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3715,8 +4343,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3748,7 +4394,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3794,8 +4443,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3866,6 +4533,15 @@ export interface paths {
                 };
                 /** @description Rate limit exceeded; see Retry-After. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6300,7 +6976,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "unauthorized" | "tier_restricted" | "forbidden" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "unsupported_media_type" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "tier_restricted" | "forbidden" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
                 /** @example countryCode: must be an ISO 3166-1 alpha-3 code */
                 message: string;
                 /** @example req_9f2c1a7b3d4e5f60 */
@@ -7644,8 +8320,11 @@ export interface components {
              * @description The id the transaction will have; GET /transactions/{id} once the qualifier has it.
              */
             id: string;
-            /** @enum {string} */
-            status: "sent";
+            /**
+             * @description sent: on its way through the network, not recorded yet. accepted: written, but the bus was down; it is sent when the bus is back (nothing to retry).
+             * @enum {string}
+             */
+            status: "sent" | "accepted";
         };
         /**
          * @example {
@@ -8346,6 +9025,8 @@ export interface components {
     parameters: {
         /** @description The API version, YYYY-MM-DD (MID insights). Supported: 2024-11-25; a missing or unknown version is 400 naming them. */
         Version: "2024-11-25";
+        /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+        IdempotencyKey: string;
     };
     requestBodies: never;
     headers: never;
