@@ -8,8 +8,12 @@ import { SUPPORTED_VERSIONS, adminAuth, insightsAuth, keyAuth } from "./middlewa
 import { randomBase62 } from "../store/ids.ts";
 import { mountAdmin } from "./routes/admin/index.ts";
 import { mountV1 } from "./routes/index.ts";
+import { guardInput, limitBody } from "./middleware/input.ts";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
+
+const routePattern = (path: string) =>
+  new RegExp(`^${path.split("/").map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}$`);
 
 export function createApp(services: Services, options: { adminToken: string }) {
   const app = router();
@@ -21,6 +25,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
     c.header("Request-Id", requestId);
     await next();
   });
+  app.use("*", limitBody);
 
   app.onError((err, c) => {
     const requestId = c.get("requestId") ?? "unknown";
@@ -37,13 +42,15 @@ export function createApp(services: Services, options: { adminToken: string }) {
   });
 
   app.notFound((c) => {
-    const body: ErrorBody = {
-      error: {
-        code: "route_not_found",
-        message: `No route ${c.req.method} ${c.req.path}.`,
-        requestId: c.get("requestId") ?? "unknown",
-      },
-    };
+    const requestId = c.get("requestId") ?? "unknown";
+    const allowed = allowedMethods(c.req.path);
+    if (allowed.length > 0) {
+      const body: ErrorBody = {
+        error: { code: "method_not_allowed", message: `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(", ")}.`, requestId },
+      };
+      return c.json(body, 405, { Allow: allowed.join(", ") });
+    }
+    const body: ErrorBody = { error: { code: "route_not_found", message: `No route ${c.req.method} ${c.req.path}.`, requestId } };
     return c.json(body, 404);
   });
 
@@ -93,7 +100,25 @@ export function createApp(services: Services, options: { adminToken: string }) {
   });
   app.use("/admin/*", adminAuth(options.adminToken));
 
+  app.use("/v1/*", guardInput);
+  app.use("/admin/*", guardInput);
+
   mountV1(app);
   mountAdmin(app);
+
+  // The methods each route path answers, for 405 and its Allow header on the others (HEAD with GET).
+  const routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  for (const { method, path } of app.routes) {
+    if (method === "ALL" || path.includes("*")) continue;
+    const entry = routes.get(path) ?? { pattern: routePattern(path), methods: new Set<string>() };
+    entry.methods.add(method);
+    if (method === "GET") entry.methods.add("HEAD");
+    routes.set(path, entry);
+  }
+  const allowedMethods = (path: string): string[] => {
+    const methods = new Set<string>();
+    for (const route of routes.values()) if (route.pattern.test(path)) route.methods.forEach((m) => methods.add(m));
+    return [...methods];
+  };
   return app;
 }
