@@ -15,6 +15,9 @@ const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 const routePattern = (path: string) =>
   new RegExp(`^${path.split("/").map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}$`);
 
+const methodNotAllowed = (method: string, path: string, allowed: string[]) =>
+  new ApiError("method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(", ")}.`, { Allow: allowed.join(", ") });
+
 export function createApp(services: Services, options: { adminToken: string }) {
   const app = router();
 
@@ -26,6 +29,13 @@ export function createApp(services: Services, options: { adminToken: string }) {
     await next();
   });
   app.use("*", limitBody);
+  // A method the path does not answer is 405 before routing could take it to a parameterised path.
+  let allowedMethods: (path: string) => string[] = () => [];
+  app.use("*", async (c, next) => {
+    const allowed = allowedMethods(c.req.path);
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) throw methodNotAllowed(c.req.method, c.req.path, allowed);
+    await next();
+  });
 
   app.onError((err, c) => {
     const requestId = c.get("requestId") ?? "unknown";
@@ -43,13 +53,6 @@ export function createApp(services: Services, options: { adminToken: string }) {
 
   app.notFound((c) => {
     const requestId = c.get("requestId") ?? "unknown";
-    const allowed = allowedMethods(c.req.path);
-    if (allowed.length > 0) {
-      const body: ErrorBody = {
-        error: { code: "method_not_allowed", message: `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(", ")}.`, requestId },
-      };
-      return c.json(body, 405, { Allow: allowed.join(", ") });
-    }
     const body: ErrorBody = { error: { code: "route_not_found", message: `No route ${c.req.method} ${c.req.path}.`, requestId } };
     return c.json(body, 404);
   });
@@ -107,18 +110,20 @@ export function createApp(services: Services, options: { adminToken: string }) {
   mountAdmin(app);
 
   // The methods each route path answers, for 405 and its Allow header on the others (HEAD with GET).
-  const routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  // A path is matched by its most specific route paths (fewest parameters): /transactions/test is not
+  // /transactions/{transactionId}.
+  const routes = new Map<string, { pattern: RegExp; params: number; methods: Set<string> }>();
   for (const { method, path } of app.routes) {
     if (method === "ALL" || path.includes("*")) continue;
-    const entry = routes.get(path) ?? { pattern: routePattern(path), methods: new Set<string>() };
+    const entry = routes.get(path) ?? { pattern: routePattern(path), params: (path.match(/:/g) ?? []).length, methods: new Set<string>() };
     entry.methods.add(method);
     if (method === "GET") entry.methods.add("HEAD");
     routes.set(path, entry);
   }
-  const allowedMethods = (path: string): string[] => {
-    const methods = new Set<string>();
-    for (const route of routes.values()) if (route.pattern.test(path)) route.methods.forEach((m) => methods.add(m));
-    return [...methods];
+  allowedMethods = (path: string): string[] => {
+    const matching = [...routes.values()].filter((route) => route.pattern.test(path));
+    const fewest = Math.min(...matching.map((route) => route.params));
+    return [...new Set(matching.filter((route) => route.params === fewest).flatMap((route) => [...route.methods]))];
   };
   return app;
 }
