@@ -4,6 +4,8 @@ import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { ConfigError, loadConfig, type Config } from "./config/index.ts";
 import { resolve as resolvePath } from "node:path";
+import { Server } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { openServices, readCredentials, resolveAdminToken, usesDataDir, writeCredentials } from "./runtime.ts";
 import { DataDirLockedError, lockDataDir, lockHolder, type DataDirLock } from "./data-dir-lock.ts";
 import { createApp } from "./api/app.ts";
@@ -53,18 +55,27 @@ function listen(services: Services, adminToken: string): Promise<Listening> {
   const app = createApp(services, { adminToken });
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: services.config.PORT, hostname: "0.0.0.0" }, (info) =>
-      resolve({
-        url: `http://localhost:${info.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            // close() stops accepting and waits for the requests in flight; idle keep-alive connections
-            // are closed now, busy ones as soon as their response is sent.
-            server.close(() => done());
-            if ("closeIdleConnections" in server) server.closeIdleConnections();
-          }),
-      }),
+      resolve({ url: `http://localhost:${info.port}`, close }),
     );
     server.once("error", reject);
+    // Node's own close() also destroys the connections it deems idle, and with them requests a client
+    // has sent that the server has not read yet (they reset). A drain here only stops listening: every
+    // answer from then on says `Connection: close`, and idle connections end at the keep-alive timeout.
+    const open = new Set<ServerResponse>();
+    let closing = false;
+    server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
+      if (closing) res.setHeader("Connection", "close");
+      open.add(res);
+      res.once("close", () => open.delete(res));
+    });
+    /** Stops accepting connections and resolves once every request in flight has been answered. */
+    function close() {
+      return new Promise<void>((done) => {
+        closing = true;
+        Server.prototype.close.call(server, () => done());
+        for (const res of open) if (!res.headersSent) res.setHeader("Connection", "close");
+      });
+    }
   });
 }
 
