@@ -3893,7 +3893,7 @@ export interface paths {
         put?: never;
         /**
          * Clear a test purchase now
-         * @description The simulator sends the scheme's clearing message (Visa settlement, Mastercard clearing, Amex submission) now instead of at its scheduled time; the same transaction gets its clearing stage and webhook.
+         * @description The simulator sends the scheme's clearing message (Visa settlement, Mastercard clearing, Amex submission) now instead of at its scheduled time; the same transaction gets its clearing stage and webhook. Clearing a cleared purchase answers it again; a voided purchase cannot clear (409).
          */
         post: {
             parameters: {
@@ -3954,7 +3954,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void; or a purchase the network has not taken yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4009,7 +4009,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a test purchase
-         * @description The simulator sends the scheme's refund (Visa refund, Mastercard refund, Amex credit) as a negative transaction; the qualifier links it to the purchase and reverses its award in proportion.
+         * @description The simulator sends the scheme's refund (Visa refund, Mastercard refund, Amex credit) as a negative transaction; the qualifier links it to the purchase and reverses its award in proportion. Several partial refunds may follow one purchase up to its amount; a refund of more than remains, of a fully refunded or of a voided purchase is 409.
          */
         post: {
             parameters: {
@@ -4067,6 +4067,131 @@ export interface paths {
                 };
                 /** @description No such resource for this account and environment. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void; or a purchase the network has not taken yet. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transactions/{transactionId}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a test purchase
+         * @description The simulator sends the scheme's reversal (Visa and Amex void, Mastercard reversal) of an authorised purchase; its scheduled clearing is cancelled and the transaction reads `voided: true`. Voiding a voided purchase answers it again; a cleared purchase cannot be voided, refund it instead (409).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path: {
+                    transactionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The voided transaction. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Transaction"];
+                    };
+                };
+                /** @description Sent; not recorded yet. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PendingTransaction"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void; or a purchase the network has not taken yet. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6976,7 +7101,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "unauthorized" | "tier_restricted" | "forbidden" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
+                code: "invalid_request" | "unauthorized" | "tier_restricted" | "forbidden" | "resource_not_found" | "route_not_found" | "method_not_allowed" | "conflict" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "internal_error" | "service_unavailable";
                 /** @example countryCode: must be an ISO 3166-1 alpha-3 code */
                 message: string;
                 /** @example req_9f2c1a7b3d4e5f60 */
@@ -6994,13 +7119,19 @@ export interface components {
         ProgramCreate: {
             name: string;
             /**
-             * @description Your own data, returned as given.
+             * @description Your own data, returned as given. At most 50 keys of 1 to 40 characters, string values of at most 500 characters, objects and arrays nested at most 3 levels deep (each with at most 50 keys or items), at most 8192 bytes as JSON.
              * @example {
              *       "externalId": "abc-123"
              *     }
              */
             metadata?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null | (string | number | boolean | null | (string | number | boolean | null)[] | {
+                    [key: string]: string | number | boolean | null;
+                })[] | {
+                    [key: string]: string | number | boolean | null | (string | number | boolean | null)[] | {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
             } | null;
         };
         ProgramList: {
@@ -7018,13 +7149,19 @@ export interface components {
         ProgramUpdate: {
             name?: string;
             /**
-             * @description Your own data, returned as given.
+             * @description Your own data, returned as given. At most 50 keys of 1 to 40 characters, string values of at most 500 characters, objects and arrays nested at most 3 levels deep (each with at most 50 keys or items), at most 8192 bytes as JSON.
              * @example {
              *       "externalId": "abc-123"
              *     }
              */
             metadata?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null | (string | number | boolean | null | (string | number | boolean | null)[] | {
+                    [key: string]: string | number | boolean | null;
+                })[] | {
+                    [key: string]: string | number | boolean | null | (string | number | boolean | null)[] | {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
             } | null;
             /**
              * @description `syncing` starts the sync of every Idle location of the program with the networks. Live programs and live keys only (a test key gets 400); one sync per program at a time (409 while one runs).
@@ -7399,13 +7536,19 @@ export interface components {
              */
             logoUrl?: string | null;
             /**
-             * @description Your own data, returned as given.
+             * @description Your own data, returned as given. At most 50 keys of 1 to 40 characters, string values of at most 500 characters, objects and arrays nested at most 3 levels deep (each with at most 50 keys or items), at most 8192 bytes as JSON.
              * @example {
              *       "externalId": "abc-123"
              *     }
              */
             metadata?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null | (string | number | boolean | null | (string | number | boolean | null)[] | {
+                    [key: string]: string | number | boolean | null;
+                })[] | {
+                    [key: string]: string | number | boolean | null | (string | number | boolean | null)[] | {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
             } | null;
         };
         BrandList: {
@@ -7488,13 +7631,19 @@ export interface components {
              */
             termsOfUse: true;
             /**
-             * @description Your own data, returned as given.
+             * @description Your own data, returned as given. At most 50 keys of 1 to 40 characters, string values of at most 500 characters, objects and arrays nested at most 3 levels deep (each with at most 50 keys or items), at most 8192 bytes as JSON.
              * @example {
              *       "externalId": "abc-123"
              *     }
              */
             metadata?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null | (string | number | boolean | null | (string | number | boolean | null)[] | {
+                    [key: string]: string | number | boolean | null;
+                })[] | {
+                    [key: string]: string | number | boolean | null | (string | number | boolean | null)[] | {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
             } | null;
         };
         CardList: {
@@ -7558,13 +7707,19 @@ export interface components {
                 longitude: number;
             } | null;
             /**
-             * @description Your own data, returned as given.
+             * @description Your own data, returned as given. At most 50 keys of 1 to 40 characters, string values of at most 500 characters, objects and arrays nested at most 3 levels deep (each with at most 50 keys or items), at most 8192 bytes as JSON.
              * @example {
              *       "externalId": "abc-123"
              *     }
              */
             metadata?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null | (string | number | boolean | null | (string | number | boolean | null)[] | {
+                    [key: string]: string | number | boolean | null;
+                })[] | {
+                    [key: string]: string | number | boolean | null | (string | number | boolean | null)[] | {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
             } | null;
             mids?: components["schemas"]["LocationMids"];
         };
@@ -7632,13 +7787,19 @@ export interface components {
                 longitude: number;
             } | null;
             /**
-             * @description Your own data, returned as given.
+             * @description Your own data, returned as given. At most 50 keys of 1 to 40 characters, string values of at most 500 characters, objects and arrays nested at most 3 levels deep (each with at most 50 keys or items), at most 8192 bytes as JSON.
              * @example {
              *       "externalId": "abc-123"
              *     }
              */
             metadata?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null | (string | number | boolean | null | (string | number | boolean | null)[] | {
+                    [key: string]: string | number | boolean | null;
+                })[] | {
+                    [key: string]: string | number | boolean | null | (string | number | boolean | null)[] | {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
             } | null;
             mids?: components["schemas"]["LocationMids"];
         };
@@ -7873,13 +8034,19 @@ export interface components {
              */
             transactionSource?: "oaas";
             /**
-             * @description Your own data, returned as given.
+             * @description Your own data, returned as given. At most 50 keys of 1 to 40 characters, string values of at most 500 characters, objects and arrays nested at most 3 levels deep (each with at most 50 keys or items), at most 8192 bytes as JSON.
              * @example {
              *       "externalId": "abc-123"
              *     }
              */
             metadata?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null | (string | number | boolean | null | (string | number | boolean | null)[] | {
+                    [key: string]: string | number | boolean | null;
+                })[] | {
+                    [key: string]: string | number | boolean | null | (string | number | boolean | null)[] | {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
             } | null;
             additionalTerms?: string | null;
             /**
@@ -7903,13 +8070,19 @@ export interface components {
         OfferUpdate: {
             name?: string;
             /**
-             * @description Your own data, returned as given.
+             * @description Your own data, returned as given. At most 50 keys of 1 to 40 characters, string values of at most 500 characters, objects and arrays nested at most 3 levels deep (each with at most 50 keys or items), at most 8192 bytes as JSON.
              * @example {
              *       "externalId": "abc-123"
              *     }
              */
             metadata?: {
-                [key: string]: unknown;
+                [key: string]: string | number | boolean | null | (string | number | boolean | null | (string | number | boolean | null)[] | {
+                    [key: string]: string | number | boolean | null;
+                })[] | {
+                    [key: string]: string | number | boolean | null | (string | number | boolean | null)[] | {
+                        [key: string]: string | number | boolean | null;
+                    };
+                };
             } | null;
             additionalTerms?: string | null;
             /**
@@ -8499,14 +8672,19 @@ export interface components {
             speed: number;
         };
         /**
+         * @description Give at least one unit greater than 0. Each unit moves at most 366 days, and service time never passes 9900-01-01T00:00:00.000Z (400 naming the field).
          * @example {
          *       "days": 4
          *     }
          */
         ClockAdvance: {
+            /** @description Days, 0 to 366. */
             days?: number;
+            /** @description Hours, 0 to 8784. */
             hours?: number;
+            /** @description Minutes, 0 to 527040. */
             minutes?: number;
+            /** @description Seconds, 0 to 31622400. */
             seconds?: number;
         };
         /**
