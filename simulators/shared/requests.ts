@@ -37,6 +37,7 @@ export const onboardingRequestSchema = z.object({
   countryCode,
   mids,
   requestedAt: instant,
+  live: z.boolean().default(true),
 });
 
 export const lookupRequestSchema = z.object({
@@ -49,6 +50,7 @@ export const lookupRequestSchema = z.object({
   locationId: z.uuid({ message: "must be a UUID" }).nullable(),
   mids,
   requestedAt: instant,
+  live: z.boolean().default(true),
 });
 
 const money = z.number().positive("must be greater than 0");

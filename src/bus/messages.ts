@@ -86,6 +86,8 @@ export interface OnboardingRequest {
   countryCode: string;
   mids: MerchantIds[];
   requestedAt: string;
+  /** false for the test environment: the network answers at once with test data. */
+  live: boolean;
 }
 
 export interface OnboardingReply {
@@ -109,6 +111,8 @@ export interface LookupRequest {
   locationId: string | null;
   mids: MerchantIds[];
   requestedAt: string;
+  /** false for the test environment: the network answers at once with test data. */
+  live: boolean;
 }
 
 /** The spec's missing-transaction error codes. */

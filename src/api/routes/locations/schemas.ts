@@ -77,6 +77,14 @@ const networkState = <T extends z.ZodTypeAny>(item: T) =>
         "could not onboard it).",
     }),
     mids: z.array(item),
+    case: z
+      .object({
+        id: z.uuid(),
+        reason: z.string(),
+        opened: z.string().openapi({ format: "date-time" }),
+      })
+      .optional()
+      .openapi({ description: "Not found only: the case the network opened about the location, and why." }),
     updated: z.string().openapi({ format: "date-time" }),
   });
 
