@@ -157,3 +157,22 @@ export async function purchasesOfRun(db: Db, scheme: Scheme, runId: string): Pro
   const [row] = await db.query<{ n: number }>("select count(*)::int8 as n from simulator_purchases where run_id = $1 and scheme = $2", [runId, scheme]);
   return row?.n ?? 0;
 }
+
+/** The program an onboarding request named for the merchant (traffic runs can keep to one program). */
+export async function setMerchantProgram(db: Db, scheme: Scheme, key: string, programId: string): Promise<void> {
+  await db.query("update simulator_merchants set program_id = $3 where scheme = $1 and merchant_key = $2", [scheme, key, programId]);
+}
+
+/** A card as an enrolment told the network about it (an unenrolment keeps it, no longer enrolled). */
+export async function saveCard(
+  db: Db,
+  card: { scheme: Scheme; cardId: string; programId: string; firstSix: string; lastFour: string; live: boolean; enrolled: boolean },
+  now: Date,
+): Promise<void> {
+  await db.query(
+    `insert into simulator_cards (scheme, card_id, program_id, first_six, last_four, live, enrolled, updated)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)
+     on conflict (scheme, card_id) do update set enrolled = excluded.enrolled, updated = excluded.updated`,
+    [card.scheme, card.cardId, card.programId, card.firstSix, card.lastFour, card.live, card.enrolled, now.toISOString()],
+  );
+}

@@ -4,7 +4,7 @@
 import type { Logger } from "pino";
 import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
 import { deadLetter } from "../../src/bus/dead-letter.ts";
-import type { LookupReply, LookupRequest, OnboardingReply, OnboardingRequest, SimulatorCommand } from "../../src/bus/messages.ts";
+import type { CardEnrolment, LookupReply, LookupRequest, OnboardingReply, OnboardingRequest, SimulatorCommand } from "../../src/bus/messages.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
@@ -23,7 +23,9 @@ import {
   purchasesOfCard,
   purchasesOfRun,
   removeDue,
+  saveCard,
   saveMerchant,
+  setMerchantProgram,
   scheduleDue,
   writePurchases,
   type Due,
@@ -34,7 +36,7 @@ import {
 import { DATE_TOLERANCE_DAYS, MAX_ENTRIES, MIN_MATCH_SCORE, matchScore } from "./matching.ts";
 import { loadPools } from "./population.ts";
 import { derivedRandom, hashSeed, seededRandom } from "./random.ts";
-import { commandSchema, lookupRequestSchema, onboardingRequestSchema, parseMessage } from "./requests.ts";
+import { commandSchema, enrolmentSchema, lookupRequestSchema, onboardingRequestSchema, parseMessage } from "./requests.ts";
 import { DAY_MS, descriptor, isoDate, type SchemeAdapter } from "./scheme.ts";
 import { latestRun, mixOf, plannedPurchases, readFaults, type TrafficRun } from "./settings.ts";
 import type { Merchant, MessageKind, Plan, Purchase } from "./types.ts";
@@ -101,7 +103,7 @@ export class NetworkSimulator {
     await this.refresh();
     this.subscription = await this.deps.bus.subscribe({
       groupId: this.groupId,
-      topics: [TOPICS.simulatorCommands.name, TOPICS.onboardingRequests.name, TOPICS.lookupRequests.name],
+      topics: [TOPICS.simulatorCommands.name, TOPICS.onboardingRequests.name, TOPICS.lookupRequests.name, TOPICS.cardEnrolments.name],
       handler: (m) => this.onMessage(m),
     });
     this.offAdvance = this.deps.clock.onAdvance((now) => this.runDue(now));
@@ -139,6 +141,7 @@ export class NetworkSimulator {
       if (message.topic === TOPICS.simulatorCommands.name) await this.onCommand(message.value);
       else if (message.topic === TOPICS.onboardingRequests.name) await this.onboard(message.value);
       else if (message.topic === TOPICS.lookupRequests.name) await this.lookup(message.value);
+      else if (message.topic === TOPICS.cardEnrolments.name) await this.enrol(message.value);
     } catch (err) {
       if (!(err instanceof Rejected)) throw err; // infrastructure: leave uncommitted, try again
       this.log.warn({ topic: message.topic, offset: message.offset, reason: err.message }, "dead-lettering a message");
@@ -164,6 +167,12 @@ export class NetworkSimulator {
       case "REFUND":
         return this.refund(command.purchaseId, command.commandId, command.amount);
     }
+  }
+
+  /** A card enrolled in (or removed from) a program: from now on the network knows it. */
+  private async enrol(value: unknown): Promise<void> {
+    const e = this.parse<CardEnrolment>(enrolmentSchema, value);
+    await saveCard(this.deps.db, { ...e, enrolled: e.action === "ENROL" }, this.deps.clock.now());
   }
 
   // ---------------------------------------------------------------- purchases
@@ -386,6 +395,7 @@ export class NetworkSimulator {
     const dueAt = request.live ? new Date(now.getTime() + onboardingDelayMs(supplied.length > 0, draw)) : now;
     // From the request on, the network knows the merchant, without the ids onboarding assigns.
     await this.merchantForLocation({ ...request, id: request.locationId }, { assigned: false, upgrade: false }, request.mids);
+    await setMerchantProgram(this.deps.db, this.scheme, request.locationId, request.programId);
     const failure = !request.live
       ? null
       : this.dice.roll(this.faults.onboardingFailureRate)
@@ -523,7 +533,7 @@ export class NetworkSimulator {
     if (this.traffic && this.traffic.run.id !== wanted?.id) this.stopTraffic();
     if (!wanted || this.traffic || this.stopped) return;
     const options = wanted.options;
-    const pools = await loadPools(this, this.deps.db, options.programId);
+    const pools = await loadPools(this.deps.db, this.scheme, options.programId);
     const stream = new PurchaseStream(this.adapter, options.seed, pools, mixOf(options), wanted.id);
     const from = await purchasesOfRun(this.deps.db, this.scheme, wanted.id);
     stream.seek(from);

@@ -180,6 +180,17 @@ export interface SimulatorCommand {
   issuedAt: string;
 }
 
+export interface CardEnrolment {
+  cardId: string;
+  scheme: Scheme;
+  action: "ENROL" | "UNENROL";
+  programId: string;
+  firstSix: string;
+  lastFour: string;
+  live: boolean;
+  at: string;
+}
+
 export interface DeadLetter {
   topic: string;
   partition: number;

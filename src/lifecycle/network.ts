@@ -1,5 +1,6 @@
 // The lifecycle workers' side of the networks: they send what is due to the scheme networks
-// (onboarding requests and missing-transaction look-ups, including those a failed publish left behind)
+// (onboarding requests, missing-transaction look-ups and card enrolments, including those a failed
+// publish left behind)
 // and apply the networks' replies from the bus. Runs in the `workers` role (inside `npm start` too).
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -11,6 +12,7 @@ import { TOPICS } from "../bus/topics.ts";
 import type { Clock } from "../clock/index.ts";
 import type { Db } from "../store/db.ts";
 import { applyOnboardingReply, sendOnboardingRequests } from "../store/location-sync.ts";
+import { sendCommands } from "../store/network-outbox.ts";
 import { applyLookupReply, sendLookups, startDueLookups } from "../store/missing-transaction-requests.ts";
 
 const GROUP_ID = "lifecycle";
@@ -80,6 +82,7 @@ export async function sendDue({ db, bus }: Pick<Deps, "db" | "bus">, now: Date):
   await startDueLookups(db, now);
   while ((await sendLookups(db, bus, now)) === 500);
   while ((await sendOnboardingRequests(db, bus, now)) === 500);
+  while ((await sendCommands(db, bus, now)) === 500);
 }
 
 async function onReply(deps: Deps, message: BusMessage): Promise<void> {

@@ -12,7 +12,6 @@ import { getProgram } from "./programs.ts";
 import { newId } from "./ids.ts";
 import { enqueueEvent } from "./outbox.ts";
 import { beginSync, closeFinishedSync, trySendOnboardingRequests } from "./location-sync.ts";
-import { testOnboardingMids } from "../../simulators/shared/test-onboarding.ts";
 
 export interface VisaMid {
   vmid?: string;
@@ -170,11 +169,10 @@ export async function createLocation(ctx: Ctx, programId: string, input: Locatio
   const status = initialNetworkStatus(ctx.live, false);
   const now = ctx.clock.now();
   const id = newId();
-  // Test networks onboard at once and assign MIDs where the client gave none (see test-onboarding.ts).
-  const midsOf = (scheme: Scheme): unknown[] =>
-    input.mids?.[scheme]?.length || ctx.live
-      ? (input.mids?.[scheme] ?? [])
-      : [testOnboardingMids(scheme, { id, brandName: brand.name, city: input.city })];
+  // The client's MIDs at first. A test location is onboarded over the bus at once too: each test network
+  // answers its onboarding request straight away and the workers store the MIDs it assigned, where the
+  // client gave none (location-sync.ts applyOnboardingReply).
+  const midsOf = (scheme: Scheme): unknown[] => input.mids?.[scheme] ?? [];
   const created = await ctx.db.tx(async (db) => {
     const [row] = await db.query<LocationRow>(
       `insert into locations (id, account_id, live, program_id, brand_id, address, city, postcode, country_code,
@@ -199,9 +197,9 @@ export async function createLocation(ctx: Ctx, programId: string, input: Locatio
     );
     for (const scheme of SCHEMES) {
       await db.query(
-        `insert into location_networks (location_id, scheme, status, mids, client_mids, updated)
-         values ($1, $2, $3, $4::jsonb, $5::jsonb, $6)`,
-        [row!.id, scheme, status, JSON.stringify(midsOf(scheme)), JSON.stringify(input.mids?.[scheme] ?? []), now],
+        `insert into location_networks (location_id, scheme, status, mids, client_mids, request_id, updated)
+         values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7)`,
+        [row!.id, scheme, status, JSON.stringify(midsOf(scheme)), JSON.stringify(input.mids?.[scheme] ?? []), ctx.live ? null : newId(), now],
       );
     }
     if (input.status === "syncing") await beginSync(db, { accountId: ctx.accountId, live: ctx.live, programId }, now, [row!.id]);
@@ -218,7 +216,7 @@ export async function createLocation(ctx: Ctx, programId: string, input: Locatio
     }
     return location;
   });
-  if (input.status === "syncing") await trySendOnboardingRequests(ctx.db, ctx.bus, now, { locationIds: [id] });
+  if (input.status === "syncing" || !ctx.live) await trySendOnboardingRequests(ctx.db, ctx.bus, now, { locationIds: [id] });
   return created;
 }
 

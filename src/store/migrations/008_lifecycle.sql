@@ -54,3 +54,33 @@ create table missing_transaction_requests (
 create index missing_transaction_requests_program on missing_transaction_requests (program_id, created, id);
 create index missing_transaction_requests_due on missing_transaction_requests (due_at) where status = 'pending';
 create index missing_transaction_requests_unsent on missing_transaction_requests (created) where status = 'processing' and lookup_sent is null;
+
+-- Commands to the networks written with the change they report (a card enrolled or removed), sent
+-- after the commit; what a failed publish left behind the workers send on their next pass.
+create table network_outbox (
+  id uuid primary key,
+  topic text not null,
+  key text not null,
+  value jsonb not null,
+  created timestamptz not null,
+  sent timestamptz
+);
+create index network_outbox_unsent on network_outbox (created) where sent is null;
+
+-- What each simulated network knows of the service's cards: only what enrolments told it.
+create table simulator_cards (
+  scheme text not null check (scheme in ('visa', 'mastercard', 'amex')),
+  card_id text not null,
+  program_id uuid not null,
+  first_six text not null,
+  last_four text not null,
+  live boolean not null,
+  enrolled boolean not null,
+  updated timestamptz not null,
+  primary key (scheme, card_id)
+);
+create index simulator_cards_program on simulator_cards (scheme, program_id) where enrolled;
+
+-- The program an onboarding request named: traffic runs can draw from one program's merchants.
+alter table simulator_merchants add column program_id uuid;
+create index simulator_merchants_program on simulator_merchants (scheme, program_id) where location_id is not null;
