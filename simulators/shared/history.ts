@@ -1,7 +1,7 @@
 // The simulated networks' memory in the database: merchants and their ids, every purchase and message
 // (the history look-ups search), and the queue of work due on the service clock.
 import type { OnboardingReply } from "../../src/bus/messages.ts";
-import type { Db } from "../../src/store/db.ts";
+import type { SimulatorDb as Db } from "./store.ts";
 import type { Delivery } from "./faults.ts";
 import type { Merchant, MessageKind, NativeTransaction, Purchase, Scheme } from "./types.ts";
 

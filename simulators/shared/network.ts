@@ -11,7 +11,7 @@ import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { addressFindable, onboardingDelayMs } from "../../src/domain/location-status.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { roundMoney } from "../../src/domain/money.ts";
-import type { Db } from "../../src/store/db.ts";
+import type { SimulatorDb as Db } from "./store.ts";
 import { FaultDice, NO_FAULTS, type Faults } from "./faults.ts";
 import { PurchaseStream } from "./generator.ts";
 import {

@@ -1,7 +1,7 @@
 // The population traffic draws from, as this network knows it — never from the service's tables: the
 // cards enrolments told it about, and the service's locations its onboarding requests (or test
 // purchases) told it about, split by whether it has onboarded them.
-import type { Db } from "../../src/store/db.ts";
+import type { SimulatorDb as Db } from "./store.ts";
 import type { Pools } from "./generator.ts";
 import type { Merchant, Scheme } from "./types.ts";
 
