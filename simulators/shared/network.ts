@@ -392,7 +392,8 @@ export class NetworkSimulator {
     if (invalid >= 0) throw new Rejected(`mids.${invalid}: not valid ${this.scheme} MIDs`);
     const now = this.deps.clock.now();
     const draw = derivedRandom(this.scheme, "onboarding", request.requestId)();
-    const dueAt = request.live ? new Date(now.getTime() + onboardingDelayMs(supplied.length > 0, draw)) : now;
+    // The wait counts from the request, not from when this network got to it off the bus.
+    const dueAt = request.live ? new Date(Date.parse(request.requestedAt) + onboardingDelayMs(supplied.length > 0, draw)) : now;
     // From the request on, the network knows the merchant, without the ids onboarding assigns.
     await this.merchantForLocation({ ...request, id: request.locationId }, { assigned: false, upgrade: false }, request.mids);
     await setMerchantProgram(this.deps.db, this.scheme, request.locationId, request.programId);

@@ -233,6 +233,12 @@ export async function applyOnboardingReply(db: Db, reply: OnboardingReply, now: 
     }
     const next = networkTransition(row.status, reply.status === "ACTIVE" ? "network-confirmed" : "network-issue");
     if (!next.ok) return "stale";
+    // Answers of one sync apply one at a time: the last of two concurrent answers must see the other's,
+    // or neither would end the sync.
+    await tx.query("select id from program_syncs where id = (select sync_id from location_networks where location_id = $1 and scheme = $2) for update", [
+      row.location_id,
+      row.scheme,
+    ]);
     const at = new Date(reply.respondedAt);
     if (next.status === "Active") {
       await tx.query("update location_networks set status = 'Active', mids = $3::jsonb, updated = $4 where location_id = $1 and scheme = $2", [

@@ -160,6 +160,11 @@ describe.each(setups)("the network lifecycle end to end ($engine, $bus)", ({ eng
       amount: 23.4,
       datetime: `${day(-1)}T10:15:00`,
     });
+    // The network has authorised it (on Kafka the command takes a moment) before the clock moves.
+    const deadline = Date.now() + 30_000;
+    while ((await h.services.db.query("select 1 from simulator_purchases where card_id = $1", [w.cardId])).length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
 
     const ask = (body: Record<string, unknown>) =>
       w.client.post(`/v1/cards/${w.cardId}/missing-transaction-requests`, { locationId: w.locationId, transactionDate: day(-1), amount: 23.4, ...body });
