@@ -4,12 +4,12 @@ export const NETWORK_STATUSES = ["Idle", "Syncing", "Active", "Not found"] as co
 export type NetworkStatus = (typeof NETWORK_STATUSES)[number];
 
 /**
- * Live locations start Idle, or Syncing when created with `status: syncing`. Test locations are
- * Active on every scheme at once: the test environment has no networks to wait for.
+ * Where a location starts on each scheme: Idle in live (created with `status: syncing`, it is taken
+ * by a sync at once — `sync-started`, Idle -> Syncing — in the same transaction), Active in test: the
+ * test environment has no networks to wait for.
  */
-export function initialNetworkStatus(live: boolean, syncRequested: boolean): NetworkStatus {
-  if (!live) return "Active";
-  return syncRequested ? "Syncing" : "Idle";
+export function initialNetworkStatus(live: boolean): NetworkStatus {
+  return live ? "Idle" : "Active";
 }
 
 /** What can happen to a location on one scheme once it exists. */

@@ -166,7 +166,7 @@ export async function createLocation(ctx: Ctx, programId: string, input: Locatio
   const timezone = input.timezone ?? countryByAlpha3(input.countryCode)?.mainTimezone ?? "UTC";
   // A live location is Idle until a sync takes it: with `status: syncing`, the sync of this location
   // starts in the same transaction (beginSync), under the one-sync-per-program rule.
-  const status = initialNetworkStatus(ctx.live, false);
+  const status = initialNetworkStatus(ctx.live);
   const now = ctx.clock.now();
   const id = newId();
   // The client's MIDs at first. A test location is onboarded over the bus at once too: each test network

@@ -11,14 +11,10 @@ import {
 } from "../../src/domain/location-status.ts";
 
 describe("initial network status of a location", () => {
-  it("is Active in test, whatever was asked", () => {
-    expect(initialNetworkStatus(false, false)).toBe("Active");
-    expect(initialNetworkStatus(false, true)).toBe("Active");
-  });
-
-  it("is Idle in live, or Syncing when the sync was asked for at creation", () => {
-    expect(initialNetworkStatus(true, false)).toBe("Idle");
-    expect(initialNetworkStatus(true, true)).toBe("Syncing");
+  it("is Active in test and Idle in live (a sync asked for at creation then takes it: Idle -> Syncing)", () => {
+    expect(initialNetworkStatus(false)).toBe("Active");
+    expect(initialNetworkStatus(true)).toBe("Idle");
+    expect(networkTransition(initialNetworkStatus(true), "sync-started")).toEqual({ ok: true, status: "Syncing" });
   });
 });
 
