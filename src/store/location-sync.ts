@@ -124,7 +124,8 @@ export async function closeFinishedSync(db: Db, programId: string, now: Date): P
   if (ended.length > 0) await db.query("update programs set status = 'idle', updated = $2 where id = $1", [programId, now]);
 }
 
-const fullIds = (ids: MidIdentifiers, merchantName: string | null = null): MerchantIds => ({
+/** A MID as the bus carries it: every identifier field, null where the scheme has none. */
+export const fullIds = (ids: MidIdentifiers, merchantName: string | null = null): MerchantIds => ({
   vmid: ids.vmid ?? null,
   vsid: ids.vsid ?? null,
   visaAcquiringMid: ids.visaAcquiringMid ?? null,

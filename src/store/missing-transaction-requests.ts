@@ -4,7 +4,7 @@
 import type { Ctx } from "../api/context.ts";
 import { invalid, notFound } from "../api/errors.ts";
 import type { Bus } from "../bus/bus.ts";
-import type { LookupReply, LookupRequest, LookupTransaction, MerchantIds } from "../bus/messages.ts";
+import type { LookupReply, LookupRequest, LookupTransaction } from "../bus/messages.ts";
 import { TOPICS } from "../bus/topics.ts";
 import type { Scheme } from "../domain/card-number.ts";
 import { countryByAlpha3 } from "../domain/countries.ts";
@@ -24,6 +24,7 @@ import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
 import { recordMissingTransactionLookup } from "./mid-insights.ts";
 import { enqueueEvent } from "./outbox.ts";
+import { fullIds } from "./location-sync.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 
@@ -263,17 +264,6 @@ export async function startDueLookups(db: Db, now: Date): Promise<number> {
   return rows.length;
 }
 
-const fullIds = (ids: MidIdentifiers): MerchantIds => ({
-  vmid: ids.vmid ?? null,
-  vsid: ids.vsid ?? null,
-  visaAcquiringMid: ids.visaAcquiringMid ?? null,
-  visaBin: ids.visaBin ?? null,
-  mcLocationId: ids.mcLocationId ?? null,
-  mcAcquiringMid: ids.mcAcquiringMid ?? null,
-  seNumber: ids.seNumber ?? null,
-  merchantName: null,
-});
-
 /** Publishes the look-ups of processing requests not sent yet (all, or the given ones), then marks them sent. */
 export async function sendLookups(db: Db, bus: Bus, now: Date, scope: { ids?: string[] } = {}): Promise<number> {
   const rows = await db.query<RequestRow & { mids: MidIdentifiers[] | null }>(
@@ -292,7 +282,7 @@ export async function sendLookups(db: Db, bus: Bus, now: Date, scope: { ids?: st
       amount: Number(r.amount),
       transactionDate: day(r.transaction_date),
       locationId: r.location_id,
-      mids: (r.mids ?? []).map(fullIds),
+      mids: (r.mids ?? []).map((m) => fullIds(m)),
       requestedAt: now.toISOString(),
       live: r.live,
     };
