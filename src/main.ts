@@ -31,6 +31,7 @@ Commands:
   qualifier                 the streaming qualifier (on Kafka)
   dispatcher                the webhook dispatcher
   workers                   due work on the service clock (consents, marketplace, offboarding, return periods)
+                            and the network lifecycle: onboarding requests, look-ups, enrolments, replies
   migrate                   apply database migrations and exit
   listen [--key K] [--program ID] [--events E,…] [--forward-to URL] [--port 4000] [--keep] [--url URL]
                             receive webhooks locally: registers its own hooks for the events (every one unless

@@ -4407,6 +4407,286 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/cards/{cardId}/missing-transaction-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the card's network for a missing transaction
+         * @description Answers 201 with the request record. Test keys: processed at once with no pending period — amounts 10.01 to 10.06 end `failed` with transaction-not-found, card-not-found, card-not-linked-to-program, program-not-found, network-request-failed and unexpected-error; any other amount ends `successful` with the transaction the test network reports for that card, location, date and amount (the record is final in the answer; should the test network take over 5 s it is `processing` and the event follows). Live keys: `pending` until 4 days after the transaction date on the service clock (see estimatedCompletionDate), or `processing` at once when that has passed; then the card's network searches its history and the request ends `successful` or `failed`, with the events missing-transaction-request.succeeded or .failed. A MID the network finds that the location lacks is added to the location and to MID insights (origin missing-transaction-lookup).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path: {
+                    cardId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MissingTransactionRequestCreate"];
+                };
+            };
+            responses: {
+                /** @description The request. */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MissingTransactionRequest"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/missing-transaction-requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a missing transaction request and its current status */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    requestId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The request. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MissingTransactionRequest"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/programs/{programId}/missing-transaction-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a program's missing transaction requests
+         * @description Newest first. Requests for transactions older than 90 days (service clock) are no longer listed.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 (default 100). */
+                    limit?: string;
+                    /** @description The `last` cursor of the previous page. */
+                    start?: string;
+                    status?: "pending" | "processing" | "successful" | "failed";
+                    cardId?: string;
+                    locationId?: string;
+                    scheme?: "visa" | "mastercard" | "amex";
+                };
+                header?: never;
+                path: {
+                    programId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of requests. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MissingTransactionRequestList"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/trigger/fixtures": {
         parameters: {
             query?: never;
@@ -6815,7 +7095,7 @@ export interface components {
                 [key: string]: unknown;
             };
             live: boolean;
-            /** @description Sync state per scheme. Test locations are Active on every scheme at once. Live locations start Idle (or Syncing when created with `status: syncing`) and move on as the networks answer. */
+            /** @description Sync state per scheme. Test locations are Active on every scheme at once; each test network answers their onboarding at once with its MIDs. Live locations start Idle (or Syncing when created with `status: syncing`, which starts a sync of that location and answers 409 while another sync of the program runs) and become Active (the network's MIDs) or Not found (with the case it opened) when the network answers, 1 to 2 weeks of service time later — one week when MIDs were supplied at creation. */
             status: {
                 visa: {
                     /**
@@ -6824,6 +7104,14 @@ export interface components {
                      */
                     status: "Idle" | "Syncing" | "Active" | "Not found";
                     mids: components["schemas"]["VisaMid"][];
+                    /** @description Not found only: the case the network opened about the location, and why. */
+                    case?: {
+                        /** Format: uuid */
+                        id: string;
+                        reason: string;
+                        /** Format: date-time */
+                        opened: string;
+                    };
                     /** Format: date-time */
                     updated: string;
                 };
@@ -6834,6 +7122,14 @@ export interface components {
                      */
                     status: "Idle" | "Syncing" | "Active" | "Not found";
                     mids: components["schemas"]["MastercardMid"][];
+                    /** @description Not found only: the case the network opened about the location, and why. */
+                    case?: {
+                        /** Format: uuid */
+                        id: string;
+                        reason: string;
+                        /** Format: date-time */
+                        opened: string;
+                    };
                     /** Format: date-time */
                     updated: string;
                 };
@@ -6844,6 +7140,14 @@ export interface components {
                      */
                     status: "Idle" | "Syncing" | "Active" | "Not found";
                     mids: components["schemas"]["AmexMid"][];
+                    /** @description Not found only: the case the network opened about the location, and why. */
+                    case?: {
+                        /** Format: uuid */
+                        id: string;
+                        reason: string;
+                        /** Format: date-time */
+                        opened: string;
+                    };
                     /** Format: date-time */
                     updated: string;
                 };
@@ -7090,6 +7394,7 @@ export interface components {
              * @enum {string}
              */
             status: "idle" | "syncing";
+            sync: components["schemas"]["ProgramSync"];
             metadata: {
                 [key: string]: unknown;
             } | null;
@@ -7098,6 +7403,29 @@ export interface components {
             /** Format: date-time */
             updated: string;
         };
+        /** @description The program's latest location sync (the running one while status is syncing); null before the first. */
+        ProgramSync: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "running" | "completed";
+            /** Format: date-time */
+            started: string;
+            /**
+             * Format: date-time
+             * @description When the last network answer came; null while running.
+             */
+            ended: string | null;
+            /** @description Locations in the sync (Idle when it started, or created with status syncing). */
+            locations: number;
+            /** @description Onboarding requests, one per location and scheme: waiting for the network, Active, Not found. */
+            requests: {
+                total: number;
+                pending: number;
+                active: number;
+                notFound: number;
+            };
+        } | null;
         Error: {
             error: {
                 /** @enum {string} */
@@ -8535,6 +8863,124 @@ export interface components {
         };
         TransactionList: {
             items: components["schemas"]["Transaction"][];
+            /** @description Total number of records matching the filters. */
+            count: number;
+            /** @description Cursor for the next page; absent on the last page. */
+            last?: string;
+        };
+        MissingTransactionRequest: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            accountId: string;
+            /** Format: uuid */
+            programId: string;
+            /** Format: uuid */
+            brandId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            cardId: string;
+            /** @example 4242 */
+            cardLastNumbers: string;
+            /** @example 42.5 */
+            amount: number;
+            /**
+             * Format: date
+             * @example 2026-01-02
+             */
+            transactionDate: string;
+            /** @enum {string} */
+            scheme: "visa" | "mastercard" | "amex";
+            live: boolean;
+            /**
+             * @description pending (live: until 4 days after the transaction date), processing (the look-up is at the network), successful (result.transactions) or failed (result.error).
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "successful" | "failed";
+            /**
+             * Format: date-time
+             * @description When the answer is expected: live, 4 days after the transaction date (or the creation, if later); test, the creation.
+             */
+            estimatedCompletionDate: string;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            updated: string;
+            /** @description null until the request ends. */
+            result: {
+                transactions: components["schemas"]["MissingTransactionFound"][];
+            } | {
+                error: {
+                    /** @enum {string} */
+                    code: "transaction-not-found" | "card-not-found" | "card-not-linked-to-program" | "program-not-found" | "network-request-failed" | "unexpected-error";
+                    message: string;
+                };
+            } | null;
+        };
+        MissingTransactionFound: {
+            amount: number;
+            /**
+             * Format: date
+             * @description The transaction's date at the network (local to the merchant).
+             */
+            date: string;
+            /**
+             * @description MID-NOT-ASSIGNED: the network has not assigned the merchant its ids (Visa: no vmid/vsid yet).
+             * @enum {string}
+             */
+            networkStatus: "SUCCEED" | "MID-NOT-ASSIGNED";
+            merchantCity: string;
+            merchantName: string;
+            /** @description 0 to 100; higher is a stronger match of amount, date and merchant. */
+            matchScore: number;
+            /**
+             * @description Visa only.
+             * @enum {string}
+             */
+            type?: "settlement" | "authorization";
+            /** @description Visa merchant id. */
+            vmid?: string | null;
+            /** @description Visa store id. */
+            vsid?: string | null;
+            visaStoreName?: string | null;
+            /** @description Visa acquiring MID (CAID). */
+            visaAcquiringMid?: string | null;
+            /** @description Visa acquirer BIN. */
+            visaBin?: string | null;
+            /** @description Mastercard location id. */
+            mcLocationId?: string | null;
+            /** @description Mastercard acquiring MID. */
+            mcAcquiringMid?: string | null;
+            /** @description Amex SE number. */
+            seNumber?: string | null;
+        };
+        /**
+         * @example {
+         *       "locationId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *       "transactionDate": "2026-01-02",
+         *       "amount": 42.5
+         *     }
+         */
+        MissingTransactionRequestCreate: {
+            /**
+             * Format: uuid
+             * @description A location of the card's program where the purchase was made.
+             */
+            locationId: string;
+            /**
+             * @description When the purchase was made; not in the future, and within the scheme's window: visa and mastercard 90 days, amex 30.
+             * @example 2026-01-02
+             */
+            transactionDate: string;
+            /**
+             * @description The exact transaction value, with no more decimals than the currency's minor unit.
+             * @example 42.5
+             */
+            amount: number;
+        };
+        MissingTransactionRequestList: {
+            items: components["schemas"]["MissingTransactionRequest"][];
             /** @description Total number of records matching the filters. */
             count: number;
             /** @description Cursor for the next page; absent on the last page. */
