@@ -9,7 +9,7 @@ import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { TRIGGER_EVENTS } from "../../src/store/trigger.ts";
 import { WEBHOOK_EVENTS, eventSchema, type DescribedEvent } from "../../src/api/webhook-events.ts";
 
-const pipeline = usePipeline(["simulators", "qualifier", "dispatcher"]);
+const pipeline = usePipeline(["simulators", "qualifier", "dispatcher", "workers"]);
 let receiver: Receiver;
 let acct: TestAccount;
 type Fixtures = { programId: string; brandId: string; locationId: string; cardId: string; offerId: string };
