@@ -42,7 +42,8 @@ Commands:
                             receive deliveries of hooks you registered yourself, printing each verified body
   trigger <event> [--key K] [--url URL]
                             fire transaction.auth.qualified, transaction.auth, transaction.clearing,
-                            transaction.clearing.qualified, transaction.refund, location.status or offer.extended
+                            transaction.clearing.qualified, transaction.refund, location.status, offer.extended,
+                            missing-transaction-request.succeeded or missing-transaction-request.failed
                             through the simulators, the qualifier and the dispatcher on a fixtures program
                             (made on first use); prints the event id, export lines of the ids, the delivery
   keys list|rotate|revoke --account ID [--env test|live] [--key-id ID] [--url URL]

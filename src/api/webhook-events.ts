@@ -7,6 +7,7 @@ import { HOOK_EVENTS, type HookEvent } from "../store/hooks.ts";
 import { TransactionSchema } from "./routes/transactions/schemas.ts";
 import { LocationSchema } from "./routes/locations/schemas.ts";
 import { OfferSchema } from "./routes/offers/schemas.ts";
+import { MissingTransactionRequestSchema } from "./routes/missing-transaction-requests/schemas.ts";
 import { SCHEMES } from "../domain/card-number.ts";
 
 const LocationStatusSchema = z
@@ -30,9 +31,17 @@ export const WEBHOOK_EVENTS = {
     data: LocationStatusSchema,
     when: "A network reports on a location, once per scheme; in the test environment creating a location sends three location.active.",
   },
+  "missing-transaction-request.succeeded": {
+    data: MissingTransactionRequestSchema,
+    when: "The network found the transaction: the request with status successful and result.transactions.",
+  },
+  "missing-transaction-request.failed": {
+    data: MissingTransactionRequestSchema,
+    when: "Nothing found, or the request failed: the request with status failed and result.error (code, message).",
+  },
   "offer.targeting.updated": { data: OfferSchema, when: "The targeting of a live offer changed." },
   "offer.extended": { data: OfferSchema, when: "An offer's endDate moved later (by you or by its content provider)." },
-} as const satisfies Partial<Record<HookEvent, { data: z.ZodType; when: string }>>;
+} as const satisfies Record<HookEvent, { data: z.ZodType; when: string }>;
 
 export type DescribedEvent = keyof typeof WEBHOOK_EVENTS;
 

@@ -14,6 +14,7 @@ const EXPORTS = [
   ["OFFER", "offerId"],
   ["TX", "transactionId"],
   ["NEW_LOCATION", "newLocationId"],
+  ["REQUEST", "missingTransactionRequestId"],
 ] as const;
 
 /** The lines to print, and whether every delivery succeeded (the exit status). */

@@ -12,6 +12,7 @@ import { enrolCard } from "./cards.ts";
 import { createOffer, getOffer, linkLocation, updateOffer } from "./offers.ts";
 import { clearTestPurchase, refundTestPurchase, sendTestPurchase, type Sent } from "./test-transactions.ts";
 import type { Transaction } from "./transactions.ts";
+import { createMissingTransactionRequest } from "./missing-transaction-requests.ts";
 
 export const TRIGGER_EVENTS = [
   "transaction.auth.qualified",
@@ -21,6 +22,8 @@ export const TRIGGER_EVENTS = [
   "transaction.refund",
   "location.status",
   "offer.extended",
+  "missing-transaction-request.succeeded",
+  "missing-transaction-request.failed",
 ] as const;
 export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
 
@@ -106,7 +109,7 @@ export interface TriggerResult {
   /** The ids of the events fired (three for location.status, one per scheme). */
   eventIds: string[];
   summary: string;
-  resources: Fixtures & { transactionId?: string; newLocationId?: string };
+  resources: Fixtures & { transactionId?: string; newLocationId?: string; missingTransactionRequestId?: string };
   /** Whether the dispatcher had taken the event up when the wait ended. */
   dispatched: boolean;
   deliveries: TriggerDelivery[];
@@ -201,6 +204,24 @@ export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerE
       subjectId = location.id;
       summary = `location ${location.id} onboarded on visa, mastercard and amex (location.active each)`;
       resources = { ...fixtures, newLocationId: location.id };
+      break;
+    }
+    case "missing-transaction-request.succeeded":
+    case "missing-transaction-request.failed": {
+      // The test network answers at once; 10.01 is its amount for transaction-not-found.
+      const request = await createMissingTransactionRequest({
+        ctx,
+        input: {
+          cardId: fixtures.cardId,
+          locationId: fixtures.locationId,
+          transactionDate: localAt(new Date(ctx.clock.now().getTime() - 86_400_000), ZONE).slice(0, 10),
+          amount: event === "missing-transaction-request.failed" ? 10.01 : QUALIFYING_AMOUNT,
+        },
+        waitMs,
+      });
+      subjectId = request.id;
+      summary = `missing transaction request ${request.id} ${request.status}`;
+      resources = { ...fixtures, missingTransactionRequestId: request.id };
       break;
     }
     case "offer.extended": {

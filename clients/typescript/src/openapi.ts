@@ -4794,7 +4794,7 @@ export interface paths {
         put?: never;
         /**
          * Fire a webhook event on the fixtures
-         * @description Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, cleared or refunded the same way; `location.status` adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later. Waits up to 30 s for the event and the first attempt of each delivery, and answers the ids and the delivery outcome. 503 with Retry-After when the pipeline did not record it in time.
+         * @description Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, cleared or refunded the same way; `location.status` adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card (10.01, the test network's transaction-not-found, for .failed). Waits up to 30 s for the event and the first attempt of each delivery, and answers the ids and the delivery outcome. 503 with Retry-After when the pipeline did not record it in time.
          */
         post: {
             parameters: {
@@ -6678,6 +6678,116 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "missing-transaction-request.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * missing-transaction-request.succeeded
+         * @description The network found the transaction: the request with status successful and result.transactions. Sent to every hook registered for `missing-transaction-request.succeeded` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (Standard Webhooks). */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch when this attempt was signed (wall clock). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MissingTransactionRequestSucceededEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else, or no answer within 20 s: retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "missing-transaction-request.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * missing-transaction-request.failed
+         * @description Nothing found, or the request failed: the request with status failed and result.error (code, message). Sent to every hook registered for `missing-transaction-request.failed` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (Standard Webhooks). */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch when this attempt was signed (wall clock). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MissingTransactionRequestFailedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else, or no answer within 20 s: retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "offer.targeting.updated": {
         parameters: {
             query?: never;
@@ -7177,6 +7287,129 @@ export interface components {
             /** @description Service establishment number, exactly 10 digits. */
             seNumber: string;
         };
+        MissingTransactionRequestSucceededEvent: {
+            /**
+             * Format: uuid
+             * @description The event id; also the `webhook-id` header, the same on every retry.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "missing-transaction-request.succeeded";
+            /**
+             * Format: date-time
+             * @description When the event happened, in service time.
+             */
+            created: string;
+            data: components["schemas"]["MissingTransactionRequest"];
+        };
+        MissingTransactionRequest: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            accountId: string;
+            /** Format: uuid */
+            programId: string;
+            /** Format: uuid */
+            brandId: string;
+            /** Format: uuid */
+            locationId: string;
+            /** Format: uuid */
+            cardId: string;
+            /** @example 4242 */
+            cardLastNumbers: string;
+            /** @example 42.5 */
+            amount: number;
+            /**
+             * Format: date
+             * @example 2026-01-02
+             */
+            transactionDate: string;
+            /** @enum {string} */
+            scheme: "visa" | "mastercard" | "amex";
+            live: boolean;
+            /**
+             * @description pending (live: until 4 days after the transaction date), processing (the look-up is at the network), successful (result.transactions) or failed (result.error).
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "successful" | "failed";
+            /**
+             * Format: date-time
+             * @description When the answer is expected: live, 4 days after the transaction date (or the creation, if later); test, the creation.
+             */
+            estimatedCompletionDate: string;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            updated: string;
+            /** @description null until the request ends. */
+            result: {
+                transactions: components["schemas"]["MissingTransactionFound"][];
+            } | {
+                error: {
+                    /** @enum {string} */
+                    code: "transaction-not-found" | "card-not-found" | "card-not-linked-to-program" | "program-not-found" | "network-request-failed" | "unexpected-error";
+                    message: string;
+                };
+            } | null;
+        };
+        MissingTransactionFound: {
+            amount: number;
+            /**
+             * Format: date
+             * @description The transaction's date at the network (local to the merchant).
+             */
+            date: string;
+            /**
+             * @description MID-NOT-ASSIGNED: the network has not assigned the merchant its ids (Visa: no vmid/vsid yet).
+             * @enum {string}
+             */
+            networkStatus: "SUCCEED" | "MID-NOT-ASSIGNED";
+            merchantCity: string;
+            merchantName: string;
+            /** @description 0 to 100; higher is a stronger match of amount, date and merchant. */
+            matchScore: number;
+            /**
+             * @description Visa only.
+             * @enum {string}
+             */
+            type?: "settlement" | "authorization";
+            /** @description Visa merchant id. */
+            vmid?: string | null;
+            /** @description Visa store id. */
+            vsid?: string | null;
+            visaStoreName?: string | null;
+            /** @description Visa acquiring MID (CAID). */
+            visaAcquiringMid?: string | null;
+            /** @description Visa acquirer BIN. */
+            visaBin?: string | null;
+            /** @description Mastercard location id. */
+            mcLocationId?: string | null;
+            /** @description Mastercard acquiring MID. */
+            mcAcquiringMid?: string | null;
+            /** @description Amex SE number. */
+            seNumber?: string | null;
+        };
+        MissingTransactionRequestFailedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id; also the `webhook-id` header, the same on every retry.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "missing-transaction-request.failed";
+            /**
+             * Format: date-time
+             * @description When the event happened, in service time.
+             */
+            created: string;
+            data: components["schemas"]["MissingTransactionRequest"];
+        };
         OfferTargetingUpdatedEvent: {
             /**
              * Format: uuid
@@ -7382,7 +7615,7 @@ export interface components {
             created: string;
             data: components["schemas"]["Offer"];
         };
-        WebhookEvent: components["schemas"]["TransactionAuthEvent"] | components["schemas"]["TransactionClearingEvent"] | components["schemas"]["TransactionRefundEvent"] | components["schemas"]["TransactionAuthQualifiedEvent"] | components["schemas"]["TransactionClearingQualifiedEvent"] | components["schemas"]["LocationStatusEvent"] | components["schemas"]["OfferTargetingUpdatedEvent"] | components["schemas"]["OfferExtendedEvent"];
+        WebhookEvent: components["schemas"]["TransactionAuthEvent"] | components["schemas"]["TransactionClearingEvent"] | components["schemas"]["TransactionRefundEvent"] | components["schemas"]["TransactionAuthQualifiedEvent"] | components["schemas"]["TransactionClearingQualifiedEvent"] | components["schemas"]["LocationStatusEvent"] | components["schemas"]["MissingTransactionRequestSucceededEvent"] | components["schemas"]["MissingTransactionRequestFailedEvent"] | components["schemas"]["OfferTargetingUpdatedEvent"] | components["schemas"]["OfferExtendedEvent"];
         Program: {
             /** Format: uuid */
             id: string;
@@ -8868,93 +9101,6 @@ export interface components {
             /** @description Cursor for the next page; absent on the last page. */
             last?: string;
         };
-        MissingTransactionRequest: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            accountId: string;
-            /** Format: uuid */
-            programId: string;
-            /** Format: uuid */
-            brandId: string;
-            /** Format: uuid */
-            locationId: string;
-            /** Format: uuid */
-            cardId: string;
-            /** @example 4242 */
-            cardLastNumbers: string;
-            /** @example 42.5 */
-            amount: number;
-            /**
-             * Format: date
-             * @example 2026-01-02
-             */
-            transactionDate: string;
-            /** @enum {string} */
-            scheme: "visa" | "mastercard" | "amex";
-            live: boolean;
-            /**
-             * @description pending (live: until 4 days after the transaction date), processing (the look-up is at the network), successful (result.transactions) or failed (result.error).
-             * @enum {string}
-             */
-            status: "pending" | "processing" | "successful" | "failed";
-            /**
-             * Format: date-time
-             * @description When the answer is expected: live, 4 days after the transaction date (or the creation, if later); test, the creation.
-             */
-            estimatedCompletionDate: string;
-            /** Format: date-time */
-            created: string;
-            /** Format: date-time */
-            updated: string;
-            /** @description null until the request ends. */
-            result: {
-                transactions: components["schemas"]["MissingTransactionFound"][];
-            } | {
-                error: {
-                    /** @enum {string} */
-                    code: "transaction-not-found" | "card-not-found" | "card-not-linked-to-program" | "program-not-found" | "network-request-failed" | "unexpected-error";
-                    message: string;
-                };
-            } | null;
-        };
-        MissingTransactionFound: {
-            amount: number;
-            /**
-             * Format: date
-             * @description The transaction's date at the network (local to the merchant).
-             */
-            date: string;
-            /**
-             * @description MID-NOT-ASSIGNED: the network has not assigned the merchant its ids (Visa: no vmid/vsid yet).
-             * @enum {string}
-             */
-            networkStatus: "SUCCEED" | "MID-NOT-ASSIGNED";
-            merchantCity: string;
-            merchantName: string;
-            /** @description 0 to 100; higher is a stronger match of amount, date and merchant. */
-            matchScore: number;
-            /**
-             * @description Visa only.
-             * @enum {string}
-             */
-            type?: "settlement" | "authorization";
-            /** @description Visa merchant id. */
-            vmid?: string | null;
-            /** @description Visa store id. */
-            vsid?: string | null;
-            visaStoreName?: string | null;
-            /** @description Visa acquiring MID (CAID). */
-            visaAcquiringMid?: string | null;
-            /** @description Visa acquirer BIN. */
-            visaBin?: string | null;
-            /** @description Mastercard location id. */
-            mcLocationId?: string | null;
-            /** @description Mastercard acquiring MID. */
-            mcAcquiringMid?: string | null;
-            /** @description Amex SE number. */
-            seNumber?: string | null;
-        };
         /**
          * @example {
          *       "locationId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
@@ -9001,7 +9147,7 @@ export interface components {
         };
         TriggerResult: {
             /** @enum {string} */
-            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "location.status" | "offer.extended";
+            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "location.status" | "offer.extended" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed";
             /** @description The events fired: one, or three for location.status (one per scheme). */
             eventIds: string[];
             /** @example purchase 42 GBP, qualified for offer …: cashback 4.2 GBP, performance fee 0.42 GBP */
@@ -9018,6 +9164,11 @@ export interface components {
                  * @description The location made for location.status.
                  */
                 newLocationId?: string;
+                /**
+                 * Format: uuid
+                 * @description The request made for missing-transaction-request events.
+                 */
+                missingTransactionRequestId?: string;
             };
             /** @description Whether the dispatcher had taken the events up when the wait ended. */
             dispatched: boolean;
@@ -9040,7 +9191,7 @@ export interface components {
          */
         Trigger: {
             /** @enum {string} */
-            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "location.status" | "offer.extended";
+            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "location.status" | "offer.extended" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed";
         };
         CallerAccount: {
             /**

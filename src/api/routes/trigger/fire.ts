@@ -23,6 +23,7 @@ const TriggerResultSchema = z
     resources: FixturesSchema.extend({
       transactionId: z.uuid().optional().openapi({ description: "The transaction the event carries (transaction events)." }),
       newLocationId: z.uuid().optional().openapi({ description: "The location made for location.status." }),
+      missingTransactionRequestId: z.uuid().optional().openapi({ description: "The request made for missing-transaction-request events." }),
     }),
     dispatched: z.boolean().openapi({ description: "Whether the dispatcher had taken the events up when the wait ended." }),
     deliveries: z.array(
@@ -48,7 +49,8 @@ export const route = createRoute({
     "way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase " +
     "below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, " +
     "cleared or refunded the same way; `location.status` adds a location (three location.active); `offer.extended` moves " +
-    "the fixtures offer's endDate a day later. Waits up to 30 s for the event and the first attempt of each delivery, " +
+    "the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card " +
+    "(10.01, the test network's transaction-not-found, for .failed). Waits up to 30 s for the event and the first attempt of each delivery, " +
     "and answers the ids and the delivery outcome. 503 with Retry-After when the pipeline did not record it in time.",
   request: { body: jsonBody(body) },
   responses: { 200: jsonResponse(TriggerResultSchema, "The event fired and its deliveries."), ...commonErrors },
