@@ -113,7 +113,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
   }
   const lingerMs = options.linger?.ms ?? LINGER_MS;
   const maxSend = options.linger?.maxMessages ?? MAX_SEND_BATCH;
-  let pending: Pending[] = [];
+  const pending: Pending[] = [];
   let sending = false;
   let timer: NodeJS.Timeout | undefined;
   const partitionCounts = new Map<string, number>();
