@@ -7,6 +7,8 @@ import type { MerchantIds, SimulatorCommand } from "../../src/bus/messages.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
 import type { Db } from "../../src/store/db.ts";
+import type { PurchaseStanding } from "../../src/domain/purchase-follow-ups.ts";
+import { findPurchase, standingOf } from "./history.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { ADAPTERS } from "./schemes.ts";
 import { insertRun, latestRun, readFaults, runCounts, stopRuns, writeFaults, type SchemeCounts, type TrafficOptions, type TrafficRun } from "./settings.ts";
@@ -72,12 +74,16 @@ export interface SimulatorControl {
   trafficStatus(): Promise<TrafficStatus>;
   /** Sends a purchase (auth now, clearing 48–72 h later on the service clock) through the scheme's network. */
   purchase(input: PurchaseInput): Promise<PurchaseReceipt>;
+  /** The receipt `purchase` will answer for this purchase id, known before anything is sent. */
+  purchaseReceipt(scheme: Scheme, purchaseId: string): PurchaseReceipt;
   /** Clears the purchase now instead of at its scheduled clearing. */
   clear(ref: PurchaseRef): Promise<PurchaseReceipt>;
   /** Refunds `amount` (default: what is left) as a negative transaction. */
   refund(ref: PurchaseRef & { amount?: number }): Promise<PurchaseReceipt>;
   /** Voids an authorised purchase that has not cleared. */
   void(ref: PurchaseRef): Promise<PurchaseReceipt>;
+  /** The purchase as its network holds it now; undefined until the network has taken the purchase. */
+  standing(ref: PurchaseRef): Promise<PurchaseStanding | undefined>;
   /** Simulators in this process subscribe so a change applies without waiting for their poll. */
   onChange(listener: () => Promise<void>): () => void;
 }
@@ -178,9 +184,15 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
       await bus.publish(TOPICS.simulatorCommands.name, input.card.id, value);
       return receipt(input.scheme, purchaseId, adapter.ids(purchaseId).transactionId, adapter.messageId("auth", purchaseId));
     },
+    purchaseReceipt: (scheme, purchaseId) =>
+      receipt(scheme, purchaseId, ADAPTERS[scheme].ids(purchaseId).transactionId, ADAPTERS[scheme].messageId("auth", purchaseId)),
     clear: (ref) => follow(ref, "CLEAR"),
     void: (ref) => follow(ref, "VOID"),
     refund: (ref) => follow(ref, "REFUND", ref.amount),
+    async standing(ref) {
+      const record = await findPurchase(db, ref.scheme, ref.purchaseId);
+      return record && standingOf(record);
+    },
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

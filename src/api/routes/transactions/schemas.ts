@@ -1,5 +1,6 @@
 // The Transaction record with its offer result, as the API and the transaction webhooks carry it.
 import { z } from "@hono/zod-openapi";
+import { ErrorBodySchema } from "../../schemas.ts";
 
 const nullableString = z.string().nullable();
 
@@ -103,6 +104,19 @@ export const TransactionSchema = z
 export const PendingTransactionSchema = z
   .object({
     id: z.uuid().openapi({ description: "The id the transaction will have; GET /transactions/{id} once the qualifier has it." }),
-    status: z.literal("sent"),
+    status: z.enum(["sent", "accepted"]).openapi({
+      description:
+        "sent: on its way through the network, not recorded yet. accepted: written, but the bus was down; it is sent when the bus is back (nothing to retry).",
+    }),
   })
   .openapi("PendingTransaction", { example: { id: "5be80cb4-97fc-8d3f-9a87-9b4d90c1dd88", status: "sent" } });
+
+/** 409 of the clear, void and refund routes: the follow-up cannot apply to the purchase as its network holds it. */
+export const followUpConflict = {
+  409: {
+    description:
+      "It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than " +
+      "remains to refund; a void after clearing; clearing after a void; or a purchase the network has not taken yet.",
+    content: { "application/json": { schema: ErrorBodySchema } },
+  },
+} as const;
