@@ -21,7 +21,7 @@ let qualifier: Subscription | undefined;
 
 beforeAll(async () => {
   h = await createHarness();
-  simulators = await startRoles(h.services, ["simulators"]);
+  simulators = await startRoles(h.services, ["simulators", "workers"]);
 });
 afterEach(async () => {
   await qualifier?.stop();
@@ -33,13 +33,26 @@ afterAll(async () => {
 });
 
 type VisaMids = { vmid: string; vsid: string; visaAcquiringMid: string; visaBin: string };
+type LocationView = { timezone: string; status: { visa: { mids: VisaMids[] } } };
+
+/** The location once the test network has answered its onboarding request with its Visa MIDs. */
+async function onboarded(w: World, locationId: string): Promise<LocationView> {
+  let location: LocationView | undefined;
+  await expect
+    .poll(
+      async () => {
+        location = await expectStatus<LocationView>(await w.client.get(`/v1/locations/${locationId}`), 200);
+        return location.status.visa.mids.length;
+      },
+      { timeout: 30_000 },
+    )
+    .toBeGreaterThan(0);
+  return location!;
+}
 
 /** A Visa auth for the world's card at its location, as the network sends it. */
 async function visaAuth(w: World, n: number, amount = 40) {
-  const location = await expectStatus<{ timezone: string; status: { visa: { mids: VisaMids[] } } }>(
-    await w.client.get(`/v1/locations/${w.locationId}`),
-    200,
-  );
+  const location = await onboarded(w, w.locationId);
   const card = await expectStatus<{ id: string; firstNumbers: string; lastNumbers: string }>(await w.client.get(`/v1/cards/${w.cardId}`), 200);
   const now = h.services.clock.now();
   const purchase: Purchase = {
@@ -169,10 +182,7 @@ describe("qualifier batches", () => {
     const w = await world(h);
     const brandId = await w.brand("Tokyo Coffee");
     const locationId = await w.location(brandId, "JPN");
-    const location = await expectStatus<{ timezone: string; status: { visa: { mids: VisaMids[] } } }>(
-      await w.client.get(`/v1/locations/${locationId}`),
-      200,
-    );
+    const location = await onboarded(w, locationId);
     expect(location.timezone).toBe("Asia/Tokyo");
     const now = h.services.clock.now();
     const { vmid, vsid } = location.status.visa.mids[0]!;
