@@ -10,7 +10,7 @@ import { openServices } from "../src/runtime.ts";
 import { createApp } from "../src/api/app.ts";
 import { topicSpecs } from "../src/bus/topics.ts";
 import { startQualifier } from "../src/qualifier/index.ts";
-import type { Outcome } from "../src/qualifier/process.ts";
+import type { Outcome } from "../src/qualifier/batch.ts";
 import { transactionIdFor } from "../src/domain/transaction-id.ts";
 import { ADAPTERS } from "../simulators/shared/schemes.ts";
 import { emptyMids, type Purchase } from "../simulators/shared/types.ts";

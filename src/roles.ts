@@ -5,7 +5,7 @@ import { topicSpecs } from "./bus/topics.ts";
 import { startSimulators } from "../simulators/shared/hub.ts";
 import type { Scheme } from "./bus/messages.ts";
 import { startQualifier } from "./qualifier/index.ts";
-import type { Outcome } from "./qualifier/process.ts";
+import type { Outcome } from "./qualifier/batch.ts";
 import { createDispatcher } from "./webhooks/dispatcher.ts";
 import { sweepDue } from "./lifecycle/due.ts";
 import { startLifecycle } from "./lifecycle/network.ts";

@@ -24,21 +24,53 @@ export interface Published {
 }
 
 /**
- * Handles one message. Resolving commits the message's offset; throwing leaves it uncommitted and the
+ * Handles one message. Resolving marks the message handled; throwing leaves it uncommitted and the
  * same message is delivered again after a backoff, before anything behind it on its partition.
  * A handler that wants to give up on a message dead-letters it itself and resolves.
+ * (A thin adapter over the batch handler: offsets are still committed once per batch.)
  */
 export type Handler = (message: BusMessage) => Promise<void>;
+
+/**
+ * Handles a batch: messages of ONE partition in offset order (so in order per key). Resolving commits
+ * the whole batch with one offset commit; throwing commits the messages passed to `handled` (if any)
+ * and delivers the rest again after a backoff. A handler that gives up on a message dead-letters it
+ * itself and resolves: the rest of its batch is not lost.
+ */
+export type BatchHandler = (batch: BusMessage[], handled: (message: BusMessage) => void) => Promise<void>;
 
 export interface SubscribeOptions {
   groupId: string;
   topics: string[];
-  handler: Handler;
+  /** Exactly one of `handler` and `batchHandler`. */
+  handler?: Handler;
+  batchHandler?: BatchHandler;
+  /** The most messages per batch (default 500). */
+  maxBatchSize?: number;
+}
+
+export const DEFAULT_MAX_BATCH = 500;
+
+/** The batch handler a subscription runs: the given one, or the per-message adapter over `handler`. */
+export function batchHandlerOf(options: SubscribeOptions): BatchHandler {
+  if (options.batchHandler && options.handler) throw new BusError("subscribe: give a handler or a batchHandler, not both");
+  if (options.batchHandler) return options.batchHandler;
+  const handler = options.handler;
+  if (!handler) throw new BusError("subscribe: give a handler or a batchHandler");
+  return async (batch, handled) => {
+    for (const message of batch) {
+      await handler(message);
+      handled(message);
+    }
+  };
 }
 
 export interface Subscription {
   readonly groupId: string;
-  /** Leaves the group after the message in hand; what was not committed goes to the next member. */
+  /**
+   * Finishes the batch in hand, commits it, then leaves the group; what was not committed goes to the
+   * next member.
+   */
   stop(): Promise<void>;
 }
 

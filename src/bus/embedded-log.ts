@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { abortableSleep } from "./abortable-sleep.ts";
 import { normalize, type AvroSchema } from "./avro.ts";
-import { BusError, retryDelayMs, type Bus, type BusMessage, type Handler, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
+import { BusError, DEFAULT_MAX_BATCH, retryDelayMs, batchHandlerOf, type BatchHandler, type Bus, type BusMessage, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
 import { partitionFor } from "./partitioner.ts";
 
 export interface EmbeddedLogOptions {
@@ -183,7 +183,8 @@ class Member {
   constructor(
     readonly group: Group,
     readonly topics: string[],
-    readonly handler: Handler,
+    readonly handler: BatchHandler,
+    readonly maxBatch: number,
   ) {}
 }
 
@@ -372,21 +373,33 @@ export function createEmbeddedLog(options: EmbeddedLogOptions = {}): Bus {
           continue;
         }
         offset = Math.max(offset, partition.earliest);
-        const stored = partition.read(offset);
-        const message: BusMessage = { topic, partition: partition.index, offset, key: stored.k, value: stored.v };
-        for (let attempt = 0; ; attempt++) {
+        const end = Math.min(partition.high, offset + member.maxBatch);
+        const batch: BusMessage[] = [];
+        for (let o = offset; o < end; o++) {
+          const stored = partition.read(o);
+          batch.push({ topic, partition: partition.index, offset: o, key: stored.k, value: stored.v });
+        }
+        // One offset commit per batch; on failure, what the handler marked handled is committed and
+        // the rest is delivered again after a backoff.
+        for (let attempt = 0; batch.length > 0; attempt++) {
+          let through = -1;
           try {
-            await member.handler(message);
+            await member.handler(batch, (m) => (through = Math.max(through, m.offset)));
+            offset = batch[batch.length - 1]!.offset + 1;
+            commit(groupId, topic, partition, offset);
             break;
           } catch (err) {
-            log?.warn({ err, groupId, topic, partition: partition.index, offset, attempt }, "handler failed; the message will be delivered again");
+            if (through >= 0) {
+              offset = through + 1;
+              commit(groupId, topic, partition, offset);
+              batch.splice(0, through - batch[0]!.offset + 1);
+            }
+            log?.warn({ err, groupId, topic, partition: partition.index, offset, attempt }, "handler failed; the batch will be delivered again");
             if (abort.signal.aborted) return;
             await abortableSleep(retryDelayMs(attempt), abort.signal);
             if (abort.signal.aborted) return;
           }
         }
-        offset += 1;
-        commit(groupId, topic, partition, offset);
       }
     })();
     return { abort, done };
@@ -408,13 +421,15 @@ export function createEmbeddedLog(options: EmbeddedLogOptions = {}): Bus {
       saveTopics();
     },
     publish,
-    async subscribe({ groupId, topics: names, handler }: SubscribeOptions): Promise<Subscription> {
+    async subscribe(options: SubscribeOptions): Promise<Subscription> {
+      const { groupId, topics: names } = options;
+      const handler = batchHandlerOf(options);
       if (closed) throw new BusError("the bus is closed");
       if (names.length === 0) throw new BusError("subscribe: give at least one topic");
       for (const name of names) topicOf(name);
       let group = groups.get(groupId);
       if (!group) groups.set(groupId, (group = new Group(groupId)));
-      const member = new Member(group, [...names], handler);
+      const member = new Member(group, [...names], handler, options.maxBatchSize ?? DEFAULT_MAX_BATCH);
       group.members.push(member);
       await rebalance(group);
       let stopped: Promise<void> | undefined;

@@ -1,12 +1,14 @@
 // The bus on Kafka: kafkajs for the broker, values Avro-encoded by a value codec (through a
 // Confluent-compatible schema registry, or single-object encoded from the schema files), keys as
-// UTF-8 strings hashed by the Java-compatible partitioner, offsets committed after each handled message.
-import { Kafka, Partitioners, logLevel, type Consumer, type ConsumerConfig, type EachMessagePayload, type LogEntry } from "kafkajs";
+// UTF-8 strings hashed by the Java-compatible partitioner. Consumers take batches (eachBatch) and commit
+// once per batch; concurrent publishes are coalesced into one sendBatch (acks=all) per linger.
+import { Kafka, Partitioners, logLevel, type Consumer, type ConsumerConfig, type EachBatchPayload, type LogEntry, type Message } from "kafkajs";
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from "@kafkajs/confluent-schema-registry";
 import type { Logger } from "pino";
 import { abortableSleep } from "./abortable-sleep.ts";
 import { normalize, type AvroSchema } from "./avro.ts";
-import { BusError, retryDelayMs, type Bus, type BusMessage, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
+import { BusError, DEFAULT_MAX_BATCH, batchHandlerOf, retryDelayMs, type Bus, type BusMessage, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
+import { partitionFor } from "./partitioner.ts";
 import { deadLetter, deadLetterTopic } from "./dead-letter.ts";
 
 /** How values become bytes on a topic and back. */
@@ -19,6 +21,10 @@ export interface ValueCodec {
 }
 
 const subjectOf = (topic: string) => `${topic}-value`;
+
+/** How long a publish waits for others to share its broker round trip, and the most per round trip. */
+const LINGER_MS = 2;
+const MAX_SEND_BATCH = 1_000;
 
 /** How long createTopics waits for every partition of its topics to have a leader. */
 const LEADER_WAIT_MS = 30_000;
@@ -82,6 +88,8 @@ export interface KafkaBusOptions {
    */
   partitionConcurrency?: number;
   log?: Logger;
+  /** Producer coalescing: how long a publish waits for company (ms, default 2) and the most per send. */
+  linger?: { ms?: number; maxMessages?: number };
   /** Service time, for the timestamps of dead letters. */
   now: () => Date;
 }
@@ -114,15 +122,76 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     return entry;
   };
 
-  async function publish(topic: string, key: string, value: unknown): Promise<Published> {
-    const encoded = await codec.encode(topic, normalize(topic, schemaOf(topic), value));
-    await connect();
-    const [meta] = await producer.send({ topic: onBroker(topic), acks: -1, messages: [{ key, value: encoded }] });
-    if (!meta) throw new BusError(`${topic}: the broker did not acknowledge the message`);
-    return { topic, partition: meta.partition, offset: Number(meta.baseOffset) };
+  // Publishes waiting for the next send: one sendBatch at a time (so per-key order holds), collecting
+  // what arrives during the linger and while the previous send is in flight, at most maxMessages each.
+  interface Pending {
+    topic: string;
+    partition: number;
+    message: Message;
+    resolve: (p: Published) => void;
+    reject: (err: unknown) => void;
+  }
+  const lingerMs = options.linger?.ms ?? LINGER_MS;
+  const maxSend = options.linger?.maxMessages ?? MAX_SEND_BATCH;
+  const pending: Pending[] = [];
+  let sending = false;
+  let timer: NodeJS.Timeout | undefined;
+  const partitionCounts = new Map<string, number>();
+
+  function schedule() {
+    if (sending || timer) return;
+    if (pending.length >= maxSend) void flush();
+    else timer = setTimeout(() => void flush(), lingerMs);
   }
 
-  async function subscribe({ groupId, topics, handler }: SubscribeOptions): Promise<Subscription> {
+  async function flush() {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (sending || pending.length === 0) return;
+    sending = true;
+    const batch = pending.splice(0, maxSend);
+    try {
+      const byTopic = new Map<string, Message[]>();
+      for (const p of batch) {
+        const list = byTopic.get(p.topic) ?? [];
+        list.push(p.message);
+        byTopic.set(p.topic, list);
+      }
+      await connect();
+      const meta = await producer.sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic: onBroker(topic), messages })) });
+      // A partition's messages of one request get consecutive offsets from its base offset, in request order.
+      const next = new Map(meta.map((m) => [`${fromBroker(m.topicName)}\u0000${m.partition}`, Number(m.baseOffset)]));
+      for (const p of batch) {
+        const k = `${p.topic}\u0000${p.partition}`;
+        const offset = next.get(k);
+        if (offset === undefined) {
+          p.reject(new BusError(`${p.topic}: the broker did not acknowledge the message`));
+          continue;
+        }
+        next.set(k, offset + 1);
+        p.resolve({ topic: p.topic, partition: p.partition, offset });
+      }
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    } finally {
+      sending = false;
+      if (pending.length > 0) schedule();
+    }
+  }
+
+  async function publish(topic: string, key: string, value: unknown): Promise<Published> {
+    const encoded = await codec.encode(topic, normalize(topic, schemaOf(topic), value));
+    const partition = partitionFor(key, partitionCounts.get(topic)!);
+    return new Promise<Published>((resolve, reject) => {
+      pending.push({ topic, partition, message: { key, value: encoded, partition }, resolve, reject });
+      schedule();
+    });
+  }
+
+  async function subscribe(subscribeOptions: SubscribeOptions): Promise<Subscription> {
+    const { groupId, topics } = subscribeOptions;
+    const handler = batchHandlerOf(subscribeOptions);
+    const maxBatch = subscribeOptions.maxBatchSize ?? DEFAULT_MAX_BATCH;
     if (topics.length === 0) throw new BusError("subscribe: give at least one topic");
     for (const topic of topics) schemaOf(topic);
     const consumer: Consumer = kafka.consumer({ ...options.consumer, groupId: onBroker(groupId), allowAutoTopicCreation: false });
@@ -136,44 +205,64 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         resolve();
       });
     });
-    async function handle({ topic: brokerTopic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
-      const topic = fromBroker(brokerTopic);
-      const offset = Number(message.offset);
-      const key = message.key?.toString("utf8") ?? "";
-      let value: unknown;
+
+    /** Decodes a fetched message; bytes no schema can read are dead-lettered (null), never retried. */
+    async function decoded(topic: string, partition: number, raw: EachBatchPayload["batch"]["messages"][number]): Promise<BusMessage | null> {
+      const offset = Number(raw.offset);
+      const key = raw.key?.toString("utf8") ?? "";
       try {
-        value = await codec.decode(topic, message.value ?? Buffer.alloc(0));
+        return { topic, partition, offset, key, value: await codec.decode(topic, raw.value ?? Buffer.alloc(0)) };
       } catch (err) {
-        // Bytes no schema can read will never succeed: set them aside and go on.
         const reason = `undecodable value: ${err instanceof Error ? err.message : String(err)}`;
         log?.error({ groupId, topic, partition, offset, reason }, "dead-lettering a message");
         if (registered.has(deadLetterTopic(topic))) {
-          await deadLetter(bus, { message: { topic, partition, offset, key }, payload: message.value, reason, groupId, at: options.now() });
+          await deadLetter(bus, { message: { topic, partition, offset, key }, payload: raw.value, reason, groupId, at: options.now() });
         }
+        return null;
+      }
+    }
+
+    async function handleBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+      const brokerTopic = batch.topic;
+      const topic = fromBroker(brokerTopic);
+      const partition = batch.partition;
+      const commit = async (offset: number) => {
+        resolveOffset(String(offset));
         await consumer.commitOffsets([{ topic: brokerTopic, partition, offset: String(offset + 1) }]);
-        return;
-      }
-      const delivered: BusMessage = { topic, partition, offset, key, value };
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await handler(delivered);
-          break;
-        } catch (err) {
-          if (stopping.signal.aborted) throw err; // left uncommitted for the next member
-          log?.warn({ err, groupId, topic, partition, offset, attempt }, "handler failed; the message will be delivered again");
-          await abortableSleep(retryDelayMs(attempt), stopping.signal);
-          if (stopping.signal.aborted) throw err;
-          await heartbeat();
+      };
+      for (let start = 0; start < batch.messages.length; start += maxBatch) {
+        if (stopping.signal.aborted || !isRunning() || isStale()) return;
+        const raws = batch.messages.slice(start, start + maxBatch);
+        const lastOffset = Number(raws[raws.length - 1]!.offset);
+        let messages = (await Promise.all(raws.map((raw) => decoded(topic, partition, raw)))).filter((m): m is BusMessage => m !== null);
+        for (let attempt = 0; messages.length > 0; attempt++) {
+          let through = -1;
+          try {
+            await handler(messages, (m) => (through = Math.max(through, m.offset)));
+            break;
+          } catch (err) {
+            if (through >= 0) {
+              await commit(through);
+              messages = messages.filter((m) => m.offset > through);
+            }
+            if (stopping.signal.aborted) throw err; // left uncommitted for the next member
+            log?.warn({ err, groupId, topic, partition, offset: messages[0]?.offset, attempt }, "handler failed; the batch will be delivered again");
+            await abortableSleep(retryDelayMs(attempt), stopping.signal);
+            if (stopping.signal.aborted) throw err;
+            await heartbeat();
+          }
         }
+        await commit(lastOffset);
+        await heartbeat();
       }
-      await consumer.commitOffsets([{ topic: brokerTopic, partition, offset: String(offset + 1) }]);
     }
     await consumer.run({
       autoCommit: false,
+      eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: options.partitionConcurrency ?? 4,
-      eachMessage: (payload) => {
-        // stop() waits for the messages in hand, so their commits are not lost to the disconnect.
-        const handled = handle(payload);
+      eachBatch: (payload) => {
+        // stop() waits for the batches in hand, so their commits are not lost to the disconnect.
+        const handled = handleBatch(payload);
         const settled = handled.catch(() => undefined).finally(() => inFlight.delete(settled));
         inFlight.add(settled);
         return handled;
@@ -203,7 +292,10 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       let problem: unknown;
       try {
         const { topics: found } = await admin.fetchTopicMetadata({ topics });
-        if (found.length === topics.length && found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+        if (found.length === topics.length && found.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) {
+          for (const t of found) partitionCounts.set(fromBroker(t.name), t.partitions.length);
+          return;
+        }
       } catch (err) {
         problem = err;
       }
@@ -238,6 +330,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     subscribe,
     async close() {
       await Promise.all([...subscriptions].map((s) => s.stop()));
+      while (sending || pending.length > 0) await flush().then(() => new Promise((resolve) => setTimeout(resolve, 1)));
       if (connected) {
         await connected.catch(() => undefined);
         await Promise.all([producer.disconnect(), admin.disconnect()]);

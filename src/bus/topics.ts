@@ -81,7 +81,7 @@ export const TOPICS = {
     key: "card id",
     schema: "simulator-command",
     partitions: 3,
-    producers: ["api (test transactions: /v1/transactions/test, clear, void, refund)"],
+    producers: ["api (test transactions: /v1/transactions/test, clear, void, refund)", "workers (purchases accepted while the bus was down)"],
     consumers: ["visa, mastercard and amex simulators (each takes its scheme's)"],
     deadLetter: true,
   },

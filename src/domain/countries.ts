@@ -64,6 +64,17 @@ export const isTimeZone = (zone: string): boolean => {
   }
 };
 
-/** Digits after the decimal point in the currency's minor unit (JPY 0, BHD 3, most 2). */
-export const currencyMinorDigits = (currency: string): number =>
-  new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+const minorDigits = new Map<string, number>();
+
+/**
+ * Digits after the decimal point in the currency's minor unit (JPY 0, BHD 3, most 2). Asked once per
+ * currency (an Intl.NumberFormat is costly to build), then from memory: the qualifier asks per decision.
+ */
+export function currencyMinorDigits(currency: string): number {
+  let digits = minorDigits.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    minorDigits.set(currency, digits);
+  }
+  return digits;
+}

@@ -47,7 +47,16 @@ export interface OfferResult {
 const DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /** Day of week (0 = Sunday) of a local YYYY-MM-DDThh:mm:ss, independent of the process's zone. */
-export const localDayOfWeek = (local: string): number => new Date(`${local.slice(0, 10)}T00:00:00Z`).getUTCDay();
+export function localDayOfWeek(local: string): number {
+  // Sakamoto's method on the digits: no Date, no string copies.
+  const digit = (i: number) => local.charCodeAt(i) - 48;
+  let y = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3);
+  const m = digit(5) * 10 + digit(6);
+  const d = digit(8) * 10 + digit(9);
+  if (m < 3) y -= 1;
+  return (y + Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400) + MONTH_OFFSETS[m - 1]! + d) % 7;
+}
+const MONTH_OFFSETS = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
 
 const addDays = (isoDate: string, days: number): string => {
   const d = new Date(`${isoDate}T00:00:00Z`);
@@ -115,31 +124,50 @@ export function decide(
   now: string,
 ): OfferResult {
   if (candidates.length === 0) return notQualified(null, "No live offer is linked to this location.");
-  const newestFirst = [...candidates].sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : a.id < b.id ? 1 : -1));
-  let best: { offer: CandidateOffer; cashback: number; performanceFee: number } | null = null;
-  for (const offer of newestFirst) {
+  // One pass, no copies: the best eligible offer (highest cashback, the newest at equal cashback) and
+  // the newest offer of all, whose rejection is the message when none is eligible.
+  let newest = candidates[0]!;
+  let best: CandidateOffer | null = null;
+  let bestCashback = 0;
+  let bestFee = 0;
+  for (const offer of candidates) {
+    if (isNewer(offer, newest)) newest = offer;
     if (rejection(offer, tx, activationOf(offer.id)) !== null) continue;
     const a = award(offer, tx);
-    if (!best || a.cashback > best.cashback) best = { offer, ...a };
+    if (!best || a.cashback > bestCashback || (a.cashback === bestCashback && isNewer(offer, best))) {
+      best = offer;
+      bestCashback = a.cashback;
+      bestFee = a.performanceFee;
+    }
   }
-  if (!best) {
-    const newest = newestFirst[0]!;
-    return notQualified(newest.id, rejection(newest, tx, activationOf(newest.id))!);
-  }
-  const { offer, cashback, performanceFee } = best;
-  if (offer.returnPeriod) {
-    const qualificationDate = addDays(tx.created.slice(0, 10), offer.returnPeriod);
+  if (!best) return notQualified(newest.id, rejection(newest, tx, activationOf(newest.id))!);
+  if (best.returnPeriod) {
+    const qualificationDate = addDays(tx.created.slice(0, 10), best.returnPeriod);
     const due = now.slice(0, 10) >= qualificationDate;
     return {
-      id: offer.id,
-      cashback,
-      performanceFee,
+      id: best.id,
+      cashback: bestCashback,
+      performanceFee: bestFee,
       qualified: due,
       qualificationDate,
-      message: due ? [] : [`The transaction qualifies on ${qualificationDate}, after the return period of ${offer.returnPeriod} days.`],
+      message: due ? [] : [`The transaction qualifies on ${qualificationDate}, after the return period of ${best.returnPeriod} days.`],
     };
   }
-  return { id: offer.id, cashback, performanceFee, qualified: true, qualificationDate: null, message: [] };
+  return { id: best.id, cashback: bestCashback, performanceFee: bestFee, qualified: true, qualificationDate: null, message: [] };
+}
+
+/** The most recent offer wins ties: later `created`, then the greater id. */
+const isNewer = (a: CandidateOffer, b: CandidateOffer): boolean => a.created > b.created || (a.created === b.created && a.id > b.id);
+
+/**
+ * Rule 5, the live activation gate: in live, a location whose offers all need activation receives only
+ * the transactions of cards that activated one of them. In test every transaction is visible. Returns
+ * why the transaction is not received, or null.
+ */
+export function liveActivationGate(live: boolean, candidates: CandidateOffer[], activationOf: (offerId: string) => ActivationState): string | null {
+  if (!live || candidates.length === 0) return null;
+  for (const offer of candidates) if (!offer.activation.enabled || activationOf(offer.id) === "activated") return null;
+  return "live activation offer not activated on this card";
 }
 
 /** A refund reverses its purchase's award in proportion to the amount refunded. */

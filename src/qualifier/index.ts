@@ -1,7 +1,8 @@
-// The qualifier role: consumes the three schemes' transaction topics as one consumer group and applies
-// each message (src/qualifier/process.ts). A malformed message goes to the dead-letter topic with its
-// reason and the consumer goes on; a database failure throws, so the offset is not committed and the
-// bus delivers the message again.
+// The qualifier role: consumes the three schemes' transaction topics as one consumer group, a batch at a
+// time (one partition's messages in order), and applies each batch in one database transaction
+// (src/qualifier/batch.ts). A malformed message goes to the dead-letter topic with its reason and the
+// rest of its batch goes on; a database failure throws, so the batch's offsets are not committed and
+// the bus delivers the batch again.
 import type { Logger } from "pino";
 import type { Bus, Subscription } from "../bus/bus.ts";
 import { deadLetter } from "../bus/dead-letter.ts";
@@ -9,9 +10,8 @@ import type { Scheme } from "../bus/messages.ts";
 import { transactionTopic } from "../bus/topics.ts";
 import type { Clock } from "../clock/index.ts";
 import type { Db } from "../store/db.ts";
-import { normalise } from "./normalise/index.ts";
 import { createOfferIndex } from "./offer-index.ts";
-import { processTransaction, type Outcome } from "./process.ts";
+import { processBatch, type Outcome } from "./batch.ts";
 
 const QUALIFIER_GROUP = "qualifier";
 const SCHEMES: Scheme[] = ["visa", "mastercard", "amex"];
@@ -21,27 +21,37 @@ export interface QualifierDeps {
   bus: Bus;
   clock: Clock;
   log: Logger;
-  /** Called after each message is applied (tests and metrics). */
+  /** Called after each message is applied, once its batch committed (tests and metrics). */
   onOutcome?: (outcome: Outcome) => void;
+  /** The most messages per batch (the bus's default otherwise). */
+  maxBatchSize?: number;
 }
 
-export async function startQualifier({ db, bus, clock, log, onOutcome }: QualifierDeps): Promise<Subscription> {
+export async function startQualifier({ db, bus, clock, log, onOutcome, maxBatchSize }: QualifierDeps): Promise<Subscription> {
   const offers = createOfferIndex();
   const schemeOf = new Map(SCHEMES.map((s) => [transactionTopic(s), s]));
   return bus.subscribe({
     groupId: QUALIFIER_GROUP,
     topics: [...schemeOf.keys()],
-    handler: async (message) => {
-      const scheme = schemeOf.get(message.topic)!;
-      const parsed = normalise(scheme, message.value);
-      if (!parsed.ok) {
-        log.warn({ topic: message.topic, offset: message.offset, reason: parsed.reason }, "dead-lettering a malformed transaction");
-        await deadLetter(bus, { message, payload: message.value, reason: parsed.reason, groupId: QUALIFIER_GROUP, at: clock.now() });
-        return;
+    ...(maxBatchSize ? { maxBatchSize } : {}),
+    batchHandler: async (batch) => {
+      const results = await processBatch(
+        { db, clock, offers },
+        batch.map((m) => ({ scheme: schemeOf.get(m.topic)!, value: m.value })),
+      );
+      await Promise.all(
+        results.map((result, i) => {
+          if (result.kind !== "dead-letter") return;
+          const message = batch[i]!;
+          log.warn({ topic: message.topic, offset: message.offset, reason: result.reason }, "dead-lettering a malformed transaction");
+          return deadLetter(bus, { message, payload: message.value, reason: result.reason, groupId: QUALIFIER_GROUP, at: clock.now() });
+        }),
+      );
+      for (const result of results) {
+        if (result.kind === "dead-letter") continue;
+        if (result.kind === "dropped") log.debug({ reason: result.reason }, "transaction not received");
+        onOutcome?.(result);
       }
-      const outcome = await processTransaction({ db, clock, offers }, parsed.value);
-      if (outcome.kind === "dropped") log.debug({ messageId: parsed.value.messageId, reason: outcome.reason }, "transaction not received");
-      onOutcome?.(outcome);
     },
   });
 }

@@ -1,15 +1,17 @@
 // The live-offer index: every offer that can still qualify a purchase, by linked location, in memory.
 // It reloads when the offer_index_version row changes (triggers bump it on any offer or link write),
-// so a transaction costs one tiny query for freshness instead of a round of queries per offer.
+// so a batch of transactions costs one tiny query for freshness instead of a round of queries per offer.
+// Size: one Offer object per (offer, linked location) pair — about 1.5 KiB each, so ~150 MiB per
+// 100k links (measured with `npm run bench -- pipeline`, README "Memory").
 import type { Db } from "../store/db.ts";
 import { toOffer, type Offer, type OfferRow } from "../store/offers.ts";
 
 export interface OfferIndex {
   /**
-   * Offers linked to the location that may qualify its purchases, current as of this call. `db` is the
-   * handle to read with: inside the caller's transaction, it sees what that transaction sees.
+   * The offers linked to each location that may qualify its purchases, current as of this call. `db`
+   * is the handle to read with: inside the caller's transaction, it sees what that transaction sees.
    */
-  forLocation(db: Db, locationId: string, now: Date): Promise<Offer[]>;
+  current(db: Db, now: Date): Promise<ReadonlyMap<string, Offer[]>>;
 }
 
 export function createOfferIndex(): OfferIndex {
@@ -24,10 +26,14 @@ export function createOfferIndex(): OfferIndex {
          and (o.approval is null or o.approval = 'accepted')`,
       [now],
     );
+    // One Offer object per offer, shared by every location it is linked to.
+    const offers = new Map<string, Offer>();
     const map = new Map<string, Offer[]>();
     for (const row of rows) {
+      let offer = offers.get(row.id);
+      if (!offer) offers.set(row.id, (offer = toOffer(row, now)));
       const list = map.get(row.location_id) ?? [];
-      list.push(toOffer(row, now));
+      list.push(offer);
       map.set(row.location_id, list);
     }
     byLocation = map;
@@ -35,10 +41,10 @@ export function createOfferIndex(): OfferIndex {
   }
 
   return {
-    async forLocation(db, locationId, now) {
+    async current(db, now) {
       const [row] = await db.query<{ version: number }>("select version from offer_index_version");
       if (row!.version !== version) await reload(db, now, row!.version);
-      return byLocation.get(locationId) ?? [];
+      return byLocation;
     },
   };
 }

@@ -1,30 +1,20 @@
-// One network message, applied in one database transaction: resolve the card and the location, update
-// the MID insight, decide against the live offers, write the transaction with its offer result and
-// the outbox events. Re-applying a message changes nothing, so a redelivery after a crash is harmless.
+// Transactions a publisher submits itself (oaas offers), and the stage events the return-period due work
+// emits. Network messages go through the batch qualifier (batch.ts).
 import type { Db } from "../store/db.ts";
 import type { Clock } from "../clock/index.ts";
-import { decide, refundResult, type ActivationState, type OfferResult } from "../domain/qualification.ts";
+import { decide, type ActivationState, type OfferResult } from "../domain/qualification.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
-import { networkKey } from "../domain/mid-insights.ts";
-import { recordTransactionSeen } from "../store/mid-insights.ts";
 import { recordQualifiedTransaction } from "../store/offer-activations.ts";
 import { enqueueEvent } from "../store/outbox.ts";
 import { newId } from "../store/ids.ts";
 import { toTransaction, type TransactionRow } from "../store/transactions.ts";
 import type { Offer } from "../store/offers.ts";
 import type { LocationRow as StoredLocation } from "../store/locations.ts";
-import type { OfferIndex } from "./offer-index.ts";
 import type { NetworkTransaction } from "./normalise/types.ts";
-
-export type Outcome =
-  | { kind: "recorded"; transactionId: string; events: string[] }
-  | { kind: "duplicate" }
-  | { kind: "dropped"; reason: string };
 
 export interface ProcessDeps {
   db: Db;
   clock: Clock;
-  offers: OfferIndex;
 }
 
 interface CardRow {
@@ -44,93 +34,6 @@ interface LocationRow extends StoredLocation {
   brand_logo_url: string | null;
 }
 
-/** The MID fields a location's record must contain for the message's merchant to be that location. */
-function midProbe(tx: NetworkTransaction): Record<string, string> | null {
-  const m = tx.merchant;
-  switch (tx.scheme) {
-    case "visa":
-      return m.vmid ? { vmid: m.vmid, ...(m.vsid ? { vsid: m.vsid } : {}) } : m.visaAcquiringMid ? { visaAcquiringMid: m.visaAcquiringMid } : null;
-    case "mastercard":
-      return m.mcLocationId ? { mcLocationId: m.mcLocationId } : m.mcAcquiringMid ? { mcAcquiringMid: m.mcAcquiringMid } : null;
-    case "amex":
-      return m.seNumber ? { seNumber: m.seNumber } : null;
-  }
-}
-
-async function findLocation(db: Db, programId: string, tx: NetworkTransaction): Promise<LocationRow | undefined> {
-  const probe = midProbe(tx);
-  if (!probe) return undefined;
-  const [row] = await db.query<LocationRow>(
-    `select l.*, b.name as brand_name, b.logo_url as brand_logo_url
-     from location_networks n join locations l on l.id = n.location_id join brands b on b.id = l.brand_id
-     where l.program_id = $1 and n.scheme = $2 and n.status = 'Active' and n.mids @> $3::jsonb
-     order by l.created limit 1`,
-    [programId, tx.scheme, JSON.stringify([probe])],
-  );
-  return row;
-}
-
-const STAGE_EVENT = { auth: "transaction.auth", clearing: "transaction.clearing", refund: "transaction.refund" } as const;
-
-export async function processTransaction(deps: ProcessDeps, tx: NetworkTransaction): Promise<Outcome> {
-  const now = deps.clock.now();
-  return deps.db.tx(async (db) => {
-    const [seen] = await db.query("select 1 from transaction_messages where scheme = $1 and message_id = $2", [tx.scheme, tx.messageId]);
-    if (seen) return { kind: "duplicate" } as const;
-
-    const [card] = await db.query<CardRow>("select * from cards where id = $1", [tx.cardId]);
-    if (!card) return { kind: "dropped", reason: "card not enrolled" } as const;
-
-    if (tx.stage === "void") return applyVoid(db, tx, now);
-    if (tx.stage === "refund") return applyRefund(db, tx, card, now);
-
-    const kind = "purchase";
-    const id = transactionIdFor(tx.scheme, kind, tx.purchaseKey);
-    const [existing] = await db.query<TransactionRow>("select * from transactions where id = $1 for update", [id]);
-    if (existing) return applyLaterStage(db, tx, existing, now);
-
-    const location = await findLocation(db, card.program_id, tx);
-    if (!location) return { kind: "dropped", reason: "no onboarded location of the card's program has this MID" } as const;
-    await touchMidInsight(db, card.program_id, tx, id, now);
-
-    const candidates = (await deps.offers.forLocation(db, location.id, now)).filter((o) => o.live === card.live);
-    const activation = await activationStates(db, card.id, candidates);
-    // Rule 5: in live, a location whose offers all need activation receives only activated cards'
-    // transactions. In test every transaction is visible.
-    if (card.live && candidates.length > 0 && candidates.every((o) => o.activation.enabled) && !candidates.some((o) => activation(o.id) === "activated")) {
-      return { kind: "dropped", reason: "live activation offer not activated on this card" } as const;
-    }
-    const result = decide(
-      candidates,
-      {
-        amount: tx.amount,
-        currency: tx.currency,
-        localDateTime: tx.localDateTime,
-        scheme: tx.scheme,
-        targetingTag: tx.targetingTag,
-        created: now.toISOString(),
-      },
-      activation,
-      now.toISOString(),
-    );
-    const row = await insertTransaction(db, {
-      id,
-      kind,
-      tx,
-      card,
-      location,
-      result,
-      originalId: null,
-      qualificationDue: result.qualified ? null : result.qualificationDate,
-      now,
-    });
-    if (result.qualified && result.id) await countActivation(db, candidates, result.id, card.id, now);
-    const events = await emitStage(db, row, tx.stage, now);
-    await markMessage(db, tx, id, now);
-    return { kind: "recorded", transactionId: id, events } as const;
-  });
-}
-
 async function activationStates(db: Db, cardId: string, offers: Offer[]): Promise<(offerId: string) => ActivationState> {
   const ids = offers.filter((o) => o.activation.enabled).map((o) => o.id);
   const rows = ids.length
@@ -145,21 +48,6 @@ async function activationStates(db: Db, cardId: string, offers: Offer[]): Promis
 
 async function countActivation(db: Db, candidates: Offer[], offerId: string, cardId: string, now: Date) {
   if (candidates.find((o) => o.id === offerId)?.activation.enabled) await recordQualifiedTransaction(db, offerId, cardId, now);
-}
-
-async function touchMidInsight(db: Db, programId: string, tx: NetworkTransaction, transactionId: string, now: Date) {
-  if (tx.stage !== "auth" && tx.stage !== "clearing") return;
-  const [mid] = await db.query<{ id: string }>("select id from mids where program_id = $1 and scheme = $2 and network_key = $3", [
-    programId,
-    tx.scheme,
-    networkKey(tx.scheme, tx.merchant),
-  ]);
-  if (!mid) return;
-  await recordTransactionSeen(
-    db,
-    { programId, midId: mid.id, transactionId, stage: tx.stage, at: new Date(`${tx.localDateTime}Z`) },
-    now,
-  );
 }
 
 interface InsertInput {
@@ -231,6 +119,8 @@ async function insertTransaction(db: Db, i: InsertInput): Promise<TransactionRow
   return row!;
 }
 
+const STAGE_EVENT = { auth: "transaction.auth", clearing: "transaction.clearing", refund: "transaction.refund" } as const;
+
 /**
  * Writes the stage's webhook event and, when the offer result is qualified, the stage's `.qualified`
  * event — each at most once per transaction, whatever is redelivered.
@@ -258,63 +148,6 @@ export async function emitEvents(db: Db, row: TransactionRow, names: string[], n
     emitted.push(event);
   }
   return emitted;
-}
-
-async function markMessage(db: Db, tx: NetworkTransaction, transactionId: string, now: Date) {
-  await db.query(
-    "insert into transaction_messages (scheme, message_id, transaction_id, stage, received) values ($1, $2, $3, $4, $5)",
-    [tx.scheme, tx.messageId, transactionId, tx.stage, now],
-  );
-}
-
-/** The purchase's other stage: auth after a clearing that came first, or the clearing after the auth. */
-async function applyLaterStage(db: Db, tx: NetworkTransaction, existing: TransactionRow, now: Date): Promise<Outcome> {
-  const stage = tx.stage as "auth" | "clearing";
-  const column = stage === "auth" ? "auth" : "cleared";
-  const [row] = await db.query<TransactionRow>(`update transactions set ${column} = true, updated = $2 where id = $1 returning *`, [existing.id, now]);
-  await touchMidInsight(db, existing.program_id, tx, existing.id, now);
-  const events = await emitStage(db, row!, stage, now);
-  await markMessage(db, tx, existing.id, now);
-  return { kind: "recorded", transactionId: existing.id, events };
-}
-
-async function applyVoid(db: Db, tx: NetworkTransaction, now: Date): Promise<Outcome> {
-  const id = transactionIdFor(tx.scheme, "purchase", tx.purchaseKey);
-  const [row] = await db.query<{ id: string }>("update transactions set voided = true, updated = $2 where id = $1 returning id", [id, now]);
-  if (!row) return { kind: "dropped", reason: "void of a purchase Cardlink did not record" };
-  await markMessage(db, tx, id, now);
-  return { kind: "recorded", transactionId: id, events: [] };
-}
-
-async function applyRefund(db: Db, tx: NetworkTransaction, card: CardRow, now: Date): Promise<Outcome> {
-  const [original] = tx.originalKey
-    ? await db.query<TransactionRow>("select * from transactions where id = $1", [transactionIdFor(tx.scheme, "purchase", tx.originalKey)])
-    : [];
-  const [locationRow] = original?.location_id
-    ? await db.query<LocationRow>(
-        `select l.*, b.name as brand_name, b.logo_url as brand_logo_url from locations l join brands b on b.id = l.brand_id where l.id = $1`,
-        [original.location_id],
-      )
-    : [await findLocation(db, card.program_id, tx)];
-  if (!original && !locationRow) return { kind: "dropped", reason: "refund at no onboarded location of the card's program" };
-  const result: OfferResult = original
-    ? refundResult(original.offer, original.amount, tx.amount, tx.currency)
-    : { id: null, cashback: 0, performanceFee: 0, qualified: false, qualificationDate: null, message: ["The refund matches no purchase Cardlink recorded."] };
-  const id = transactionIdFor(tx.scheme, "refund", tx.purchaseKey);
-  const row = await insertTransaction(db, {
-    id,
-    kind: "refund",
-    tx,
-    card,
-    location: locationRow ?? null,
-    result,
-    originalId: original?.id ?? null,
-    qualificationDue: null,
-    now,
-  });
-  const events = await emitStage(db, row, "refund", now);
-  await markMessage(db, tx, id, now);
-  return { kind: "recorded", transactionId: id, events };
 }
 
 export interface PublisherTransactionInput {

@@ -1,6 +1,7 @@
 // One database handle over two engines: PostgreSQL through postgres.js, or PGlite in DATA_DIR.
 // Both parse values the same way, so the rest of the code never knows which one it talks to.
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import postgres from "postgres";
 import { PGlite, types } from "@electric-sql/pglite";
 
@@ -61,7 +62,12 @@ export function openPostgres(url: string, options: { max?: number } = {}): Db {
 }
 
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    // A fresh folder is initialised by a PGlite of its own that is then dropped: initdb's WebAssembly
+    // memory (about 450 MiB) stays with the instance that ran it, so the long-lived one opens a ready folder.
+    if (!existsSync(join(dataDir, "PG_VERSION"))) await (await PGlite.create(dataDir)).close();
+  }
   const pg = await PGlite.create(dataDir, {
     parsers: {
       [types.INT8]: toNumber,

@@ -10,6 +10,8 @@ import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
 import { createKafkaBus, registryCodec } from "../../src/bus/kafka.ts";
 import { singleObjectCodec } from "../../src/bus/single-object-codec.ts";
 import { partitionFor } from "../../src/bus/partitioner.ts";
+import { deadLetter } from "../../src/bus/dead-letter.ts";
+import { loadSchema } from "../../src/bus/avro.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 import { TEST_CONSUMER } from "../support/kafka.ts";
 
@@ -227,6 +229,96 @@ for (const impl of implementations) {
       await subscribe("failover", [name], next.handler);
       await next.until(1);
       expect(next.received[0]!.value).toMatchObject({ id: "stuck", n: 0 });
+    });
+
+    it("delivers batches of one partition in offset order, per key in publish order, and commits once per batch", async () => {
+      const name = await topic("batches");
+      const keys = ["card-a", "card-b", "card-c"];
+      for (let n = 0; n < 30; n++) await bus.publish(name, keys[n % 3]!, event(keys[n % 3]!, n));
+      const batches: BusMessage<Event>[][] = [];
+      const s = await bus.subscribe({
+        groupId: `${run}-batches`,
+        topics: [name],
+        maxBatchSize: 7,
+        batchHandler: async (batch) => void batches.push(batch as BusMessage<Event>[]),
+      });
+      subscriptions.push(s);
+      await waitFor(() => batches.flat().length >= 30);
+      for (const batch of batches) {
+        expect(batch.length).toBeLessThanOrEqual(7);
+        expect(new Set(batch.map((m) => m.partition)).size).toBe(1);
+        expect(batch.map((m) => m.offset)).toEqual(batch.map((_, i) => batch[0]!.offset + i));
+      }
+      expect(batches.some((b) => b.length > 1)).toBe(true);
+      for (const key of keys) {
+        const ns = batches.flat().filter((m) => m.key === key).map((m) => m.value.n);
+        expect(ns).toEqual([...ns].sort((a, b) => a - b));
+        expect(ns).toHaveLength(10);
+      }
+      // Committed: the group's next member gets nothing of it.
+      await s.stop();
+      const after = recorder();
+      await subscribe("batches", [name], after.handler);
+      await settle();
+      expect(after.received).toEqual([]);
+    });
+
+    it("delivers an uncommitted batch again, whole, before anything behind it", async () => {
+      const name = await topic("batch-retry");
+      for (let n = 0; n < 5; n++) await bus.publish(name, "one-card", event(`p-${n}`, n));
+      const deliveries: number[][] = [];
+      let failed = false;
+      await bus
+        .subscribe({
+          groupId: `${run}-batch-retry`,
+          topics: [name],
+          batchHandler: async (batch) => {
+            deliveries.push(batch.map((m) => (m.value as Event).n));
+            if (!failed && batch.some((m) => (m.value as Event).n === 3)) {
+              failed = true;
+              throw new Error("database down in the middle of the batch");
+            }
+          },
+        })
+        .then((s) => subscriptions.push(s));
+      await waitFor(() => deliveries.flat().filter((n) => n === 3).length === 2);
+      const failedBatch = deliveries.find((d) => d.includes(3))!;
+      const redelivered = deliveries[deliveries.indexOf(failedBatch) + 1]!;
+      expect(redelivered[0]).toBe(failedBatch[0]);
+      expect(redelivered).toEqual(expect.arrayContaining(failedBatch));
+    });
+
+    it("dead-letters a poison message and commits the rest of its batch", async () => {
+      const name = await topic("poison");
+      await bus.createTopics([{ name: `${name}.dead-letter`, partitions: 1, schema: loadSchema("dead-letter") }]);
+      created.push(`${name}.dead-letter`);
+      for (let n = 0; n < 6; n++) await bus.publish(name, "one-card", event(`p-${n}`, n));
+      const handled: number[] = [];
+      const batches: number[] = [];
+      const s = await bus.subscribe({
+        groupId: `${run}-poison`,
+        topics: [name],
+        batchHandler: async (batch) => {
+          batches.push(batch.length);
+          for (const m of batch) {
+            const e = m.value as Event;
+            if (e.n === 2) await deadLetter(bus, { message: m, payload: e, reason: "n: 2 is poison", groupId: "poison", at: new Date() });
+            else handled.push(e.n);
+          }
+        },
+      });
+      subscriptions.push(s);
+      const letters = recorder();
+      await subscribe("poison-letters", [`${name}.dead-letter`], letters.handler);
+      await letters.until(1);
+      await waitFor(() => handled.length >= 5);
+      expect(handled).toEqual([0, 1, 3, 4, 5]);
+      expect(letters.received[0]!.value).toMatchObject({ reason: "n: 2 is poison", offset: expect.any(Number) });
+      await s.stop();
+      const after = recorder();
+      await subscribe("poison", [name], after.handler);
+      await settle();
+      expect(after.received).toEqual([]);
     });
 
     it("refuses a value that does not match the topic's schema, naming the fields", async () => {

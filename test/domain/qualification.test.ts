@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   award,
   decide,
+  liveActivationGate,
   localDayOfWeek,
   refundResult,
   rejection,
@@ -168,5 +169,33 @@ describe("helpers", () => {
     expect(roundMoney(-1.005, "EUR")).toBe(-1.01);
     expect(roundMoney(2.0005, "BHD")).toBe(2.001);
     expect(roundMoney(0.4, "JPY")).toBe(0);
+  });
+});
+
+describe("liveActivationGate (rule 5): in live, only activated cards' transactions at an all-activation location", () => {
+  const act = offer({ id: "act", activation: { enabled: true } });
+  const plain = offer({ id: "plain" });
+  const cases: [string, boolean, CandidateOffer[], (id: string) => ActivationState, boolean][] = [
+    ["live, every offer needs activation, card activated none", true, [act], never, true],
+    ["live, card deactivated", true, [act], () => "deactivated", true],
+    ["live, card activated the offer", true, [act], activated, false],
+    ["live, one of two offers needs none", true, [act, plain], never, false],
+    ["live, activated on one of two activation offers", true, [act, offer({ id: "act2", activation: { enabled: true } })], (id) => (id === "act2" ? "activated" : "not activated"), false],
+    ["live, no offer at the location", true, [], never, false],
+    ["test: every transaction is visible", false, [act], never, false],
+  ];
+  it.each(cases)("%s", (_, live, candidates, activation, dropped) => {
+    const reason = liveActivationGate(live, candidates, activation);
+    if (dropped) expect(reason).toMatch(/not activated/);
+    else expect(reason).toBeNull();
+  });
+});
+
+describe("localDayOfWeek without Date", () => {
+  it("agrees with the UTC calendar every day from 1970 to 2100", () => {
+    for (let t = Date.UTC(1970, 0, 1); t < Date.UTC(2100, 0, 1); t += 86_400_000) {
+      const local = new Date(t).toISOString().slice(0, 19);
+      if (localDayOfWeek(local) !== new Date(t).getUTCDay()) expect.fail(`${local}: ${localDayOfWeek(local)}`);
+    }
   });
 });

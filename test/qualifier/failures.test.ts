@@ -6,7 +6,7 @@ import { createHarness, expectStatus, type Harness } from "../support/harness.ts
 import { localIn, world, type World } from "../support/offers-world.ts";
 import { startRoles, type RunningRoles } from "../../src/roles.ts";
 import { startQualifier } from "../../src/qualifier/index.ts";
-import type { Outcome } from "../../src/qualifier/process.ts";
+import type { Outcome } from "../../src/qualifier/batch.ts";
 import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
 import type { Db } from "../../src/store/db.ts";
 import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
@@ -31,8 +31,8 @@ afterAll(async () => {
   await h.close();
 });
 
-/** The bus, with the qualifier's handler wrapped: `after` runs once the real handler has finished. */
-function wrapHandler(bus: Bus, after: (message: BusMessage) => void): Bus {
+/** The bus, with the qualifier's batch handler wrapped: `after` runs once the real handler has finished. */
+function wrapHandler(bus: Bus, after: (batch: BusMessage[]) => void): Bus {
   return {
     kind: bus.kind,
     createTopics: (specs) => bus.createTopics(specs),
@@ -40,9 +40,9 @@ function wrapHandler(bus: Bus, after: (message: BusMessage) => void): Bus {
     subscribe: (options) =>
       bus.subscribe({
         ...options,
-        handler: async (message) => {
-          await options.handler(message);
-          after(message);
+        batchHandler: async (batch, handled) => {
+          await options.batchHandler!(batch, handled);
+          after(batch);
         },
       }),
     close: () => bus.close(),
