@@ -1,5 +1,4 @@
 // The Hono application: conventions shared by every route (request ids, errors, auth, OpenAPI).
-import { swaggerUI } from "@hono/swagger-ui";
 import { HTTPException } from "hono/http-exception";
 import type { Services } from "./context.ts";
 import { ApiError, type ErrorBody } from "./errors.ts";
@@ -8,6 +7,8 @@ import { SUPPORTED_VERSIONS, adminAuth, insightsAuth, keyAuth } from "./middlewa
 import { randomBase62 } from "../store/ids.ts";
 import { mountAdmin } from "./routes/admin/index.ts";
 import { mountV1 } from "./routes/index.ts";
+import { mountDocs } from "./docs.ts";
+import { mountDashboard } from "../dashboard/index.tsx";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 
@@ -85,7 +86,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
     servers: [{ url: "/" }],
     security: [{ ServiceKey: [] }],
   });
-  app.get("/docs", swaggerUI({ url: "/v1/openapi.json" }));
+  mountDocs(app);
 
   app.use("/v1/*", async (c, next) => {
     if (c.req.path === "/v1/openapi.json") return next();
@@ -95,5 +96,6 @@ export function createApp(services: Services, options: { adminToken: string }) {
 
   mountV1(app);
   mountAdmin(app);
+  mountDashboard(app, { adminToken: options.adminToken, fetch: (request, env) => app.fetch(request, env) });
   return app;
 }

@@ -6,6 +6,7 @@ import * as clear from "./clear.ts";
 import * as refund from "./refund.ts";
 import * as get from "./get.ts";
 import * as list from "./list.ts";
+import * as deliveries from "./deliveries.ts";
 
 export function mountTransactions(r: OpenAPIHono<AppEnv>) {
   r.openapi(test.route, test.handler);
@@ -13,4 +14,5 @@ export function mountTransactions(r: OpenAPIHono<AppEnv>) {
   r.openapi(refund.route, refund.handler);
   r.openapi(get.route, get.handler);
   r.openapi(list.route, list.handler);
+  r.openapi(deliveries.route, deliveries.handler);
 }
