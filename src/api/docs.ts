@@ -19,7 +19,9 @@ const ASSETS: Record<string, string> = {
 const files = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(join(distDir, name))]));
 
 const INIT = `window.addEventListener("load", function () {
-  window.ui = SwaggerUIBundle({ url: "/v1/openapi.json", dom_id: "#swagger-ui", deepLinking: true });
+  var holder = document.getElementById("swagger-ui");
+  // validatorUrl null: no badge fetched from validator.swagger.io, so nothing leaves the service.
+  window.ui = SwaggerUIBundle({ url: holder.getAttribute("data-url"), dom_id: "#swagger-ui", deepLinking: true, validatorUrl: null });
 });
 `;
 
@@ -33,8 +35,8 @@ const PAGE = `<!doctype html>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
-<p style="font-family:sans-serif;margin:1em"><a href="/">Home</a> · <a href="/dashboard">Dashboard</a></p>
-<div id="swagger-ui"></div>
+<nav class="swagger-ui" aria-label="Cardlink"><p class="info"><a href="/">Home</a> · <a href="/dashboard">Dashboard</a></p></nav>
+<div id="swagger-ui" data-url="/v1/openapi.json"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/assets/init.js"></script>
 </body>

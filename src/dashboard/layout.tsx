@@ -195,11 +195,12 @@ export function ActionButton(props: { action: string; label: string; fields?: Re
 }
 
 /** The list's count and a link to the next page, built from the API's `last` cursor. */
-export function Pager(props: { count: number; shown: number; last?: string | undefined; next: (start: string) => string }) {
+export function Pager(props: { count: number; shown: number; last?: string | undefined; next: (start: string) => string; note?: string | undefined }) {
   return (
     <nav class="pager" aria-label="Pages">
       <span>
         {props.shown} shown of {props.count}
+        {props.note && ` ${props.note}`}
       </span>
       {props.last && <a href={props.next(props.last)}>Next page</a>}
     </nav>

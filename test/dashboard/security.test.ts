@@ -176,3 +176,41 @@ describe("what a session can see", () => {
     expect(h.services.clock.now().toISOString()).toBe("2026-01-05T12:00:00.000Z");
   });
 });
+
+describe("what pages load", () => {
+  const EXTERNAL = /(?:src|href|action|formaction)\s*=\s*["']?(?:https?:)?\/\//gi;
+
+  it("no page references an external URL: every script, style and link is the service's own", async () => {
+    const key = await signIn(owner.keys.live);
+    const admin = await signIn(ADMIN_TOKEN);
+    const pages: [string, string | undefined][] = [
+      ["/", undefined],
+      ["/docs", undefined],
+      ["/dashboard/sign-in", undefined],
+      ...PAGES.filter((p) => p !== "/dashboard/operator").map((p): [string, string] => [p, key.cookie]),
+      [`/dashboard/transactions/${liveGraph.transactionId}`, key.cookie],
+      [`/dashboard/offers/${liveGraph.offerId}`, key.cookie],
+      [`/dashboard/webhooks/${liveGraph.hookId}`, key.cookie],
+      ["/dashboard/offers?group=marketplace", key.cookie],
+      ["/dashboard/operator", admin.cookie],
+    ];
+    for (const [path, cookie] of pages) {
+      const res = await send(path, { cookie });
+      expect(res.status, path).toBe(200);
+      const html = await res.text();
+      expect(html.match(EXTERNAL), path).toBeNull();
+      for (const asset of html.matchAll(/(?:src|href)="(\/[^"]*\.(?:js|css|png))"/g)) {
+        expect((await send(asset[1]!)).status, asset[1]).toBe(200);
+      }
+    }
+    const swagger = await (await send("/docs/assets/swagger-ui-bundle.js")).text();
+    expect(swagger.length).toBeGreaterThan(100_000);
+  });
+
+  it("dashboard pages forbid loading from elsewhere (Content-Security-Policy)", async () => {
+    const { cookie } = await signIn(owner.keys.test);
+    const res = await send("/dashboard/transactions", { cookie });
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+  });
+});

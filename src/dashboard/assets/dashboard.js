@@ -41,7 +41,7 @@
         labels: labels,
         datasets: [
           { type: "bar", label: "Transactions per minute", data: pick("transactions"), backgroundColor: "#1f5fbf", yAxisID: "y" },
-          { type: "line", label: "Qualified %", data: pick("qualifiedRate"), borderColor: "#1d7a3a", backgroundColor: "#1d7a3a", spanGaps: true, yAxisID: "rate" },
+          { type: "line", label: "Qualified %", data: pick("qualifiedRate"), borderColor: "#1d7a3a", backgroundColor: "#1d7a3a", spanGaps: true, pointRadius: 3, yAxisID: "rate" },
         ],
       },
       options: Object.assign({}, common, {
@@ -55,7 +55,7 @@
       data: {
         labels: labels,
         datasets: [
-          { type: "line", label: "Mean latency (ms)", data: pick("latencyMs"), borderColor: "#8a5a00", backgroundColor: "#8a5a00", spanGaps: true, yAxisID: "y" },
+          { type: "line", label: "Mean latency (ms)", data: pick("latencyMs"), borderColor: "#8a5a00", backgroundColor: "#8a5a00", spanGaps: true, pointRadius: 3, yAxisID: "y" },
           { type: "bar", label: "Failed attempts", data: pick("failures"), backgroundColor: "#b3261e", yAxisID: "fail" },
         ],
       },

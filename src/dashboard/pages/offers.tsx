@@ -76,7 +76,7 @@ const reward = (o: Pick<Offer, "type" | "currency">) =>
     ? `${o.type.value}%${o.type.maxRewardAmount ? ` up to ${o.type.maxRewardAmount} ${o.currency}` : ""}`
     : `${o.type.value} ${o.currency}`;
 
-function GroupNav({ group, program }: { group: Group; program: string | undefined }) {
+function GroupNav({ group, program }: { group: Group | undefined; program: string | undefined }) {
   return (
     <nav aria-label="Offer groups" class="tabs">
       <ul>
@@ -88,7 +88,9 @@ function GroupNav({ group, program }: { group: Group; program: string | undefine
           </li>
         ))}
         <li>
-          <a href={`/dashboard/offers/new${qs({ program })}`}>Create an offer</a>
+          <a href={`/dashboard/offers/new${qs({ program })}`} aria-current={group === undefined ? "page" : undefined}>
+            Create an offer
+          </a>
         </li>
       </ul>
     </nav>
@@ -134,7 +136,7 @@ async function createForm(c: DashContext, values: FormValues, error?: string) {
   const schemes = values.schemes === undefined ? [...SCHEMES] : all(values, "schemes");
   return (
     <Layout c={c} title="Create an offer" program={program} programs={programs} error={error}>
-      <GroupNav group="requests" program={program?.id} />
+      <GroupNav group={undefined} program={program?.id} />
       {brands.items.length === 0 && <p>Add a brand first (below).</p>}
       <form method="post" action={`/dashboard/offers${qs({ program: program?.id })}`} class="grid" novalidate>
         <input type="hidden" name="publisherId" value={account.id} />

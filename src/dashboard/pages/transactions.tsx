@@ -113,6 +113,7 @@ export function mountTransactions(dash: Hono<DashEnv>) {
         </Table>
         {live && <div hidden id="feed-source" data-src={streamUrl}></div>}
         <Pager
+          note={live ? "when the page was opened" : undefined}
           count={list.count}
           shown={list.items.length}
           last={list.last}
