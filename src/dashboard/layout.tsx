@@ -9,6 +9,8 @@ export interface Program {
   id: string;
   name: string;
   live: boolean;
+  /** `syncing` while a sync of its locations with the networks runs. */
+  status: "idle" | "syncing";
 }
 
 /** Standards mode: without it the browser lays pages out in quirks mode. */

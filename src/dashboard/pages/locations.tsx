@@ -50,7 +50,12 @@ export function mountLocations(dash: Hono<DashEnv>) {
           <button type="submit">Filter</button>
         </form>
         {program.live ? (
-          <ActionButton action={`/dashboard/locations/sync`} label="Start the program's sync" fields={{ program: program.id }} />
+          <div class="actions">
+            <span>
+              Sync with the networks: <Badge text={program.status === "syncing" ? "Syncing" : "Idle"} />
+            </span>
+            <ActionButton action={`/dashboard/locations/sync`} label="Start the program's sync" fields={{ program: program.id }} />
+          </div>
         ) : (
           <p class="hint">Test environment: locations are onboarded at once; the sync with the networks is for live programs.</p>
         )}
