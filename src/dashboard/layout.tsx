@@ -214,20 +214,24 @@ export const Badge = (props: { text: string; tone?: string }) => (
 );
 
 /** A table that scrolls sideways on a narrow screen instead of overflowing the page. */
-export const Table = (props: { caption: string; head: string[]; children?: Child; id?: string }) => (
-  <div class="table-wrap" tabindex={0} role="region" aria-label={props.caption}>
-    <table id={props.id}>
-      <caption>{props.caption}</caption>
-      <thead>
-        <tr>
-          {props.head.map((h) => (
-            <th scope="col">{h}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>{props.children}</tbody>
-    </table>
-  </div>
-);
+export const Table = (props: { caption: string; head: string[]; children?: Child; id?: string; empty?: string }) => {
+  const none = Array.isArray(props.children) && props.children.length === 0;
+  return (
+    <div class="table-wrap" tabindex={0} role="region" aria-label={props.caption}>
+      <table id={props.id}>
+        <caption>{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.head.map((h) => (
+              <th scope="col">{h}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+      {none && props.empty && <p class="empty">{props.empty}</p>}
+    </div>
+  );
+};
 
 export const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;

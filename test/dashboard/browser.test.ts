@@ -7,10 +7,16 @@ import type { Page } from "playwright-core";
 import { usePipeline } from "../support/pipeline.ts";
 import { ADMIN_TOKEN, type TestAccount } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
-import { chromiumPath, screenshots, serveAndLaunch, type Served } from "../support/browser.ts";
+import { chromiumPath, focused, screenshots as saveScreenshots, serveAndLaunch, unlabelledFields, type Served } from "../support/browser.ts";
 import { ALL_ROLES } from "../../src/roles.ts";
 
 const executablePath = chromiumPath();
+
+/** A screenshot of the page at both widths, and the check that every field on it has a label. */
+async function screenshots(page: Page, name: string) {
+  await saveScreenshots(page, name);
+  if (name !== "docs") expect(await unlabelledFields(page), name).toEqual([]);
+}
 const pipeline = usePipeline(ALL_ROLES);
 
 describe.skipIf(!executablePath)("dashboard in Chromium", () => {
@@ -153,6 +159,22 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     }
     await page.getByRole("link", { name: "Live", exact: true }).click();
     expect(await page.locator("table").textContent()).toContain("5 off coffee");
+  });
+
+  it("is usable with the keyboard alone: sign in, skip link, navigation", async () => {
+    const page = await newPage();
+    await page.goto(`${served.url}/dashboard/sign-in`);
+    await page.keyboard.type(account.keys.test);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("h1").textContent()).toBe("Overview");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Skip to content");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Overview");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Transactions");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("h1").textContent()).toBe("Transactions");
   });
 
   it("the operator advances the service clock", async () => {

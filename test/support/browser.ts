@@ -55,3 +55,13 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   }
   await page.setViewportSize(original);
 }
+
+/** Visible form controls with no label (their own <label>, aria-label or aria-labelledby). */
+export function unlabelledFields(page: Page): Promise<string[]> {
+  return page.evaluate(`Array.from(document.querySelectorAll("input:not([type=hidden]), select, textarea"))
+    .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby"))
+    .map((el) => el.outerHTML.slice(0, 120))`);
+}
+
+/** The text of the element that has the keyboard focus. */
+export const focused = (page: Page): Promise<string> => page.evaluate("document.activeElement ? document.activeElement.textContent.trim() : ''");

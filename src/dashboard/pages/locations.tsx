@@ -59,7 +59,7 @@ export function mountLocations(dash: Hono<DashEnv>) {
         ) : (
           <p class="hint">Test environment: locations are onboarded at once; the sync with the networks is for live programs.</p>
         )}
-        <Table caption="Locations and their status per scheme" head={["Location", "Brand", ...SCHEMES.map((s) => s[0]!.toUpperCase() + s.slice(1)), ""]}>
+        <Table caption="Locations and their status per scheme" head={["Location", "Brand", ...SCHEMES.map((s) => s[0]!.toUpperCase() + s.slice(1)), ""]} empty="No locations yet: add one below.">
           {locations.items.map((l) => (
             <tr>
               <td>

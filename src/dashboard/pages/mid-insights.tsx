@@ -90,7 +90,7 @@ export function mountMidInsights(dash: Hono<DashEnv>) {
             </div>
           </form>
         </details>
-        <Table caption={`MID insights (${list.count} matching)`} head={["Scheme", "Status", "Merchant", "Identifiers", "Origin", "Onboarded", "Offboarded", "Last seen", ""]}>
+        <Table caption={`MID insights (${list.count} matching)`} head={["Scheme", "Status", "Merchant", "Identifiers", "Origin", "Onboarded", "Offboarded", "Last seen", ""]} empty="No MID insights match.">
           {list.items.map((m) => (
             <tr>
               <td>{m.scheme}</td>

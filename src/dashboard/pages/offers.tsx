@@ -250,7 +250,7 @@ export function mountOffers(dash: Hono<DashEnv>) {
             <Select name="order" label="Order" options={[["desc", "descending"], ["asc", "ascending"]]} value={filters.order} />
             <button type="submit">Filter</button>
           </form>
-          <Table caption="Marketplace offers not yet added to a program" head={["Name", "Brand", "Reward", "Fees", "Dates", "Supplier", ""]}>
+          <Table caption="Marketplace offers not yet added to a program" head={["Name", "Brand", "Reward", "Fees", "Dates", "Supplier", ""]} empty="No marketplace offers match.">
             {list.items.map((o) => (
               <tr>
                 <td>{o.name}</td>
@@ -290,7 +290,7 @@ export function mountOffers(dash: Hono<DashEnv>) {
           <Field name="countryCode" label="Country" value={filters.countryCode} />
           <button type="submit">Filter</button>
         </form>
-        <Table caption={title} head={["Name", "Brand", "Status", "Reward", "Start – end (local)", "Locations", "Activation"]}>
+        <Table caption={title} head={["Name", "Brand", "Status", "Reward", "Start – end (local)", "Locations", "Activation"]} empty="No offers in this group.">
           {list.items.map((o) => (
             <tr>
               <td>
@@ -412,7 +412,7 @@ export function mountOffers(dash: Hono<DashEnv>) {
         </section>
         <section aria-labelledby="activation">
           <h2 id="activation">Activation on cards</h2>
-          <Table caption="Cards with this offer activated" head={["Card", "State", "Qualified", ""]}>
+          <Table caption="Cards with this offer activated" head={["Card", "State", "Qualified", ""]} empty="No card has activated it.">
             {must(activations).items.map((a) => (
               <tr>
                 <td>{a.cardId}</td>

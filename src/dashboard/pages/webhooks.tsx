@@ -76,7 +76,7 @@ export function mountWebhooks(dash: Hono<DashEnv>) {
     const hooks = must(await callApi<List<Hook>>(c, "GET", `/v1/programs/${program.id}/hooks${qs({ start, limit: 50 })}`));
     return c.html(
       <Layout c={c} title="Webhooks" program={program} programs={programs}>
-        <Table caption="Hooks of the program" head={["Event", "URL", "Created", ""]}>
+        <Table caption="Hooks of the program" head={["Event", "URL", "Created", ""]} empty="No hooks yet: add one below.">
           {hooks.items.map((h) => (
             <tr>
               <td>
