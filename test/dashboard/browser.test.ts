@@ -11,6 +11,8 @@ import { chromiumPath, focused, screenshots as saveScreenshots, serveAndLaunch, 
 import { ALL_ROLES } from "../../src/roles.ts";
 
 const executablePath = chromiumPath();
+/** A browser walk through many pages: generous, for a busy machine (tests wait on outcomes, not time). */
+const WALK_MS = 180_000;
 
 /** A screenshot of the page at both widths, and the check that every field on it has a label. */
 async function screenshots(page: Page, name: string) {
@@ -25,6 +27,8 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
   let account: TestAccount;
   /** Every URL any page asked for, to prove that nothing comes from outside. */
   const requested: string[] = [];
+  /** Errors the pages logged, Content-Security-Policy refusals among them. */
+  const consoleErrors: string[] = [];
 
   beforeAll(async () => {
     served = await serveAndLaunch(pipeline.h.services, ADMIN_TOKEN, executablePath!);
@@ -40,6 +44,12 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     const context = await served.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     page.on("request", (r) => requested.push(r.url()));
+    page.on("console", (m) => {
+      // A 4xx page answer (the API's refusal shown as a page) is logged by Chromium too; those are expected.
+      if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of 4")) {
+        consoleErrors.push(`${page.url()}: ${m.text()}`);
+      }
+    });
     return page;
   }
 
@@ -109,6 +119,10 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Link location" }).click();
     await expect(flash(page).textContent()).resolves.toContain("Location linked.");
     await expect(page.locator("dl.facts .badge").first().textContent()).resolves.toBe("live");
+    await page.getByLabel("New end (local)").fill("2027-06-01T00:00:00");
+    await page.getByRole("button", { name: "Extend" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Offer extended.");
+    await expect(page.locator("dl.facts").textContent()).resolves.toContain("2027-06-01 00:00:00");
     await screenshots(page, "offer");
 
     // The live feed is open in one tab; the purchase is sent from another.
@@ -142,9 +156,24 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await expect(flash(feed).textContent()).resolves.toContain("Queued again for 1 hook(s).");
     await receiver.waitFor(2);
 
+    // A receiver that fails: the delivery shows the failed attempt and its next retry on the service clock.
+    receiver.respondWith(500);
+    await page.getByLabel("Amount", { exact: true }).fill("30");
+    await page.getByRole("button", { name: "Send purchase" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Test purchase sent");
+    await receiver.waitFor(3);
     await feed.getByRole("link", { name: "Webhooks" }).click();
     await feed.getByRole("link", { name: "transaction.auth" }).click();
-    await expect.poll(() => feed.locator("[data-delivery]").count()).toBeGreaterThanOrEqual(1);
+    // Frozen service time: every delivery has the same creation time, so find the failing one by its attempt.
+    const failing = feed.locator("[data-delivery]", { hasText: "#1: 500" });
+    await expect.poll(async () => {
+      await feed.reload();
+      return failing.count();
+    }, { timeout: 20_000 }).toBe(1);
+    expect(await failing.textContent()).toMatch(/#1: 500, \d+ ms/);
+    expect(await failing.textContent()).toContain("pending");
+    expect(await failing.locator("td").nth(3).textContent()).toBe("2026-01-05 12:00:05");
+    receiver.respondWith(200);
     await screenshots(feed, "webhook-deliveries");
     await feed.getByRole("link", { name: "Webhooks" }).click();
     await screenshots(feed, "webhooks");
@@ -159,7 +188,7 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     }
     await page.getByRole("link", { name: "Live", exact: true }).click();
     expect(await page.locator("table").textContent()).toContain("5 off coffee");
-  });
+  }, WALK_MS);
 
   it("is usable with the keyboard alone: sign in, skip link, navigation", async () => {
     const page = await newPage();
@@ -175,7 +204,7 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     expect(await focused(page)).toBe("Transactions");
     await page.keyboard.press("Enter");
     await expect.poll(() => page.locator("h1").textContent()).toBe("Transactions");
-  });
+  }, WALK_MS);
 
   it("the operator advances the service clock", async () => {
     const page = await newPage();
@@ -190,7 +219,7 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Advance by this much" }).click();
     await expect(flash(page).textContent()).resolves.toContain("hours: must be 0 or more");
     await screenshots(page, "operator");
-  });
+  }, WALK_MS);
 
   it("a live session exports MID insights and offboards a MID", async () => {
     const live = account.as("live");
@@ -228,7 +257,7 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
 
     await page.getByRole("button", { name: "Offboard" }).first().click();
     await expect(flash(page).textContent()).resolves.toContain("Offboard requested");
-  });
+  }, WALK_MS);
 
   it("a test key sees the API's refusal on MID insights; /docs renders from the package", async () => {
     const page = await newPage();
@@ -238,9 +267,10 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await page.goto(`${served.url}/docs`);
     await expect.poll(() => page.locator(".swagger-ui .info .title").count(), { timeout: 20_000 }).toBe(1);
     await screenshots(page, "docs");
-  });
+  }, WALK_MS);
 
-  it("no page asked for anything outside the service", () => {
+  it("no page asked for anything outside the service, and none logged an error", () => {
+    expect(consoleErrors).toEqual([]);
     expect(requested.length).toBeGreaterThan(50);
     const outside = requested.filter((u) => !u.startsWith(served.url) && !u.startsWith("data:") && !u.startsWith("blob:"));
     expect(outside).toEqual([]);
