@@ -47,13 +47,13 @@ export function DeliveryTable({ deliveries, back }: { deliveries: Delivery[]; ba
             <Badge text={d.status} tone={d.status === "succeeded" ? "active" : d.status === "failed" ? "not-found" : "syncing"} />
           </td>
           <td>
-            <ol class="attempts">
+            <ul class="attempts">
               {d.attempts.map((a) => (
                 <li>
                   #{a.attempt}: {a.responseCode ?? a.error ?? "no answer"}, {a.latencyMs} ms, {when(a.attempted)}
                 </li>
               ))}
-            </ol>
+            </ul>
           </td>
           <td>{d.nextAttempt ? when(d.nextAttempt) : "—"}</td>
           <td>
