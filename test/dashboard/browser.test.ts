@@ -180,6 +180,13 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
 
     await page.getByRole("link", { name: "Overview" }).click();
     await expect.poll(() => page.locator("#chart-transactions").getAttribute("height")).not.toBeNull();
+    await expect.poll(async () => {
+      await page.reload();
+      return page.locator(".stats").textContent();
+    }).toMatch(/2 transactions.*3 webhook attempts, 1 failed/);
+    await page.getByText("The figures as a table").click();
+    const minute = page.locator("details table tbody tr").first();
+    expect(await minute.locator("td").allTextContents()).toEqual(["12:00", "2", "100", "3", "1", expect.stringMatching(/^\d+$/)]);
     await screenshots(page, "overview");
     for (const group of ["Requests", "Live", "Expiring soon", "Marketplace"]) {
       await page.getByRole("link", { name: "Offers" }).click();

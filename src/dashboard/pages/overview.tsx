@@ -70,11 +70,15 @@ export function mountOverview(dash: Hono<DashEnv>) {
         </ul>
         <div class="charts">
           <figure>
-            <canvas id="chart-transactions" role="img" aria-label="Transactions per minute and qualification rate, last hour"></canvas>
+            <div class="chart-box">
+              <canvas id="chart-transactions" role="img" aria-label="Transactions per minute and qualification rate, last hour"></canvas>
+            </div>
             <figcaption>Transactions per minute and the share qualified</figcaption>
           </figure>
           <figure>
-            <canvas id="chart-webhooks" role="img" aria-label="Webhook delivery latency and failures per minute, last hour"></canvas>
+            <div class="chart-box">
+              <canvas id="chart-webhooks" role="img" aria-label="Webhook delivery latency and failures per minute, last hour"></canvas>
+            </div>
             <figcaption>Webhook delivery: mean latency and failed attempts per minute</figcaption>
           </figure>
         </div>
