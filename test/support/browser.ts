@@ -45,12 +45,18 @@ export async function serveAndLaunch(services: Services, adminToken: string, exe
   };
 }
 
-/** Saves the page at 1280 px and at 390 px wide, full length. */
+/** The page's document, for functions that run in the page (not strings: the dashboard's CSP forbids eval). */
+declare const document: { documentElement: { scrollWidth: number } };
+
+/** Saves the page at 1280 px and at 390 px wide, full length, once it fits the width. */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const original = page.viewportSize() ?? { width: 1280, height: 900 };
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
+    // Readable at this width: nothing wider than the window (wide tables scroll inside their frame).
+    // Waiting for it also lets the page lay itself out again (Chart.js resizes its canvas after a frame).
+    await page.waitForFunction((w) => document.documentElement.scrollWidth <= w, width, { timeout: 10_000 });
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize(original);
