@@ -2,16 +2,8 @@
 // navigation, the program switcher, the flash message, and small components for forms and lists.
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
-import type { DashContext } from "./context.ts";
-import { qs } from "./context.ts";
-
-export interface Program {
-  id: string;
-  name: string;
-  live: boolean;
-  /** `syncing` while a sync of its locations with the networks runs. */
-  status: "idle" | "syncing";
-}
+import { qs, type DashContext } from "./context.ts";
+import type { Program } from "../store/programs.ts";
 
 /** Standards mode: without it the browser lays pages out in quirks mode. */
 export const DOCTYPE = raw("<!doctype html>");

@@ -7,27 +7,8 @@ import { afterAction } from "../actions.ts";
 import { readForm, text, type FormValues } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
-
-interface MidInsight {
-  id: string;
-  scheme: string;
-  status: string;
-  cardNetworkMerchantName?: string;
-  origin?: string;
-  onboardedAt?: string;
-  offboardedAt?: string;
-  lastSeenTransactionDate?: string;
-  [field: string]: string | undefined;
-}
-
-interface Export {
-  id: string;
-  format: string;
-  recipients: string[];
-  count: number;
-  size: number;
-  created: string;
-}
+import type { MidInsight } from "../../store/mid-insights.ts";
+import type { MidInsightExport as Export } from "../../store/mid-insights-exports.ts";
 
 const UUID_FILTERS = ["brandId", "locationId", "midId", "id"] as const;
 const FILTERS = [...UUID_FILTERS, "lastSeenTransactionDateFrom", "lastSeenTransactionDateTo", "origin", "status", ...IDENTIFIER_FIELDS] as const;
@@ -42,7 +23,7 @@ function filtersFrom(get: (name: string) => string | undefined) {
   return out;
 }
 
-const day = (iso?: string) => (iso ? iso.slice(0, 10) : "—");
+const day = (iso?: string | null) => (iso ? iso.slice(0, 10) : "—");
 
 export function mountMidInsights(dash: Hono<DashEnv>) {
   dash.get("/mid-insights", async (c) => {

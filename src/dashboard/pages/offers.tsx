@@ -11,53 +11,12 @@ import { afterAction } from "../actions.ts";
 import { all, checked, compact, json, localDateTime, num, readForm, text, type FormValues } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { programsOf } from "../programs.tsx";
-
-interface Offer {
-  id: string;
-  name: string;
-  brandId: string;
-  brandName: string;
-  status: string;
-  countryCode: string;
-  currency: string;
-  startDate: string;
-  endDate: string | null;
-  type: { name: string; value: number; maxRewardAmount: number | null };
-  activation: { enabled: boolean; qualifiedTransactionsLimit?: number };
-  locationsTotal: number;
-  daysOfWeek: number[];
-  schemes: string[];
-  minTransactionAmount: number;
-  returnPeriod: number;
-  feeSplit: number | null;
-  fees: { publisherFee: number; serviceFee: number } | null;
-  targeting: { name: string; from: number | null; to: number | null } | null;
-  transactionSource: string | null;
-  origin: { id: string; type: string };
-  funded: { id: string; type: string };
-  live: boolean;
-  marketplace: { offerId: string; approval: string } | null;
-}
-
-interface MarketplaceOffer {
-  id: string;
-  name: string;
-  brandName: string;
-  countryCode: string;
-  channels: string[];
-  startDate: string;
-  endDate: string;
-  type: { name: string; value: number };
-  supplier: { name?: string; type: string };
-  fees: { publisherFee: number; serviceFee: number };
-}
-
-interface Activation {
-  cardId: string;
-  state: string;
-  qualifiedTransactions: number;
-  qualifiedTransactionsLimit: number | null;
-}
+import type { Offer } from "../../store/offers.ts";
+import type { OfferActivation } from "../../store/offer-activations.ts";
+import type { MarketplaceOfferView } from "../../store/marketplace-offers.ts";
+import type { Brand } from "../../store/brands.ts";
+import type { Card } from "../../store/cards.ts";
+import type { Location } from "../../store/locations.ts";
 
 const GROUPS = [
   ["requests", "Requests"],
@@ -129,7 +88,7 @@ function offerInput(f: FormValues) {
 
 async function createForm(c: DashContext, values: FormValues, error?: string) {
   const { programs, program } = await programsOf(c);
-  const brands = must(await callApi<List<{ id: string; name: string }>>(c, "GET", "/v1/brands?limit=100"));
+  const brands = must(await callApi<List<Brand>>(c, "GET", "/v1/brands?limit=100"));
   const account = must(await callApi<{ id: string }>(c, "GET", "/v1/account"));
   const v = (name: string) => text(values, name);
   const days = values.daysOfWeek === undefined ? [0, 1, 2, 3, 4, 5, 6] : all(values, "daysOfWeek").map(Number);
@@ -234,7 +193,7 @@ export function mountOffers(dash: Hono<DashEnv>) {
         sort: c.req.query("sort"),
         order: c.req.query("order"),
       };
-      const list = must(await callApi<List<MarketplaceOffer>>(c, "GET", `/v1/marketplace-offers${qs({ ...filters, start, limit: 25 })}`));
+      const list = must(await callApi<List<MarketplaceOfferView>>(c, "GET", `/v1/marketplace-offers${qs({ ...filters, start, limit: 25 })}`));
       return c.html(
         <Layout c={c} title="Offers: marketplace" program={program} programs={programs}>
           <GroupNav group={group} program={program?.id} />
@@ -343,9 +302,9 @@ export function mountOffers(dash: Hono<DashEnv>) {
     const id = encodeURIComponent(c.req.param("id"));
     const o = must(await callApi<Offer>(c, "GET", `/v1/offers/${id}`));
     const [cards, locations, activations] = await Promise.all([
-      program ? callApi<List<{ id: string; scheme: string; lastNumbers: string }>>(c, "GET", `/v1/programs/${program.id}/cards?limit=100`) : undefined,
-      program ? callApi<List<{ id: string; address: string; city: string; brandId: string }>>(c, "GET", `/v1/programs/${program.id}/locations${qs({ brandId: o.brandId, limit: 100 })}`) : undefined,
-      callApi<List<Activation>>(c, "GET", `/v1/offers/${id}/cards?limit=100`),
+      program ? callApi<List<Card>>(c, "GET", `/v1/programs/${program.id}/cards?limit=100`) : undefined,
+      program ? callApi<List<Location>>(c, "GET", `/v1/programs/${program.id}/locations${qs({ brandId: o.brandId, limit: 100 })}`) : undefined,
+      callApi<List<OfferActivation>>(c, "GET", `/v1/offers/${id}/cards?limit=100`),
     ]);
     const self = `/dashboard/offers/${o.id}`;
     const p = { program: program?.id ?? "" };

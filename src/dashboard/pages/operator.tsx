@@ -7,6 +7,7 @@ import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { all, compact, num, readForm, text } from "../form.ts";
 import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import type { Account, AccountWithKeys } from "../../store/accounts.ts";
 
 interface Clock {
   now: string;
@@ -18,14 +19,6 @@ interface Traffic {
   run: { id: string; options: Record<string, unknown>; state: string; started: string; stopped: string | null } | null;
   counts: Record<string, { purchases: number; planned: number | null; dropped: number; duplicated: number } | undefined>;
 }
-interface Account {
-  id: string;
-  name: string;
-  tier: string;
-  email: string | null;
-  created: string;
-}
-
 const ADVANCES = [
   ["1 hour", { hours: 1 }],
   ["1 day", { days: 1 }],
@@ -203,7 +196,7 @@ export function mountOperator(dash: Hono<DashEnv>) {
 
   dash.post("/operator/accounts", async (c) => {
     const f = await readForm(c);
-    const result = await callApi<Account & { keys: { test: string; live: string } }>(
+    const result = await callApi<AccountWithKeys>(
       c,
       "POST",
       "/admin/accounts",

@@ -8,38 +8,11 @@ import { afterAction } from "../actions.ts";
 import { compact, localDateTime, num, readForm, text } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table, money } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
-import { DeliveryTable, type Delivery } from "./webhooks.tsx";
-
-export interface Transaction {
-  id: string;
-  type: "purchase" | "refund";
-  datetime: string;
-  created: string;
-  updated: string;
-  auth: boolean;
-  cleared: boolean;
-  voided: boolean;
-  amount: number;
-  currency: string;
-  targetingTag: string | null;
-  card: { id: string; firstNumbers: string; lastNumbers: string; scheme: string };
-  brand: { id: string; name: string } | null;
-  location: { id: string; address: string; city: string; postcode: string; countryCode: string } | null;
-  offer: { id: string | null; cashback: number; performanceFee: number; qualified: boolean; qualificationDate: string | null; message: string[] };
-  identifiers: Record<string, string | null>;
-}
-
-interface Card {
-  id: string;
-  firstNumbers: string;
-  lastNumbers: string;
-  scheme: string;
-}
-interface LocationItem {
-  id: string;
-  address: string;
-  city: string;
-}
+import { DeliveryTable } from "./webhooks.tsx";
+import type { Card } from "../../store/cards.ts";
+import type { Location } from "../../store/locations.ts";
+import type { Transaction } from "../../store/transactions.ts";
+import type { Delivery } from "../../store/webhook-deliveries.ts";
 
 const stageOf = (t: Transaction) => (t.type === "refund" ? "refund" : t.cleared ? "clearing" : "auth");
 
@@ -88,7 +61,7 @@ export function mountTransactions(dash: Hono<DashEnv>) {
     const [page, cards, locations] = await Promise.all([
       callApi<List<Transaction>>(c, "GET", `/v1/programs/${program.id}/transactions${qs({ ...filters, start, limit: 25 })}`),
       callApi<List<Card>>(c, "GET", `/v1/programs/${program.id}/cards?limit=100`),
-      callApi<List<LocationItem>>(c, "GET", `/v1/programs/${program.id}/locations?limit=100`),
+      callApi<List<Location>>(c, "GET", `/v1/programs/${program.id}/locations?limit=100`),
     ]);
     const list = must(page);
     const cardOptions = must(cards).items.map((k) => [k.id, `${k.scheme} ${k.firstNumbers}···${k.lastNumbers}`] as const);

@@ -1,33 +1,14 @@
 // Webhooks: the program's hooks (create, delete, the signing secret once), and each hook's deliveries
 // with every attempt — status code, latency, next retry on the service clock — and a redeliver button.
 import type { Hono } from "hono";
-import { HOOK_EVENTS } from "../../store/hooks.ts";
+import { HOOK_EVENTS, type Hook, type HookWithSecret } from "../../store/hooks.ts";
+import type { Delivery } from "../../store/webhook-deliveries.ts";
 import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { readForm, text } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
 import { setFlash } from "../session.ts";
-
-interface Hook {
-  id: string;
-  programId: string;
-  event: string;
-  url: string;
-  created: string;
-  secret?: string;
-}
-
-export interface Delivery {
-  id: string;
-  hookId: string;
-  eventId: string;
-  event: string;
-  status: "pending" | "succeeded" | "failed";
-  nextAttempt: string | null;
-  attempts: { attempt: number; attempted: string; latencyMs: number; responseCode: number | null; error: string | null }[];
-  created: string;
-}
 
 const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
 
@@ -108,7 +89,7 @@ export function mountWebhooks(dash: Hono<DashEnv>) {
   dash.post("/webhooks", async (c) => {
     const program = c.req.query("program") ?? "";
     const f = await readForm(c);
-    const result = await callApi<Hook>(c, "POST", `/v1/programs/${encodeURIComponent(program)}/hooks`, {
+    const result = await callApi<HookWithSecret>(c, "POST", `/v1/programs/${encodeURIComponent(program)}/hooks`, {
       event: text(f, "event"),
       url: text(f, "url"),
     });
