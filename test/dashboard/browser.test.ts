@@ -188,13 +188,29 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     const minute = page.locator("details table tbody tr").first();
     expect(await minute.locator("td").allTextContents()).toEqual(["12:00", "2", "100", "3", "1", expect.stringMatching(/^\d+$/)]);
     await screenshots(page, "overview");
-    for (const group of ["Requests", "Live", "Expiring soon", "Marketplace"]) {
+    for (const group of ["Requests", "Live", "Expiring soon"]) {
       await page.getByRole("link", { name: "Offers" }).click();
       await page.getByRole("link", { name: group, exact: true }).click();
       await screenshots(page, `offers-${group.toLowerCase().replace(/ /g, "-")}`);
     }
     await page.getByRole("link", { name: "Live", exact: true }).click();
     expect(await page.locator("table").textContent()).toContain("5 off coffee");
+
+    // The marketplace group: a content provider's offer, added to the program from the dashboard.
+    const supplied = await pipeline.h.admin("POST", "/admin/marketplace-offers", {
+      name: "Rewards Co coffee",
+      brandName: "Coffee House",
+      countryCode: "GBR",
+      startDate: "2026-01-01T00:00:00",
+      type: { name: "amount", value: 3 },
+      supplier: { id: "cp_rewards", type: "affiliate", name: "Rewards Co" },
+    });
+    expect(supplied.status).toBe(201);
+    await page.getByRole("link", { name: "Marketplace", exact: true }).click();
+    await screenshots(page, "offers-marketplace");
+    await page.getByRole("button", { name: "Add to Coffee program" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Added to the program");
+    await expect(page.locator("h1").textContent()).resolves.toBe("Offer: Rewards Co coffee");
   }, WALK_MS);
 
   it("is usable with the keyboard alone: sign in, skip link, navigation", async () => {
