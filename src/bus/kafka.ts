@@ -23,17 +23,37 @@ const subjectOf = (topic: string) => `${topic}-value`;
 /** How long createTopics waits for every partition of its topics to have a leader. */
 const LEADER_WAIT_MS = 30_000;
 
+/**
+ * Several processes starting at once register a new subject's first version together. Confluent's registry
+ * gives each the id; Apicurio 2.6 answers all but one 409 ("artifact … already exists"), and until the
+ * winner has set BACKWARD on the subject it reports the default NONE, which the client refuses as a
+ * compatibility mismatch. Registering again settles both, so these are retried a few times (~3 s in
+ * all); an incompatible schema or a subject really set to another level still fails, after the retries.
+ */
+const REGISTER_ATTEMPTS = 6;
+// The client's entry point does not export its error classes; their names are set from the class.
+const lostFirstRegistrationRace = (err: unknown) =>
+  err instanceof Error && (err.name === "ConfluentSchemaRegistryCompatibilityError" || (err as { status?: unknown }).status === 409);
+
 /** Avro through a Confluent-compatible schema registry: the schema id travels in each message's header. */
 export function registryCodec(url: string): ValueCodec {
   const registry = new SchemaRegistry({ host: url });
   const ids = new Map<string, number>();
   return {
     async register(topic, schema) {
-      const { id } = await registry.register(
-        { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
-        { subject: subjectOf(topic), compatibility: COMPATIBILITY.BACKWARD },
-      );
-      ids.set(topic, id);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const { id } = await registry.register(
+            { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
+            { subject: subjectOf(topic), compatibility: COMPATIBILITY.BACKWARD },
+          );
+          ids.set(topic, id);
+          return;
+        } catch (err) {
+          if (attempt >= REGISTER_ATTEMPTS || !lostFirstRegistrationRace(err)) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** (attempt - 1)));
+        }
+      }
     },
     async encode(topic, value) {
       const id = ids.get(topic);

@@ -1,6 +1,6 @@
 // What only the Kafka bus has to prove, on the real broker with each value codec (the schema registry,
 // and single-object encoding without one): schemas evolve compatibly (a new optional field registers, a
-// new required one is refused), bytes no schema can decode are dead-lettered by the bus instead of
+// new required one is refused; processes starting together register a new schema together), bytes no schema can decode are dead-lettered by the bus instead of
 // stopping the consumer, and a namespace keeps topics and groups apart on a shared cluster.
 import { randomUUID } from "node:crypto";
 import { Kafka, logLevel } from "kafkajs";
@@ -72,6 +72,16 @@ for (const { name, available, codec, v1Read } of codecs) describe.skipIf(!availa
       v1Read,
       { id: "new", amount: 2, channel: "online" },
     ]);
+  });
+
+  it("lets several processes starting at once register a new topic's schema together", async () => {
+    // One codec per process, each with its own registry client, as the roles have at start-up.
+    const subject = `concurrent-${run}`;
+    const processes = Array.from({ length: 6 }, () => codec());
+    await Promise.all(processes.map((c) => c.register(subject, v1)));
+    const encoded = await Promise.all(processes.map((c) => c.encode(subject, { id: "same", amount: 5 })));
+    expect(new Set(encoded.map((b) => b.toString("hex"))).size).toBe(1);
+    expect(await processes[0]!.decode(subject, encoded[5]!)).toEqual({ id: "same", amount: 5 });
   });
 
   it("dead-letters bytes no schema can decode and goes on with the next message", async () => {
