@@ -21,12 +21,22 @@ export const HOOK_EVENTS = [
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
+/** `active`: delivered to; `failing`: in a failure streak, paused between probes; `disabled`: nothing is sent. */
+export type HookStatus = "active" | "failing" | "disabled";
+
 export interface Hook {
   id: string;
   programId: string;
   event: HookEvent;
   url: string;
   live: boolean;
+  status: HookStatus;
+  consecutiveFailures: number;
+  failingSince: string | null;
+  pausedUntil: string | null;
+  lastError: string | null;
+  disabledAt: string | null;
+  disabledReason: string | null;
   created: string;
 }
 
@@ -41,6 +51,12 @@ interface HookRow {
   url: string;
   secret: string;
   live: boolean;
+  failure_streak: number;
+  failing_since: Date | null;
+  paused_until: Date | null;
+  last_error: string | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
   created: Date;
 }
 
@@ -50,6 +66,13 @@ const toHook = (r: HookRow): Hook => ({
   event: r.event,
   url: r.url,
   live: r.live,
+  status: r.disabled_at ? "disabled" : r.failure_streak > 0 ? "failing" : "active",
+  consecutiveFailures: r.failure_streak,
+  failingSince: r.failing_since?.toISOString() ?? null,
+  pausedUntil: r.paused_until?.toISOString() ?? null,
+  lastError: r.last_error,
+  disabledAt: r.disabled_at?.toISOString() ?? null,
+  disabledReason: r.disabled_reason,
   created: r.created.toISOString(),
 });
 
@@ -102,4 +125,21 @@ export async function deleteHook(ctx: Ctx, id: string): Promise<void> {
     ctx.live,
   ]);
   if (rows.length === 0) throw notFound("hook", id);
+}
+
+/**
+ * Re-enables a hook (its failure streak and pause cleared, so deliveries waiting for it go out at once)
+ * or disables it by request. Deliveries keep being queued while a hook is disabled.
+ */
+export async function setHookEnabled(ctx: Ctx, id: string, enabled: boolean): Promise<Hook> {
+  const [row] = await ctx.db.query<HookRow>(
+    enabled
+      ? `update hooks set disabled_at = null, disabled_reason = null, failure_streak = 0, failing_since = null,
+           paused_until = null where id = $1 and account_id = $2 and live = $3 returning *`
+      : `update hooks set disabled_at = coalesce(disabled_at, $4), disabled_reason = coalesce(disabled_reason, 'disabled by request')
+           where id = $1 and account_id = $2 and live = $3 returning *`,
+    enabled ? [id, ctx.accountId, ctx.live] : [id, ctx.accountId, ctx.live, ctx.clock.now()],
+  );
+  if (!row) throw notFound("hook", id);
+  return toHook(row);
 }

@@ -1,9 +1,8 @@
 // Webhook deliveries: fan-out of outbox events to the hooks registered for them, claiming due
-// deliveries, and recording each attempt.
+// deliveries per endpoint, renewing the claims, and recording attempts and endpoint health in batches.
 import type { Db } from "./db.ts";
 import type { Ctx } from "../api/context.ts";
 import { notFound } from "../api/errors.ts";
-import { newId } from "./ids.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getTransaction } from "./transactions.ts";
 
@@ -32,6 +31,9 @@ export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
 
 export interface DueDelivery {
   id: string;
+  hookId: string;
+  /** The hook was in a failure streak when claimed (its health must be written whatever the outcome). */
+  hookFailing: boolean;
   attempts: number;
   url: string;
   secret: string;
@@ -39,13 +41,33 @@ export interface DueDelivery {
   body: string;
 }
 
+export interface ClaimRequest {
+  /** Service time: deliveries whose next attempt is at or before it are due. */
+  now: Date;
+  /** At most this many deliveries in all. */
+  limit: number;
+  /** The claiming dispatcher; only it renews the lease. */
+  owner: string;
+  /** Lease length in milliseconds, on the database's own clock. */
+  leaseMs: number;
+  /** How many more deliveries each hook the dispatcher knows may get now (its free per-endpoint slots). */
+  allowance: { hookIds: string[]; allowed: number[] };
+  /** The allowance of a hook not in `allowance` (one the dispatcher has not delivered to yet). */
+  defaultAllowed: number;
+}
+
 /**
- * Claims up to `limit` due deliveries. A claim is a lease of `leaseSeconds` on the database's own
- * clock, so a delivery whose process died is picked up again even while service time stands still.
+ * Claims due deliveries, hook by hook in random order and at most each hook's allowance, so one
+ * endpoint's backlog never fills a claim. A hook that is disabled or paused after failures gets
+ * nothing; one in a failure streak at most one delivery (a probe). A claim is a lease on the
+ * database's own clock, so a delivery whose dispatcher died is picked up again even while service
+ * time stands still.
  */
-export async function claimDue(db: Db, now: Date, limit: number, leaseSeconds = 60): Promise<DueDelivery[]> {
+export async function claimDue(db: Db, req: ClaimRequest): Promise<DueDelivery[]> {
   const rows = await db.query<{
     id: string;
+    hook_id: string;
+    failure_streak: number;
     attempts: number;
     url: string;
     secret: string;
@@ -54,19 +76,34 @@ export async function claimDue(db: Db, now: Date, limit: number, leaseSeconds = 
     data: unknown;
     event_created: Date;
   }>(
-    `with due as (
-       select d.id from webhook_deliveries d
-       where d.status = 'pending' and d.next_attempt <= $1 and (d.lease_until is null or d.lease_until < now())
-       order by d.next_attempt limit $2 for update skip locked
+    `with allowance (hook_id, allowed) as (select * from unnest($3::uuid[], $4::int[])),
+     open_hooks as (
+       select h.id, case when h.failure_streak > 0 then least(coalesce(a.allowed, $5), 1) else coalesce(a.allowed, $5) end as allowed
+       from hooks h left join allowance a on a.hook_id = h.id
+       where h.disabled_at is null and (h.paused_until is null or h.paused_until <= $1)
+       order by random()
+     ),
+     due as (
+       select c.id from open_hooks h cross join lateral (
+         select d.id from webhook_deliveries d
+         where d.hook_id = h.id and d.status = 'pending' and d.next_attempt <= $1
+           and (d.lease_until is null or d.lease_until < now())
+         order by d.hook_id, d.next_attempt limit h.allowed
+         for update skip locked
+       ) c
+       where h.allowed > 0
+       limit $2
      )
-     update webhook_deliveries d set lease_until = now() + make_interval(secs => $3)
-     from due, hooks h, outbox e
-     where d.id = due.id and h.id = d.hook_id and e.id = d.event_id
-     returning d.id, d.attempts, h.url, h.secret, e.id as event_id, e.event, e.data, e.created as event_created`,
-    [now, limit, leaseSeconds],
+     update webhook_deliveries d set lease_until = now() + make_interval(secs => $6 / 1000.0), lease_owner = $7
+     from hooks h, outbox e
+     where d.id = any(array(select id from due)) and h.id = d.hook_id and e.id = d.event_id
+     returning d.id, d.hook_id, h.failure_streak, d.attempts, h.url, h.secret, e.id as event_id, e.event, e.data, e.created as event_created`,
+    [req.now, req.limit, req.allowance.hookIds, req.allowance.allowed, req.defaultAllowed, req.leaseMs, req.owner],
   );
   return rows.map((r) => ({
     id: r.id,
+    hookId: r.hook_id,
+    hookFailing: r.failure_streak > 0,
     attempts: r.attempts,
     url: r.url,
     secret: r.secret,
@@ -75,29 +112,168 @@ export async function claimDue(db: Db, now: Date, limit: number, leaseSeconds = 
   }));
 }
 
+/** Extends the leases `owner` still holds on `ids`; a lease another dispatcher took over is left alone. */
+export async function renewLeases(db: Db, owner: string, ids: string[], leaseMs: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    `update webhook_deliveries set lease_until = now() + make_interval(secs => $3 / 1000.0)
+     where id = any($1::uuid[]) and lease_owner = $2 and status = 'pending'`,
+    [ids, owner, leaseMs],
+  );
+}
+
 export interface AttemptOutcome {
+  deliveryId: string;
+  hookId: string;
+  hookFailing: boolean;
+  /** Service time the request was sent. */
   attempted: Date;
+  /** Service time the answer (or the error) came. */
+  finished: Date;
   latencyMs: number;
   responseCode: number | null;
   error: string | null;
-  /** Service time of the next attempt, or null: succeeded, or no attempt left. */
-  nextAttempt: Date | null;
   succeeded: boolean;
+  /**
+   * The attempt was cut short by the dispatcher itself (it was stopping): recorded, due again at once
+   * for any dispatcher, and no mark against the endpoint.
+   */
+  cancelled: boolean;
 }
 
-export async function recordAttempt(db: Db, delivery: DueDelivery, outcome: AttemptOutcome): Promise<void> {
-  await db.tx(async (tx) => {
-    const attempt = delivery.attempts + 1;
+export interface EndpointPolicy {
+  /** Service-time delays between a delivery's attempts (the retry schedule), in milliseconds. */
+  retryDelaysMs: readonly number[];
+  /** The pause after the first failure of a streak; it doubles with each further failure … */
+  pauseBaseMs: number;
+  /** … up to this. */
+  pauseMaxMs: number;
+  /** A hook that has failed on every attempt for this long (service time) is disabled. */
+  disableAfterMs: number;
+}
+
+interface EndpointTally {
+  hookId: string;
+  /** A success came in this batch: the streak restarts from the failures after the last one. */
+  reset: boolean;
+  failures: number;
+  firstFailure: Date | null;
+  finished: Date;
+  lastError: string | null;
+}
+
+function tallyEndpoints(outcomes: AttemptOutcome[]): EndpointTally[] {
+  const tallies = new Map<string, EndpointTally>();
+  for (const o of outcomes) {
+    // A success at a healthy hook changes nothing in its health: no write for it.
+    if (o.cancelled || (o.succeeded && !o.hookFailing && !tallies.has(o.hookId))) continue;
+    let t = tallies.get(o.hookId);
+    if (!t) tallies.set(o.hookId, (t = { hookId: o.hookId, reset: false, failures: 0, firstFailure: null, finished: o.finished, lastError: null }));
+    if (o.finished > t.finished) t.finished = o.finished;
+    if (o.succeeded) {
+      t.reset = true;
+      t.failures = 0;
+      t.firstFailure = null;
+      t.lastError = null;
+    } else {
+      t.failures++;
+      t.firstFailure ??= o.attempted;
+      t.lastError = o.error ?? `answered ${o.responseCode}`;
+    }
+  }
+  return [...tallies.values()];
+}
+
+/**
+ * Records a batch of attempts in one transaction with set-based statements: one attempt row each, the
+ * deliveries' status and next attempt (the retry schedule), and each hook's failure streak, pause and,
+ * after a long streak, its disabling. A delivery that no longer exists (its hook was deleted meanwhile)
+ * is skipped. Returns the hooks this batch disabled.
+ */
+export async function recordAttempts(
+  db: Db,
+  outcomes: AttemptOutcome[],
+  policy: EndpointPolicy,
+): Promise<{ hookId: string; reason: string }[]> {
+  if (outcomes.length === 0) return [];
+  const tallies = tallyEndpoints(outcomes);
+  // Booleans travel as text arrays: postgres.js sends a JS boolean array as one boolean, not an array.
+  return db.tx(async (tx) => {
     await tx.query(
-      `insert into webhook_attempts (id, delivery_id, attempt, attempted, latency_ms, response_code, error)
-       values ($1, $2, $3, $4, $5, $6, $7)`,
-      [newId(), delivery.id, attempt, outcome.attempted, Math.round(outcome.latencyMs), outcome.responseCode, outcome.error],
+      `with o as (
+         select * from unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[]::boolean[], $7::text[]::boolean[])
+           as o (id, attempted, latency_ms, response_code, error, succeeded, cancelled)
+       ),
+       d as (
+         update webhook_deliveries d set
+           attempts = d.attempts + 1,
+           status = case when d.status <> 'pending' or o.cancelled then d.status
+             when o.succeeded then 'succeeded'
+             when d.attempts + 1 <= cardinality($8::int[]) then 'pending' else 'failed' end,
+           next_attempt = case when d.status <> 'pending' then d.next_attempt
+             when o.cancelled then o.attempted
+             when o.succeeded then null
+             when d.attempts + 1 <= cardinality($8::int[]) then o.attempted + make_interval(secs => ($8::int[])[d.attempts + 1] / 1000.0)
+             else null end,
+           last_response_code = o.response_code, lease_until = null, lease_owner = null, updated = o.attempted
+         from o where d.id = o.id
+         returning d.id, d.attempts
+       )
+       insert into webhook_attempts (id, delivery_id, attempt, attempted, latency_ms, response_code, error)
+       select gen_random_uuid(), d.id, d.attempts, o.attempted, o.latency_ms, o.response_code, o.error
+       from d join o on o.id = d.id`,
+      [
+        outcomes.map((o) => o.deliveryId),
+        outcomes.map((o) => o.attempted.toISOString()),
+        outcomes.map((o) => Math.round(o.latencyMs)),
+        outcomes.map((o) => o.responseCode),
+        outcomes.map((o) => o.error),
+        outcomes.map((o) => String(o.succeeded)),
+        outcomes.map((o) => String(o.cancelled)),
+        [...policy.retryDelaysMs],
+      ],
     );
-    const status = outcome.succeeded ? "succeeded" : outcome.nextAttempt ? "pending" : "failed";
-    await tx.query(
-      `update webhook_deliveries set attempts = $2, status = $3, next_attempt = $4, last_response_code = $5,
-         lease_until = null, updated = $6 where id = $1`,
-      [delivery.id, attempt, status, outcome.nextAttempt, outcome.responseCode, outcome.attempted],
+    if (tallies.length === 0) return [];
+    return tx.query<{ hookId: string; reason: string }>(
+      `with t as (
+         select * from unnest($1::uuid[], $2::text[]::boolean[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::text[])
+           as t (hook_id, reset, failures, first_failure, finished, last_error)
+       ),
+       n as (
+         select h.id, t.finished, t.last_error,
+           case when t.reset then t.failures else h.failure_streak + t.failures end as streak,
+           case when t.failures = 0 then null when t.reset then t.first_failure
+             else coalesce(h.failing_since, t.first_failure) end as since
+         from hooks h join t on t.hook_id = h.id
+       ),
+       updated as (
+         update hooks h set
+           failure_streak = n.streak,
+           failing_since = n.since,
+           last_error = case when n.streak = 0 then h.last_error else n.last_error end,
+           paused_until = case when n.streak = 0 then null
+             else n.finished + make_interval(secs => least($8::float8, $7::float8 * 2 ^ least(n.streak - 1, 30)) / 1000.0) end,
+           disabled_at = case when h.disabled_at is null and n.streak > 0 and n.finished - n.since >= make_interval(secs => $9 / 1000.0)
+             then n.finished else h.disabled_at end,
+           disabled_reason = case when h.disabled_at is null and n.streak > 0 and n.finished - n.since >= make_interval(secs => $9 / 1000.0)
+             then 'every attempt failed since ' || to_char(n.since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+               || ' (' || n.streak || ' in a row); last error: ' || n.last_error
+             else h.disabled_reason end
+         from n where h.id = n.id
+         returning h.id, h.disabled_reason, (h.disabled_at = n.finished and n.streak > 0) as newly_disabled
+       )
+       select id as "hookId", disabled_reason as reason from updated where newly_disabled`,
+      [
+        tallies.map((t) => t.hookId),
+        tallies.map((t) => String(t.reset)),
+        tallies.map((t) => t.failures),
+        tallies.map((t) => t.firstFailure?.toISOString() ?? null),
+        tallies.map((t) => t.finished.toISOString()),
+        tallies.map((t) => t.lastError),
+        policy.pauseBaseMs,
+        policy.pauseMaxMs,
+        policy.disableAfterMs,
+      ],
     );
   });
 }

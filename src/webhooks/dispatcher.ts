@@ -1,120 +1,353 @@
-// The webhook dispatcher: fans outbox events out to hooks and delivers them, signed, with bounded
-// concurrency, a 20 s timeout and retries on the service clock. It never touches the qualifier's work.
-import PQueue from "p-queue";
+// The webhook dispatcher: a continuous pool that fans outbox events out to hooks, claims due
+// deliveries in batches as slots free up, delivers them signed over keep-alive connections, and records
+// the attempts in batches. Each endpoint (hook) has its own bound, so a slow or dead one never holds a
+// slot another could use. It never touches the qualifier's work.
+import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { Clock } from "../clock/index.ts";
 import type { Db } from "../store/db.ts";
-import { claimDue, fanOut, recordAttempt, type DueDelivery } from "../store/webhook-deliveries.ts";
+import {
+  claimDue,
+  fanOut,
+  recordAttempts,
+  renewLeases,
+  type AttemptOutcome,
+  type DueDelivery,
+} from "../store/webhook-deliveries.ts";
+import { createWebhookClient } from "./http.ts";
 import { signedHeaders } from "./sign.ts";
-import { retryDelay } from "./schedule.ts";
+import { ENDPOINT_POLICY } from "./schedule.ts";
 
 export interface DispatcherOptions {
   db: Db;
   clock: Clock;
   log: Logger;
+  /** Deliveries in flight at once, over every endpoint. */
   concurrency?: number;
+  /** Deliveries in flight at once to one healthy endpoint (hook). */
+  endpointConcurrency?: number;
+  /** No answer within this is a failed attempt (real milliseconds). */
   timeoutMs?: number;
+  /** No connection within this is a failed attempt. */
+  connectTimeoutMs?: number;
+  /** An attempt in flight longer than this marks its endpoint suspect; an answer slower than this halves its window. */
+  slowMs?: number;
   /** How often to look for new events and due retries, in real milliseconds. */
   pollMs?: number;
+  /** Length of a claim on the database's clock; renewed every `leaseMs / 3` while held. */
+  leaseMs?: number;
+  /** How long `stop()` lets deliveries in flight finish before it cuts them short. */
+  drainMs?: number;
 }
 
 export interface Dispatcher {
-  /** One pass: fan out new events, deliver everything due now; resolves when those deliveries finish. */
-  runOnce(): Promise<number>;
-  /** New events were written in this process: run a pass now instead of at the next poll. */
+  /** New events were written in this process: look for them now instead of at the next poll. */
   kick(): void;
+  /**
+   * On a started dispatcher, resolves once the pool has looked again after this call and found nothing
+   * it can send now: every event written before the call fanned out, every delivery due then and not
+   * held back by its endpoint's bound or pause attempted and recorded.
+   */
+  settled(): Promise<void>;
   start(): void;
+  /** Stops claiming; deliveries in flight get `drainMs` to finish, then are cut short and recorded as due again. */
   stop(): Promise<void>;
 }
 
-export function createDispatcher({ db, clock, log, concurrency = 16, timeoutMs = 20_000, pollMs = 200 }: DispatcherOptions): Dispatcher {
-  const queue = new PQueue({ concurrency });
-  let timer: NodeJS.Timeout | undefined;
-  let chain: Promise<unknown> = Promise.resolve();
-  let unsubscribe: (() => void) | undefined;
+/** What this process knows of one endpoint. */
+interface Endpoint {
+  inFlight: number;
+  /** Its in-flight bound now: grows by doubling with fast successes up to the per-endpoint bound. */
+  window: number;
+  /** Its last attempt failed, or one has hung longer than `slowMs`: one delivery at a time, from the suspect share. */
+  suspect: boolean;
+}
 
-  async function deliver(delivery: DueDelivery): Promise<void> {
-    const started = performance.now();
-    const attempted = clock.now();
-    let responseCode: number | null = null;
-    let error: string | null = null;
-    try {
-      const res = await fetch(delivery.url, {
-        method: "POST",
-        headers: signedHeaders(delivery.secret, delivery.eventId, delivery.body),
-        body: delivery.body,
-        redirect: "manual",
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      responseCode = res.status;
-      await res.body?.cancel();
-    } catch (err) {
-      error = err instanceof Error && err.name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : String((err as Error).cause ?? err);
+interface Held {
+  delivery: DueDelivery;
+  started: number;
+}
+
+/** Outcomes written in one batch at most, and how long a batch waits to fill. */
+const RECORD_BATCH = 500;
+const BATCH_LINGER_MS = 10;
+/** Claims are at least this far apart unless the last one filled its limit, so each claims many. */
+const CLAIM_INTERVAL_MS = 10;
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const STOPPING = new Error("cancelled: the dispatcher stopped before an answer came");
+
+export function createDispatcher({
+  db,
+  clock,
+  log,
+  concurrency = 256,
+  endpointConcurrency = 16,
+  timeoutMs = 20_000,
+  connectTimeoutMs = 3_000,
+  slowMs = 5_000,
+  pollMs = 200,
+  leaseMs = 15_000,
+  drainMs = 10_000,
+}: DispatcherOptions): Dispatcher {
+  const owner = randomUUID();
+  const client = createWebhookClient({ timeoutMs, connectTimeoutMs });
+  const stopping = new AbortController();
+  setMaxListeners(0, stopping.signal); // one listener per delivery in flight
+  // Suspect endpoints together never take more than half of the pool.
+  const suspectShare = Math.max(1, Math.floor(concurrency / 2));
+  const inFlight = new Map<string, Held>();
+  const endpoints = new Map<string, Endpoint>();
+  const finishing = new Set<Promise<void>>();
+  let unrecorded: AttemptOutcome[] = [];
+  let recording: Promise<void> | undefined;
+
+  let running = false;
+  let loopDone: Promise<void> = Promise.resolve();
+  let poll: NodeJS.Timeout | undefined;
+  let renew: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
+  let fanOutWanted = true;
+  let woken = false;
+  let sleeper: (() => void) | undefined;
+  let round = 0;
+  const settleWaiters: { after: number; resolve: () => void }[] = [];
+
+  const wake = () => {
+    woken = true;
+    sleeper?.();
+  };
+  const sleep = (ms?: number) =>
+    woken
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const timer = ms === undefined ? undefined : setTimeout(() => sleeper?.(), ms);
+          sleeper = () => {
+            sleeper = undefined;
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+
+  const endpoint = (hookId: string): Endpoint => {
+    let e = endpoints.get(hookId);
+    if (!e) endpoints.set(hookId, (e = { inFlight: 0, window: 1, suspect: false }));
+    return e;
+  };
+
+  /** Free slots per known endpoint; an endpoint this process has not sent to yet starts at one. */
+  function allowance(): { hookIds: string[]; allowed: number[] } {
+    const now = performance.now();
+    for (const held of inFlight.values()) {
+      if (now - held.started > slowMs) endpoint(held.delivery.hookId).suspect = true;
     }
-    const succeeded = responseCode !== null && responseCode >= 200 && responseCode < 300;
-    const delay = succeeded ? null : retryDelay(delivery.attempts + 1);
-    await recordAttempt(db, delivery, {
-      attempted,
-      latencyMs: performance.now() - started,
-      responseCode,
-      error,
-      succeeded,
-      nextAttempt: delay === null ? null : new Date(attempted.getTime() + delay),
+    let suspectInFlight = 0;
+    for (const e of endpoints.values()) if (e.suspect) suspectInFlight += e.inFlight;
+    const hookIds: string[] = [];
+    const allowed: number[] = [];
+    for (const [hookId, e] of endpoints) {
+      if (e.inFlight === 0 && !e.suspect && e.window === 1) {
+        endpoints.delete(hookId); // nothing known beyond the default
+        continue;
+      }
+      hookIds.push(hookId);
+      allowed.push(e.suspect ? (suspectInFlight < suspectShare ? Math.max(0, 1 - e.inFlight) : 0) : Math.max(0, e.window - e.inFlight));
+    }
+    return { hookIds, allowed };
+  }
+
+  function send(delivery: DueDelivery): void {
+    const e = endpoint(delivery.hookId);
+    e.inFlight++;
+    const held: Held = { delivery, started: performance.now() };
+    inFlight.set(delivery.id, held);
+    const attempted = clock.now();
+    const done = client
+      .post(delivery.url, signedHeaders(delivery.secret, delivery.eventId, delivery.body), delivery.body, stopping.signal)
+      .then(({ responseCode, error }) => {
+        const latencyMs = performance.now() - held.started;
+        const succeeded = responseCode !== null && responseCode >= 200 && responseCode < 300;
+        const cancelled = error === STOPPING.message;
+        e.inFlight--;
+        if (succeeded) {
+          // Fast answers double the window, slow ones halve it (a slow answer may be our own busy event loop).
+          e.suspect = false;
+          e.window = latencyMs < slowMs ? Math.min(endpointConcurrency, e.window * 2) : Math.max(1, Math.floor(e.window / 2));
+        } else if (!cancelled) {
+          e.suspect = true;
+          e.window = 1;
+        }
+        inFlight.delete(delivery.id);
+        unrecorded.push({
+          deliveryId: delivery.id,
+          hookId: delivery.hookId,
+          hookFailing: delivery.hookFailing,
+          attempted,
+          finished: clock.now(),
+          latencyMs,
+          responseCode,
+          error,
+          succeeded,
+          cancelled,
+        });
+        record();
+        wake();
+      });
+    finishing.add(done);
+    void done.finally(() => finishing.delete(done));
+  }
+
+  /**
+   * Writes what has come back, one batch at a time; a batch that fails to write is tried again. A batch
+   * waits up to BATCH_LINGER_MS for more outcomes unless it is full or nothing else is in flight.
+   */
+  function record(): void {
+    if (recording) return;
+    recording = (async () => {
+      let failures = 0;
+      while (unrecorded.length > 0) {
+        if (unrecorded.length < RECORD_BATCH && inFlight.size > 0 && running) await delay(BATCH_LINGER_MS);
+        const batch = unrecorded;
+        unrecorded = [];
+        try {
+          const disabled = await recordAttempts(db, batch, ENDPOINT_POLICY);
+          for (const { hookId, reason } of disabled) log.warn({ hookId, reason }, "webhook endpoint disabled");
+          failures = 0;
+        } catch (err) {
+          unrecorded = batch.concat(unrecorded);
+          failures++;
+          log.warn({ err, attempts: batch.length }, "recording webhook attempts failed; trying again");
+          if (!running && failures >= 3) {
+            log.error({ attempts: unrecorded.length }, "webhook attempts left unrecorded at stop; their claims expire");
+            unrecorded = [];
+            break;
+          }
+          await delay(Math.min(100 * 2 ** failures, 2_000));
+        }
+      }
+    })().finally(() => {
+      recording = undefined;
+      wake();
     });
   }
 
-  async function pass(): Promise<number> {
-    let delivered = 0;
-    for (let events = 1; events > 0; ) events = await fanOut(db, clock.now());
-    for (;;) {
-      const due = await claimDue(db, clock.now(), concurrency * 4);
-      if (due.length === 0) break;
-      delivered += due.length;
-      await Promise.all(due.map((d) => queue.add(() => deliver(d))));
+  const held = () => inFlight.size + unrecorded.length + (recording ? 1 : 0);
+
+  async function loop(): Promise<void> {
+    let failures = 0;
+    while (running) {
+      woken = false;
+      const thisRound = ++round;
+      const withFanOut = fanOutWanted;
+      fanOutWanted = false;
+      let claimed = -1;
+      let limit = 0;
+      try {
+        if (withFanOut) while ((await fanOut(db, clock.now())) > 0);
+        // Bounded twice: requests in flight, and outcomes not yet written (the database may be slow).
+        const free = Math.min(concurrency - inFlight.size, 2 * concurrency - inFlight.size - unrecorded.length);
+        if (free > 0 && running) {
+          limit = free;
+          const due = await claimDue(db, {
+            now: clock.now(),
+            limit,
+            owner,
+            leaseMs,
+            allowance: allowance(),
+            defaultAllowed: 1,
+          });
+          claimed = due.length;
+          for (const d of due) send(d);
+        }
+        if (failures > 0) log.info({ failures }, "webhook dispatch rounds work again");
+        failures = 0;
+      } catch (err) {
+        failures++;
+        fanOutWanted ||= withFanOut;
+        if (failures === 1) log.warn({ err }, "webhook dispatch round failed; trying again with backoff");
+        else log.debug({ err, failures }, "webhook dispatch round failed again");
+        const until = performance.now() + Math.min(100 * 2 ** failures, 5_000);
+        while (running && performance.now() < until) {
+          woken = false;
+          await sleep(until - performance.now());
+        }
+        continue;
+      }
+      if (claimed === 0 && held() === 0) {
+        for (let i = settleWaiters.length - 1; i >= 0; i--) {
+          if (settleWaiters[i]!.after < thisRound) settleWaiters.splice(i, 1)[0]!.resolve();
+        }
+      }
+      if (claimed === limit) continue; // more may be due: claim again with whatever is free by then
+      if (claimed !== 0 || inFlight.size > 0) {
+        // Let completions gather so the next claim takes them all at once.
+        const until = performance.now() + CLAIM_INTERVAL_MS;
+        let sawWake = false;
+        while (running && performance.now() < until) {
+          sawWake ||= woken;
+          woken = false;
+          await sleep(until - performance.now());
+        }
+        if (claimed > 0 || sawWake || woken) continue;
+      }
+      await sleep();
     }
-    return delivered;
   }
 
-  // One pass at a time; a caller that arrives mid-pass waits for the next full pass.
-  const runOnce = (): Promise<number> => {
-    const next = chain.then(pass, pass);
-    chain = next.catch(() => undefined);
-    return next;
-  };
-
-  let kicked = false;
   return {
-    runOnce,
     kick() {
-      // Many kicks while a pass is queued are one pass: the pass takes every event written so far.
-      if (kicked || !timer) return;
-      kicked = true;
-      queueMicrotask(() => {
-        kicked = false;
-        if (!timer) return; // stopped since the kick
-        runOnce().catch((err: unknown) => log.error({ err }, "webhook dispatch pass failed"));
+      if (!running) return;
+      fanOutWanted = true;
+      wake();
+    },
+    settled() {
+      return new Promise<void>((resolve) => {
+        settleWaiters.push({ after: round, resolve });
+        fanOutWanted = true;
+        wake();
       });
     },
     start() {
-      unsubscribe = clock.onAdvance(async () => {
-        await runOnce();
+      if (running) return;
+      running = true;
+      // Moving the clock makes retries due: wake the pool and return; the clock does not wait for deliveries.
+      unsubscribe = clock.onAdvance(() => {
+        fanOutWanted = true;
+        wake();
       });
-      const tick = () => {
-        runOnce()
-          .catch((err: unknown) => log.error({ err }, "webhook dispatch pass failed"))
-          .finally(() => {
-            if (timer) timer = setTimeout(tick, pollMs);
-          });
-      };
-      timer = setTimeout(tick, pollMs);
+      poll = setInterval(() => {
+        fanOutWanted = true;
+        wake();
+      }, pollMs);
+      renew = setInterval(() => {
+        const ids = [...inFlight.keys(), ...unrecorded.map((o) => o.deliveryId)];
+        renewLeases(db, owner, ids, leaseMs).catch((err: unknown) => log.warn({ err }, "renewing webhook claims failed"));
+      }, Math.floor(leaseMs / 3));
+      loopDone = loop();
     },
     async stop() {
+      if (!running) return;
+      running = false;
       unsubscribe?.();
-      const t = timer;
-      timer = undefined;
-      if (t) clearTimeout(t);
-      await chain;
-      await queue.onIdle();
+      clearInterval(poll);
+      wake();
+      await loopDone;
+      if (finishing.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all(finishing),
+          new Promise((resolve) => (timer = setTimeout(resolve, drainMs))),
+        ]);
+        clearTimeout(timer);
+        stopping.abort(STOPPING);
+        await Promise.all(finishing);
+      }
+      while (recording) await recording;
+      clearInterval(renew);
+      for (const w of settleWaiters.splice(0)) w.resolve();
+      await client.close();
     },
   };
 }

@@ -29,6 +29,10 @@ const advance = createRoute({
   path: "/clock/advance",
   tags: ["Admin"],
   summary: "Move service time forward and run what fell due",
+  description:
+    "Runs the due work on the service clock (consents, marketplace answers, offboarding, return periods) and " +
+    "wakes the webhook dispatcher; it answers once that work is done and the webhooks it made are queued, not " +
+    "when they are delivered.",
   security: [{ AdminToken: [] }],
   request: {
     body: jsonBody(

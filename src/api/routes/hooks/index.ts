@@ -5,10 +5,12 @@ import * as create from "./create.ts";
 import * as list from "./list.ts";
 import * as get from "./get.ts";
 import * as remove from "./delete.ts";
+import * as update from "./update.ts";
 
 export function mountHooks(r: OpenAPIHono<AppEnv>) {
   r.openapi(create.route, create.handler);
   r.openapi(list.route, list.handler);
   r.openapi(get.route, get.handler);
+  r.openapi(update.route, update.handler);
   r.openapi(remove.route, remove.handler);
 }

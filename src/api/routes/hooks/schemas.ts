@@ -17,6 +17,26 @@ export const HookSchema = z
     event: hookEvent,
     url: z.string().openapi({ example: "https://example.com/webhooks/cardlink" }),
     live: z.boolean(),
+    status: z.enum(["active", "failing", "disabled"]).openapi({
+      description:
+        "`active`: delivered to. `failing`: its last attempts failed; it is paused between probes " +
+        "(`pausedUntil`, service time: 5 s after the first failure, doubling, at most 10 min) and gets one " +
+        "delivery at a time until one succeeds. `disabled`: every attempt failed for 5 days of service time " +
+        "(or it was disabled by request); nothing is sent until `PATCH /hooks/{hookId} {\"enabled\": true}`.",
+      example: "active",
+    }),
+    consecutiveFailures: z.number().int().openapi({ description: "Failed attempts since the last success.", example: 0 }),
+    failingSince: z.string().nullable().openapi({ format: "date-time", description: "Service time of the first failure of the streak." }),
+    pausedUntil: z.string().nullable().openapi({ format: "date-time", description: "No delivery before this service time." }),
+    lastError: z.string().nullable().openapi({
+      description: "Why the last failed attempt failed (a status, a timeout, a refused connection).",
+      example: null,
+    }),
+    disabledAt: z.string().nullable().openapi({ format: "date-time" }),
+    disabledReason: z.string().nullable().openapi({
+      example: null,
+      description: "Why the hook is disabled, e.g. `every attempt failed since … (41 in a row); last error: timed out after 20000 ms`.",
+    }),
     created: z.string().openapi({ format: "date-time" }),
   })
   .openapi("Hook");

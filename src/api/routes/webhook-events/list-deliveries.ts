@@ -10,7 +10,7 @@ const AttemptSchema = z.object({
   attempted: z.string().openapi({ format: "date-time", description: "Service time of the attempt." }),
   latencyMs: z.number().int().openapi({ example: 12 }),
   responseCode: z.number().int().nullable().openapi({ example: 200, description: "Null when no response came." }),
-  error: z.string().nullable().openapi({ example: null, description: "Why no response came (timeout, refused)." }),
+  error: z.string().nullable().openapi({ example: null, description: "Why no response came (timeout, connect timeout, refused, cancelled)." }),
 });
 
 export const DeliverySchema = z
@@ -36,8 +36,10 @@ export const route = createRoute({
   summary: "List a hook's deliveries and their attempts",
   description:
     "Deliveries are at least once, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, " +
-    "`webhook-signature`), with a 20 s timeout. A non-2xx answer or a timeout is retried after 5 s, 5 min, " +
-    "30 min, 2 h, 5 h, 10 h and 10 h of service time; then the delivery is `failed`.",
+    "`webhook-signature`), with a 3 s connect timeout and a 20 s response timeout. A non-2xx answer or a timeout " +
+    "is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time; then the delivery is `failed`. " +
+    "While the hook is paused after failures or disabled (see the hook's `status`), due deliveries wait without " +
+    "spending attempts. An attempt cut short because the dispatcher stopped has `error: \"cancelled: …\"` and is due again at once.",
   request: { params: z.object({ hookId: uuid("hookId") }), query: pageQuery },
   responses: { 200: jsonResponse(listOf(DeliverySchema, "WebhookDeliveryList"), "A page of deliveries, newest first."), ...commonErrors },
 });
