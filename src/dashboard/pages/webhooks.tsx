@@ -46,6 +46,30 @@ export function DeliveryTable({ deliveries, back }: { deliveries: Delivery[]; ba
   );
 }
 
+/** The dispatcher's view of the hook: active, failing (paused between probes) or disabled, and why. */
+function HookState({ hook }: { hook: Hook }) {
+  return (
+    <span>
+      <Badge text={hook.status} tone={hook.status === "active" ? "active" : hook.status === "failing" ? "syncing" : "not-found"} />
+      {hook.status === "failing" && (
+        <small class="case">
+          {hook.consecutiveFailures} failures in a row{hook.pausedUntil && `, paused until ${when(hook.pausedUntil)}`}
+          {hook.lastError && `: ${hook.lastError}`}
+        </small>
+      )}
+      {hook.status === "disabled" && <small class="case">{hook.disabledReason ?? "disabled"}</small>}
+    </span>
+  );
+}
+
+const EnableButton = ({ hook, back }: { hook: Hook; back: string }) => (
+  <ActionButton
+    action={`/dashboard/webhooks/${hook.id}/${hook.status === "disabled" ? "enable" : "disable"}`}
+    label={hook.status === "disabled" ? "Re-enable" : "Disable"}
+    fields={{ back }}
+  />
+);
+
 const localBack = (value: string | undefined, fallback: string) =>
   value && /^\/dashboard(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9=&_-]*)?$/.test(value) ? value : fallback;
 
@@ -57,16 +81,22 @@ export function mountWebhooks(dash: Hono<DashEnv>) {
     const hooks = must(await callApi<List<Hook>>(c, "GET", `/v1/programs/${program.id}/hooks${qs({ start, limit: 50 })}`));
     return c.html(
       <Layout c={c} title="Webhooks" program={program} programs={programs}>
-        <Table caption="Hooks of the program" head={["Event", "URL", "Created", ""]} empty="No hooks yet: add one below.">
+        <Table caption="Hooks of the program" head={["Event", "URL", "State", "Created", ""]} empty="No hooks yet: add one below.">
           {hooks.items.map((h) => (
             <tr>
               <td>
                 <a href={`/dashboard/webhooks/${h.id}`}>{h.event}</a>
               </td>
               <td>{h.url}</td>
+              <td>
+                <HookState hook={h} />
+              </td>
               <td>{when(h.created)}</td>
               <td>
-                <ActionButton action={`/dashboard/webhooks/${h.id}/delete`} label="Delete" danger fields={{ program: program.id }} />
+                <div class="actions">
+                  <EnableButton hook={h} back={`/dashboard/webhooks${qs({ program: program.id })}`} />
+                  <ActionButton action={`/dashboard/webhooks/${h.id}/delete`} label="Delete" danger fields={{ program: program.id }} />
+                </div>
               </td>
             </tr>
           ))}
@@ -129,6 +159,10 @@ export function mountWebhooks(dash: Hono<DashEnv>) {
         <dl class="facts">
           <dt>URL</dt>
           <dd>{hook.url}</dd>
+          <dt>State</dt>
+          <dd>
+            <HookState hook={hook} /> <EnableButton hook={hook} back={`/dashboard/webhooks/${hook.id}`} />
+          </dd>
           <dt>Service time now</dt>
           <dd>{when(clock)}</dd>
         </dl>
@@ -137,6 +171,14 @@ export function mountWebhooks(dash: Hono<DashEnv>) {
       </Layout>,
     );
   });
+
+  for (const [action, enabled] of [["enable", true], ["disable", false]] as const) {
+    dash.post(`/webhooks/:id/${action}`, async (c) => {
+      const f = await readForm(c);
+      const result = await callApi(c, "PATCH", `/v1/hooks/${encodeURIComponent(c.req.param("id"))}`, { enabled });
+      return afterAction(c, result, enabled ? "Hook re-enabled: queued deliveries go out now." : "Hook disabled: events are queued, none is sent.", localBack(text(f, "back"), "/dashboard/webhooks"));
+    });
+  }
 
   dash.post("/webhook-events/:eventId/redeliver", async (c) => {
     const f = await readForm(c);
