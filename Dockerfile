@@ -7,6 +7,8 @@ ENV NODE_ENV=production \
 # Dependencies first, so a source change does not reinstall them. tsx (a runtime dependency) runs the
 # TypeScript directly, so there is no build step.
 COPY package.json package-lock.json ./
+# patches/ holds the postgres.js guard (see README, Operating), applied by `npm ci` through patch-package.
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 # Everything else the .dockerignore lets through: src/, simulators/, bin/, tsconfig.json.
 COPY . .

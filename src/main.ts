@@ -13,6 +13,7 @@ import { MAX_SEED_COUNT, seedMidInsights } from "./store/mid-insights-seed.ts";
 import { UUID_PATTERN } from "./store/ids.ts";
 import { ALL_ROLES, startRoles } from "./roles.ts";
 import { listen as listenForWebhooks } from "./webhooks/listen.ts";
+import { serveHealth } from "./health/server.ts";
 
 const USAGE = `Usage: cardlink <command> [options]
 
@@ -97,8 +98,16 @@ async function main(argv: string[]) {
         throw new UsageError("qualifier: set KAFKA_BROKERS (npm start runs the qualifier on the embedded log)");
       }
       const running = await startRoles(services, [command]);
-      services.log.info({ role: command }, "role running");
-      const exit = () => void running.stop().finally(() => Promise.all([services.bus.close(), services.db.close()]).finally(() => process.exit(0)));
+      // The roles' timers are unref()ed; this one keeps the process alive for as long as the role is meant
+      // to run, so a dependency that goes away (and takes its sockets with it) never ends it with code 0.
+      const keepAlive = setInterval(() => {}, 2 ** 30);
+      const health = config.HEALTH_PORT ? await serveHealth(services.health, config.HEALTH_PORT, command) : undefined;
+      services.log.info({ role: command, ...(config.HEALTH_PORT ? { healthPort: config.HEALTH_PORT } : {}) }, "role running");
+      const exit = () => {
+        clearInterval(keepAlive);
+        health?.close();
+        void running.stop().finally(() => Promise.all([services.bus.close(), services.db.close()]).finally(() => process.exit(0)));
+      };
       process.once("SIGINT", exit);
       process.once("SIGTERM", exit);
       return;
@@ -184,7 +193,13 @@ async function main(argv: string[]) {
     case "simulator": {
       const services = await openServices(config);
       const stop = await simulatorRole(rest, services, (m) => new UsageError(m));
-      const exit = () => void stop().finally(() => Promise.all([services.bus.close(), services.db.close()]).finally(() => process.exit(0)));
+      const keepAlive = setInterval(() => {}, 2 ** 30);
+      const health = config.HEALTH_PORT ? await serveHealth(services.health, config.HEALTH_PORT, "simulator") : undefined;
+      const exit = () => {
+        clearInterval(keepAlive);
+        health?.close();
+        void stop().finally(() => Promise.all([services.bus.close(), services.db.close()]).finally(() => process.exit(0)));
+      };
       process.once("SIGINT", exit);
       process.once("SIGTERM", exit);
       return;
@@ -206,6 +221,14 @@ async function main(argv: string[]) {
 }
 
 class UsageError extends Error {}
+
+// A role that truly cannot continue ends with code 1 and says why, never silently or with 0.
+const fatal = (kind: string) => (err: unknown) => {
+  process.stderr.write(`${JSON.stringify({ level: 60, time: new Date().toISOString(), msg: `${kind}: the process cannot continue`, err: err instanceof Error ? (err.stack ?? err.message) : String(err) })}\n`);
+  process.exit(1);
+};
+process.on("uncaughtException", fatal("uncaught exception"));
+process.on("unhandledRejection", fatal("unhandled rejection"));
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);

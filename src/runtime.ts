@@ -14,6 +14,7 @@ import { randomBase62 } from "./store/ids.ts";
 import { lazyBus, openBus } from "./bus/index.ts";
 import { createSimulatorControl } from "../simulators/shared/control.ts";
 import { runDue } from "./lifecycle/due.ts";
+import { createHealth } from "./health/index.ts";
 
 async function openDb(config: Config): Promise<Db> {
   return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openPglite(config.DATA_DIR);
@@ -31,22 +32,33 @@ export async function openServices(config: Config): Promise<Services> {
   // Work that falls due on service time runs whenever the clock is advanced, in every role.
   clock.onAdvance((now) => runDue(db, now));
   const log = createLogger(config);
-  shareClock(clock, offsets, (err) => log.error({ err }, "service clock sync failed"));
   const bus = lazyBus(() => openBus(config, clock, log), config.KAFKA_BROKERS ? "kafka" : "embedded");
-  return assembleServices({ config, db, clock, bus, log });
+  const services = assembleServices({ config, db, clock, bus, log });
+  // While PostgreSQL is away the clock keeps its own time and stops polling; the health watch says so once.
+  shareClock(
+    clock,
+    offsets,
+    (err) => {
+      if (!services.health.report(err)) log.error({ err }, "service clock sync failed");
+    },
+    { paused: () => !services.health.postgres.up },
+  );
+  return services;
 }
 
-/** The services from their parts; what is derived (logger, rate limiter, simulator control) is made here. */
+/** The services from their parts; what is derived (logger, rate limiter, simulator control, health) is made here. */
 export function assembleServices(parts: Pick<Services, "config" | "db" | "clock" | "bus"> & { log?: Services["log"] }): Services {
   const { config, db, clock, bus } = parts;
+  const log = parts.log ?? createLogger(config);
   return {
     config,
     db,
     clock,
-    log: parts.log ?? createLogger(config),
+    log,
     limiter: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
     bus,
     simulators: createSimulatorControl({ db, bus, clock }),
+    health: createHealth({ db, kafkaBrokers: config.KAFKA_BROKERS, log }),
   };
 }
 

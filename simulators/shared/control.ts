@@ -72,6 +72,8 @@ export interface SimulatorControl {
   trafficStatus(): Promise<TrafficStatus>;
   /** Sends a purchase (auth now, clearing 48–72 h later on the service clock) through the scheme's network. */
   purchase(input: PurchaseInput): Promise<PurchaseReceipt>;
+  /** The receipt `purchase` will answer for this purchase id, known before anything is sent. */
+  purchaseReceipt(scheme: Scheme, purchaseId: string): PurchaseReceipt;
   /** Clears the purchase now instead of at its scheduled clearing. */
   clear(ref: PurchaseRef): Promise<PurchaseReceipt>;
   /** Refunds `amount` (default: what is left) as a negative transaction. */
@@ -178,6 +180,8 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
       await bus.publish(TOPICS.simulatorCommands.name, input.card.id, value);
       return receipt(input.scheme, purchaseId, adapter.ids(purchaseId).transactionId, adapter.messageId("auth", purchaseId));
     },
+    purchaseReceipt: (scheme, purchaseId) =>
+      receipt(scheme, purchaseId, ADAPTERS[scheme].ids(purchaseId).transactionId, ADAPTERS[scheme].messageId("auth", purchaseId)),
     clear: (ref) => follow(ref, "CLEAR"),
     void: (ref) => follow(ref, "VOID"),
     refund: (ref) => follow(ref, "REFUND", ref.amount),

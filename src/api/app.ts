@@ -1,7 +1,8 @@
 // The Hono application: conventions shared by every route (request ids, errors, auth, OpenAPI).
 import { HTTPException } from "hono/http-exception";
+import type { MiddlewareHandler } from "hono";
 import type { Services } from "./context.ts";
-import { ApiError, type ErrorBody } from "./errors.ts";
+import { ApiError, RETRY_AFTER_SECONDS, unavailable, type ErrorBody } from "./errors.ts";
 import { router } from "./router.ts";
 import { SUPPORTED_VERSIONS, adminAuth, insightsAuth, keyAuth } from "./middleware/auth.ts";
 import { randomBase62 } from "../store/ids.ts";
@@ -9,6 +10,7 @@ import { mountAdmin } from "./routes/admin/index.ts";
 import { mountV1 } from "./routes/index.ts";
 import { mountDocs } from "./docs.ts";
 import { mountDashboard } from "../dashboard/index.tsx";
+import { IDEMPOTENCY_HEADER, idempotency } from "./middleware/idempotency.ts";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 
@@ -27,7 +29,12 @@ export function createApp(services: Services, options: { adminToken: string }) {
     const requestId = c.get("requestId") ?? "unknown";
     let error: ApiError;
     if (err instanceof ApiError) error = err;
-    else if (err instanceof HTTPException && err.status < 500) {
+    else if (services.health.report(err)) {
+      // A dependency is down: the request made nothing (state is written before anything is published)
+      // and can be retried once it is back.
+      services.log.debug({ err, requestId, path: c.req.path }, "dependency unavailable");
+      error = unavailable();
+    } else if (err instanceof HTTPException && err.status < 500) {
       error = new ApiError(err.status === 400 ? "invalid_request" : "unsupported_media_type", `body: ${err.message}`);
     } else {
       services.log.error({ err, requestId, path: c.req.path }, "unhandled error");
@@ -48,7 +55,12 @@ export function createApp(services: Services, options: { adminToken: string }) {
     return c.json(body, 404);
   });
 
+  // Liveness: the process answers. Readiness: PostgreSQL and the bus answer too (503 with each state if not).
   app.get("/health", (c) => c.json({ status: "ok", time: services.clock.now().toISOString() }));
+  app.get("/health/ready", async (c) => {
+    const { ready, dependencies } = await services.health.ready();
+    return c.json({ status: ready ? "ready" : "unavailable", dependencies }, ready ? 200 : 503, ready ? {} : { "Retry-After": String(RETRY_AFTER_SECONDS) });
+  });
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ServiceKey", {
     type: "apiKey",
@@ -73,8 +85,19 @@ export function createApp(services: Services, options: { adminToken: string }) {
     scheme: "bearer",
     description: "The operator's ADMIN_TOKEN.",
   });
-  app.doc31("/v1/openapi.json", {
-    openapi: "3.1.0",
+  app.openAPIRegistry.registerComponent("parameters", "IdempotencyKey", {
+    name: IDEMPOTENCY_HEADER,
+    in: "header",
+    required: false,
+    description:
+      "Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, " +
+      "with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; " +
+      "409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees " +
+      "its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters.",
+    schema: { type: "string", minLength: 1, maxLength: 255, example: "5f1c1c2e-8f7b-4a57-9c0e-2f4b6f1f9a10" },
+  });
+  const openApiConfig = {
+    openapi: "3.1.0" as const,
     info: {
       title: `${services.config.SERVICE_NAME} card-linking API`,
       version: "1.0.0",
@@ -85,13 +108,47 @@ export function createApp(services: Services, options: { adminToken: string }) {
     },
     servers: [{ url: "/" }],
     security: [{ ServiceKey: [] }],
+  };
+  // Generated from the routes' schemas; every POST of /v1 accepts the Idempotency-Key header (one middleware
+  // serves them all), so the document names it on each of them here rather than in every route file.
+  app.get("/v1/openapi.json", (c) => {
+    const doc = app.getOpenAPI31Document(openApiConfig);
+    // Answers every operation can give whatever its route: 503 while a dependency is down, and on a POST
+    // 422 for an Idempotency-Key reused with another request (same error body as the route's 400).
+    const errorAnswer = (op: { responses?: Record<string, unknown> }, description: string) => {
+      const invalidAnswer = op.responses?.["400"] as { content?: unknown } | undefined;
+      return { description, ...(invalidAnswer?.content ? { content: invalidAnswer.content } : {}) };
+    };
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      if (!path.startsWith("/v1/")) continue;
+      for (const op of [item.get, item.post, item.patch, item.put, item.delete]) {
+        if (op?.responses && !op.responses["503"]) {
+          op.responses["503"] = errorAnswer(op, "A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds.");
+        }
+      }
+      if (!item.post) continue;
+      item.post.parameters = [...(item.post.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }];
+      if (item.post.responses && !item.post.responses["422"]) {
+        item.post.responses["422"] = errorAnswer(item.post, "idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it.");
+      }
+    }
+    return c.json(doc);
   });
   mountDocs(app);
 
+  // While PostgreSQL is known to be down, answer 503 at once instead of queueing behind a pool that is
+  // reconnecting; the health watch probes it with backoff and lets requests through when it is back.
+  const whileDatabaseUp: MiddlewareHandler = async (c, next) => {
+    if (!services.health.postgres.up && c.req.path !== "/v1/openapi.json") throw unavailable();
+    return next();
+  };
+  app.use("/v1/*", whileDatabaseUp);
+  app.use("/admin/*", whileDatabaseUp);
   app.use("/v1/*", async (c, next) => {
     if (c.req.path === "/v1/openapi.json") return next();
     return MID_INSIGHTS_PATH.test(c.req.path) ? insightsAuth(c, next) : keyAuth(c, next);
   });
+  app.use("/v1/*", idempotency);
   app.use("/admin/*", adminAuth(options.adminToken));
 
   mountV1(app);

@@ -8,6 +8,7 @@ import type { Account } from "../store/accounts.ts";
 import type { RateLimiter } from "./middleware/rate-limit.ts";
 import type { Bus } from "../bus/bus.ts";
 import type { SimulatorControl } from "../../simulators/shared/control.ts";
+import type { Health } from "../health/index.ts";
 
 export interface Services {
   config: Config;
@@ -18,6 +19,8 @@ export interface Services {
   bus: Bus;
   /** Faults, traffic and test transactions of the scheme simulators, wherever they run. */
   simulators: SimulatorControl;
+  /** PostgreSQL's and the bus's state as this process sees them; readiness and the 503 mapping use it. */
+  health: Health;
 }
 
 export interface Caller {

@@ -9,6 +9,7 @@ export const errorStatus = {
   method_not_allowed: 405,
   conflict: 409,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
   rate_limit_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
@@ -32,6 +33,14 @@ export class ApiError extends Error {
 
 export const notFound = (what: string, id: string) =>
   new ApiError("resource_not_found", `No ${what} with id ${id}.`);
+
+/** Seconds a client is asked to wait before retrying while a dependency is down. */
+export const RETRY_AFTER_SECONDS = 5;
+
+export const unavailable = () =>
+  new ApiError("service_unavailable", "A service this request needs is unavailable right now; nothing was changed. Retry after the time in Retry-After.", {
+    "Retry-After": String(RETRY_AFTER_SECONDS),
+  });
 
 export const invalid = (field: string, rule: string) => new ApiError("invalid_request", `${field}: ${rule}`);
 

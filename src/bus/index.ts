@@ -22,6 +22,7 @@ export async function openBus(config: Config, clock: Clock, log: Logger): Promis
       brokers: config.KAFKA_BROKERS.split(","),
       codec: registry ? registryCodec(registry) : singleObjectCodec(),
       clientId: `cardlink-${process.pid}`,
+      ...(config.KAFKA_NAMESPACE ? { namespace: config.KAFKA_NAMESPACE } : {}),
       log: busLog,
       now: () => clock.now(),
     });

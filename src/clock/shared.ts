@@ -9,7 +9,14 @@ export interface OffsetStore {
   write(offsetMs: number): Promise<void>;
 }
 
-export function shareClock(clock: Clock, store: OffsetStore, onError: (err: unknown) => void, intervalMs = 500): () => void {
+export interface ShareOptions {
+  intervalMs?: number;
+  /** While true the poll is skipped (the store's database is known to be down). */
+  paused?: () => boolean;
+}
+
+export function shareClock(clock: Clock, store: OffsetStore, onError: (err: unknown) => void, options: ShareOptions = {}): () => void {
+  const { intervalMs = 500, paused = () => false } = options;
   // The largest total known to be recorded. An advance taken over from the store is not written back,
   // but a local one made while that advance's due work runs is.
   let recorded = clock.offsetMs;
@@ -19,6 +26,7 @@ export function shareClock(clock: Clock, store: OffsetStore, onError: (err: unkn
     await store.write(recorded);
   });
   const timer = setInterval(() => {
+    if (paused()) return;
     store
       .read()
       .then(async (stored) => {

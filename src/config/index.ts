@@ -12,12 +12,17 @@ const positiveNumber = (fallback: number) => z.coerce.number().finite().positive
 
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HEALTH_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   DATA_DIR: z.string().min(1).default("./.data"),
   DATABASE_URL: optionalUrl,
   KAFKA_BROKERS: z
     .string()
     .trim()
     .regex(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/, "must be host:port[,host:port…]")
+    .optional(),
+  KAFKA_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "must be letters, digits, - and _")
     .optional(),
   SCHEMA_REGISTRY_URL: optionalUrl,
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),

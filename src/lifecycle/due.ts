@@ -4,6 +4,10 @@
 import type { Logger } from "pino";
 import type { Clock } from "../clock/index.ts";
 import type { Db } from "../store/db.ts";
+import type { Health } from "../health/index.ts";
+import type { SimulatorControl } from "../../simulators/shared/control.ts";
+import { forgetExpiredKeys } from "../store/idempotency.ts";
+import { relayTestPurchases } from "../store/test-transactions.ts";
 import { approveDueBrands } from "./brand-consent.ts";
 import { runMarketplaceDue } from "./marketplace.ts";
 import { runOffboardingDue } from "../store/mid-insights.ts";
@@ -14,6 +18,7 @@ const DUE_WORK: Record<string, (db: Db, now: Date) => Promise<number>> = {
   "marketplace answers": runMarketplaceDue,
   "MID offboarding": (db, now) => runOffboardingDue(db, now),
   "return periods": runQualificationsDue,
+  "expired idempotency keys": forgetExpiredKeys,
 };
 
 /** Runs every kind of due work once, in order. */
@@ -21,14 +26,23 @@ export async function runDue(db: Db, now: Date): Promise<void> {
   for (const run of Object.values(DUE_WORK)) await run(db, now);
 }
 
-/** Runs the due work every `intervalMs` of real time, one sweep at a time. Returns the stop. */
-export function sweepDue(services: { db: Db; clock: Clock; log: Logger }, intervalMs = 1000): () => void {
+/**
+ * Runs the due work every `intervalMs` of real time, one sweep at a time. Returns the stop. While
+ * PostgreSQL is down the sweeps wait for the health watch to find it back (it retries with backoff) and
+ * then pick up what fell due meanwhile.
+ */
+export function sweepDue(services: { db: Db; clock: Clock; log: Logger; health: Health; simulators: SimulatorControl }, intervalMs = 1000): () => void {
   let running = false;
   const timer = setInterval(() => {
-    if (running) return;
+    if (running || !services.health.postgres.up) return;
     running = true;
+    // Test purchases accepted while the bus was down are sent here too (it needs the bus, so it is not
+    // due work that every role runs on an advance).
     runDue(services.db, services.clock.now())
-      .catch((err: unknown) => services.log.error({ err }, "due-work sweep failed"))
+      .then(() => relayTestPurchases(services))
+      .catch((err: unknown) => {
+        if (!services.health.report(err)) services.log.error({ err }, "due-work sweep failed");
+      })
       .finally(() => {
         running = false;
       });

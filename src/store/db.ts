@@ -27,6 +27,11 @@ const jsonText = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v))
 export function openPostgres(url: string, options: { max?: number } = {}): Db {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    // A server that does not answer is reported within a bounded time (a refused connection is at once).
+    connect_timeout: 3,
+    // Reconnect attempts after a lost server come at most a second apart (the default grows to 20 s), so
+    // queries queued for a connection while PostgreSQL restarts are answered soon after it is back.
+    backoff: (retries: number) => Math.min(0.1 * 2 ** retries, 1),
     onnotice: () => {},
     types: {
       int8: { to: OID.int8, from: [OID.int8], serialize: String, parse: toNumber },

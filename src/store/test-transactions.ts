@@ -3,7 +3,11 @@
 // the qualifier to record it.
 import type { Ctx } from "../api/context.ts";
 import { ApiError, invalid, notFound } from "../api/errors.ts";
-import type { SimulatorControl } from "../../simulators/shared/control.ts";
+import type { PurchaseInput, SimulatorControl } from "../../simulators/shared/control.ts";
+import { BusValidationError } from "../bus/bus.ts";
+import { DependencyUnavailableError } from "../health/index.ts";
+import { within } from "../health/dependency.ts";
+import type { Db } from "./db.ts";
 import type { Scheme } from "../bus/messages.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
 import { findTransaction, getTransaction, type Transaction } from "./transactions.ts";
@@ -21,6 +25,23 @@ export interface TestPurchaseInput {
 export interface Sent {
   id: string;
   transaction: Transaction | undefined;
+  /** Written, but the bus was down: the workers send it when the bus is back. */
+  accepted?: boolean;
+}
+
+/** How long a request waits for the bus to take a command before it answers without it (real ms). */
+const PUBLISH_TIMEOUT_MS = 3_000;
+/** How long after its request a purchase not known to be published is left to that request (real ms). */
+const RELAY_AFTER_MS = 10_000;
+
+/** The bus took the command in time, or a DependencyUnavailableError (malformed commands fail as they are). */
+async function publishWithin<T>(publishing: Promise<T>): Promise<T> {
+  try {
+    return await within(publishing, PUBLISH_TIMEOUT_MS, "bus");
+  } catch (err) {
+    if (err instanceof BusValidationError) throw err;
+    throw new DependencyUnavailableError("bus", "the bus did not take the command", { cause: err });
+  }
 }
 
 interface Deps {
@@ -73,7 +94,7 @@ export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input:
   if (location.status !== "Active") throw invalid("locationId", `the location is ${location.status} on ${card.scheme}, not Active`);
 
   const purchaseId = crypto.randomUUID();
-  const receipt = await simulators.purchase({
+  const purchase: PurchaseInput = {
     scheme: card.scheme,
     purchaseId,
     card: { id: card.id, firstSix: card.first_numbers, lastFour: card.last_numbers },
@@ -92,13 +113,41 @@ export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input:
     ...(input.cardPresent !== undefined ? { cardPresent: input.cardPresent } : {}),
     wallet: input.wallet ?? null,
     targetingTag: input.targetingTag ?? null,
-  });
-  const id = transactionIdFor(card.scheme, "purchase", receipt.transactionId);
+  };
+  const id = transactionIdFor(card.scheme, "purchase", simulators.purchaseReceipt(card.scheme, purchaseId).transactionId);
+  // Written first: if this fails (PostgreSQL down), nothing was sent and the answer is a 503. Until the
+  // command is known to be on the bus the row keeps it, for the workers to publish (relayTestPurchases).
   await ctx.db.query(
-    `insert into test_purchases (transaction_id, account_id, scheme, card_id, purchase_id, created) values ($1, $2, $3, $4, $5, $6)`,
-    [id, ctx.accountId, card.scheme, card.id, receipt.purchaseId, ctx.clock.now()],
+    `insert into test_purchases (transaction_id, account_id, scheme, card_id, purchase_id, created, command, published, publish_after)
+     values ($1, $2, $3, $4, $5, $6, $7::jsonb, false, now() + make_interval(secs => $8))`,
+    [id, ctx.accountId, card.scheme, card.id, purchaseId, ctx.clock.now(), JSON.stringify(purchase), RELAY_AFTER_MS / 1000],
   );
-  return { id, transaction: await waitFor(ctx, id, waitMs, () => true) };
+  try {
+    await publishWithin(simulators.purchase(purchase));
+  } catch (err) {
+    if (!(err instanceof DependencyUnavailableError)) throw err;
+    // Accepted durably: the purchase is made when the bus is back (202, status "accepted").
+    return { id, transaction: undefined, accepted: true };
+  }
+  // The purchase is on its way; from here on a database error must not turn the answer into a failure.
+  await ctx.db.query("update test_purchases set published = true, command = null where transaction_id = $1", [id]).catch(() => undefined);
+  return { id, transaction: await waitFor(ctx, id, waitMs, () => true).catch(() => undefined) };
+}
+
+/**
+ * Publishes the test purchases whose request could not (the bus was down, or the process ended between
+ * its write and its publish): the workers run it on every sweep. A purchase published twice is made once,
+ * as the simulators drop a purchase id they have seen.
+ */
+export async function relayTestPurchases({ db, simulators }: { db: Db; simulators: SimulatorControl }): Promise<number> {
+  const waiting = await db.query<{ transaction_id: string; command: PurchaseInput }>(
+    "select transaction_id, command from test_purchases where not published and publish_after <= now() order by publish_after limit 100",
+  );
+  for (const { transaction_id, command } of waiting) {
+    await publishWithin(simulators.purchase(command));
+    await db.query("update test_purchases set published = true, command = null where transaction_id = $1", [transaction_id]);
+  }
+  return waiting.length;
 }
 
 async function testPurchaseOf(ctx: Ctx, transactionId: string) {
@@ -118,7 +167,7 @@ export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, trans
   const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
   if (transaction.cleared) return { id: transactionId, transaction };
   if (transaction.voided) throw new ApiError("conflict", "transactionId: the purchase was voided; it cannot clear");
-  await simulators.clear(ref);
+  await publishWithin(simulators.clear(ref));
   return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.cleared) };
 }
 
@@ -127,7 +176,7 @@ export async function refundTestPurchase({ ctx, simulators, waitMs }: Deps, tran
   if (amount !== undefined && amount > transaction.amount) {
     throw invalid("amount", `must be at most the purchase's amount, ${transaction.amount}`);
   }
-  const receipt = await simulators.refund({ ...ref, ...(amount !== undefined ? { amount } : {}) });
+  const receipt = await publishWithin(simulators.refund({ ...ref, ...(amount !== undefined ? { amount } : {}) }));
   const id = transactionIdFor(ref.scheme, "refund", receipt.transactionId);
   return { id, transaction: await waitFor(ctx, id, waitMs, () => true) };
 }

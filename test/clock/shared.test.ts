@@ -22,7 +22,7 @@ describe("shared service clock", () => {
     const qualifier = createClock({ speed: 0, start, offsetMs: await store.read() });
     const dueInQualifier: Date[] = [];
     qualifier.onAdvance((now) => void dueInQualifier.push(now));
-    const stops = [shareClock(api, store, (e) => { throw e; }, 20), shareClock(qualifier, store, (e) => { throw e; }, 20)];
+    const stops = [shareClock(api, store, (e) => { throw e; }, { intervalMs: 20 }), shareClock(qualifier, store, (e) => { throw e; }, { intervalMs: 20 })];
 
     await api.advance(2 * DAY);
     await expect.poll(() => qualifier.now().getTime(), { timeout: 2000 }).toBe(start.getTime() + 2 * DAY);
@@ -48,7 +48,7 @@ describe("shared service clock", () => {
       syncing = true;
       await gate;
     });
-    const stop = shareClock(clock, store, (e) => { throw e; }, 20);
+    const stop = shareClock(clock, store, (e) => { throw e; }, { intervalMs: 20 });
     await store.write(base + DAY);
     await expect.poll(() => syncing, { timeout: 2000 }).toBe(true);
     await clock.advance(DAY);

@@ -53,6 +53,12 @@ function composeProblems(doc: Compose): string[] {
   }
   if (!services.api?.environment?.PORT) problems.push("api: PORT not set");
   if (!services.api?.healthcheck?.test) problems.push("api: no healthcheck");
+  // Every long-running role is checked on its readiness (the api on PORT, the others on HEALTH_PORT).
+  for (const name of Object.keys(roles).filter((r) => r !== "migrate")) {
+    const test = JSON.stringify(services[name]?.healthcheck?.test ?? "");
+    if (!test.includes("/health/ready")) problems.push(`${name}: no /health/ready healthcheck`);
+    if (name !== "api" && !services[name]?.environment?.HEALTH_PORT) problems.push(`${name}: HEALTH_PORT not set`);
+  }
 
   for (const [name, s] of Object.entries(services)) {
     for (const [dep, { condition } = {}] of Object.entries(s.depends_on ?? {})) {

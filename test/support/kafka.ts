@@ -29,14 +29,19 @@ export function createTestKafkaBus(now: () => Date, { label = "test", codec }: {
     namespace,
     async drop() {
       await bus.close();
-      const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
-      await admin.connect();
-      try {
-        const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${namespace}.`));
-        if (topics.length) await admin.deleteTopics({ topics });
-      } finally {
-        await admin.disconnect();
-      }
+      await deleteNamespace(namespace);
     },
   };
+}
+
+/** Deletes the namespace's topics from the broker (a bus of its own, or roles run with KAFKA_NAMESPACE). */
+export async function deleteNamespace(namespace: string): Promise<void> {
+  const admin = new Kafka({ brokers: infra.kafkaBrokers!.split(","), logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${namespace}.`));
+    if (topics.length) await admin.deleteTopics({ topics });
+  } finally {
+    await admin.disconnect();
+  }
 }

@@ -103,6 +103,9 @@ export const TransactionSchema = z
 export const PendingTransactionSchema = z
   .object({
     id: z.uuid().openapi({ description: "The id the transaction will have; GET /transactions/{id} once the qualifier has it." }),
-    status: z.literal("sent"),
+    status: z.enum(["sent", "accepted"]).openapi({
+      description:
+        "sent: on its way through the network, not recorded yet. accepted: written, but the bus was down; it is sent when the bus is back (nothing to retry).",
+    }),
   })
   .openapi("PendingTransaction", { example: { id: "5be80cb4-97fc-8d3f-9a87-9b4d90c1dd88", status: "sent" } });

@@ -15,5 +15,6 @@ export const depsOf = (c: Context<AppEnv>) => ({
 });
 
 export function answer<S extends 200 | 201>(c: Context<AppEnv>, sent: Sent, done: S) {
-  return sent.transaction ? c.json(sent.transaction, done) : c.json({ id: sent.id, status: "sent" as const }, 202);
+  if (sent.transaction) return c.json(sent.transaction, done);
+  return c.json({ id: sent.id, status: sent.accepted ? ("accepted" as const) : ("sent" as const) }, 202);
 }

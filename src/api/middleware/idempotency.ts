@@ -1,0 +1,43 @@
+// `Idempotency-Key` on the POSTs of /v1: the same key with the same request replays the first answer
+// (with `Idempotent-Replayed: true`); the same key with another request is 422 naming the key; a request
+// that failed (5xx, 429) frees its key for the retry. Keys are per account and environment.
+import { createHash } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../context.ts";
+import { ApiError, invalid } from "../errors.ts";
+import { claimKey, recordAnswer, releaseKey } from "../../store/idempotency.ts";
+
+export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const key = c.req.method === "POST" ? c.req.header(IDEMPOTENCY_HEADER) : undefined;
+  if (key === undefined) return next();
+  if (!KEY_PATTERN.test(key)) throw invalid(IDEMPOTENCY_HEADER, "must be 1 to 255 visible ASCII characters (a UUID is a good key)");
+  const { services, caller } = c.var;
+  const scope = { accountId: caller.account.id, live: caller.live };
+  const fingerprint = createHash("sha256").update(`${c.req.method} ${c.req.path}\u0000${await c.req.text()}`).digest("hex");
+
+  const claim = await claimKey(services.db, scope, key, fingerprint, services.clock.now());
+  if (claim.kind === "mismatch") {
+    throw new ApiError("idempotency_key_reused", `${IDEMPOTENCY_HEADER} ${key}: already used with a different request in the last 24 hours; use a new key for a new request.`);
+  }
+  if (claim.kind === "running") {
+    throw new ApiError("conflict", `${IDEMPOTENCY_HEADER} ${key}: the first request with this key has not answered yet; retry when it has.`, { "Retry-After": "1" });
+  }
+  if (claim.kind === "replay") {
+    const { status, body, contentType } = claim.answer;
+    return c.body(body, status as 200, { ...(contentType ? { "content-type": contentType } : {}), "Idempotent-Replayed": "true" });
+  }
+
+  await next();
+  const status = c.res.status;
+  try {
+    if (status >= 500 || status === 429) await releaseKey(services.db, scope, key);
+    else await recordAnswer(services.db, scope, key, { status, body: await c.res.clone().text(), contentType: c.res.headers.get("content-type") });
+  } catch (err) {
+    // The answer stands (what it made is made); a key that could not be recorded answers 409 to a retry.
+    services.health.report(err);
+    services.log.warn({ err, key }, "idempotency key not recorded");
+  }
+};
