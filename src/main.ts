@@ -3,7 +3,11 @@
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { ConfigError, loadConfig, type Config } from "./config/index.ts";
-import { openServices, readCredentials, resolveAdminToken, writeCredentials } from "./runtime.ts";
+import { resolve as resolvePath } from "node:path";
+import { Server } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { openServices, readCredentials, resolveAdminToken, usesDataDir, writeCredentials } from "./runtime.ts";
+import { DataDirLockedError, lockDataDir, lockHolder, type DataDirLock } from "./data-dir-lock.ts";
 import { createApp } from "./api/app.ts";
 import { createAccount, getAccount } from "./store/accounts.ts";
 import { migrate } from "./store/migrate.ts";
@@ -42,19 +46,108 @@ async function ensureDemoAccount(services: Services, config: Config) {
   return demo;
 }
 
-function listen(services: Services, adminToken: string): Promise<string> {
+interface Listening {
+  url: string;
+  /** Stops accepting connections and resolves once every request in flight has been answered. */
+  close(): Promise<void>;
+}
+
+function listen(services: Services, adminToken: string): Promise<Listening> {
   const app = createApp(services, { adminToken });
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: services.config.PORT, hostname: "0.0.0.0" }, (info) =>
-      resolve(`http://localhost:${info.port}`),
+      resolve({ url: `http://localhost:${info.port}`, close }),
     );
-    const stop = () => {
-      server.close();
-      void services.db.close().finally(() => process.exit(0));
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    server.once("error", reject);
+    // Node's own close() also destroys the connections it deems idle, and with them requests a client
+    // has sent that the server has not read yet (they reset). A drain here only stops listening: every
+    // answer from then on says `Connection: close`, and idle connections end at the keep-alive timeout.
+    const open = new Set<ServerResponse>();
+    let closing = false;
+    server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
+      if (closing) res.setHeader("Connection", "close");
+      open.add(res);
+      res.once("close", () => open.delete(res));
+    });
+    /** Stops accepting connections and resolves once every request in flight has been answered. */
+    function close() {
+      return new Promise<void>((done) => {
+        closing = true;
+        Server.prototype.close.call(server, () => done());
+        for (const res of open) if (!res.headersSent) res.setHeader("Connection", "close");
+      });
+    }
   });
+}
+
+/**
+ * On SIGTERM or SIGINT: stop accepting and answer what is in flight, stop the roles (consumers finish
+ * their batch, the dispatcher finishes or releases its claims), then close the bus and the database
+ * and release DATA_DIR. Whatever is still running after DRAIN_TIMEOUT_SECONDS is abandoned (exit 1).
+ */
+function drainOnSignal(
+  services: Services,
+  parts: { server?: Listening; roles?: { stop(): Promise<void> }; health?: { close(): unknown }; lock?: DataDirLock },
+) {
+  // The roles' timers are unref()ed; this one keeps the process alive until it is drained, so a dependency
+  // that goes away (and takes its sockets with it) never ends a role with code 0.
+  const keepAlive = setInterval(() => {}, 2 ** 30);
+  let draining = false;
+  const drain = async (signal: string) => {
+    if (draining) return;
+    draining = true;
+    const { log, config } = services;
+    log.info({ signal, timeoutSeconds: config.DRAIN_TIMEOUT_SECONDS }, "draining");
+    setTimeout(() => {
+      log.error({ timeoutSeconds: config.DRAIN_TIMEOUT_SECONDS }, "drain time over; exiting with work unfinished");
+      process.exit(1);
+    }, config.DRAIN_TIMEOUT_SECONDS * 1000).unref();
+    try {
+      await parts.server?.close();
+      parts.health?.close();
+      await parts.roles?.stop();
+      await services.bus.close();
+      await services.db.close();
+      parts.lock?.release();
+      clearInterval(keepAlive);
+      log.info("drained");
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, "drain failed");
+      process.exit(1);
+    }
+  };
+  process.once("SIGINT", () => void drain("SIGINT"));
+  process.once("SIGTERM", () => void drain("SIGTERM"));
+}
+
+/** DATA_DIR's lock for a process that keeps embedded parts there; refuses when another process holds it. */
+const lockIfEmbedded = (config: Config, command: string, { bus }: { bus: boolean }) =>
+  usesDataDir(config, { bus }) ? lockDataDir(config.DATA_DIR, command) : undefined;
+
+/**
+ * Where a data-changing CLI command runs: against the running server's /admin API when a server holds
+ * DATA_DIR (its database is not shared), else locally under DATA_DIR's lock.
+ */
+function adminTarget(config: Config): { url: string; token: string } | undefined {
+  if (!usesDataDir(config, { bus: false })) return undefined;
+  const holder = lockHolder(config.DATA_DIR);
+  if (!holder) return undefined;
+  if (!holder.url) throw new DataDirLockedError(resolvePath(config.DATA_DIR), holder);
+  const token = config.ADMIN_TOKEN ?? readCredentials(config).adminToken;
+  if (!token) throw new UsageError(`ADMIN_TOKEN: set it to the admin token of the server at ${holder.url} (it holds ${config.DATA_DIR})`);
+  return { url: holder.url, token };
+}
+
+async function adminRequest<T>(target: { url: string; token: string }, path: string, body: unknown): Promise<T> {
+  const res = await fetch(new URL(path, target.url), {
+    method: "POST",
+    headers: { Authorization: `Bearer ${target.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = (await res.json()) as T & { error?: { message: string } };
+  if (!res.ok) throw new Error(`${target.url}${path} answered ${res.status}: ${answer.error?.message ?? JSON.stringify(answer)}`);
+  return answer;
 }
 
 async function main(argv: string[]) {
@@ -62,11 +155,15 @@ async function main(argv: string[]) {
   const config = loadConfig();
   switch (command) {
     case "start": {
+      const lock = lockIfEmbedded(config, command, { bus: true });
       const services = await openServices(config);
-      await startRoles(services, ALL_ROLES);
+      const roles = await startRoles(services, ALL_ROLES);
       const admin = resolveAdminToken(config);
       const demo = await ensureDemoAccount(services, config);
-      const url = await listen(services, admin.token);
+      const server = await listen(services, admin.token);
+      lock?.setUrl(server.url);
+      drainOnSignal(services, { server, roles, ...(lock ? { lock } : {}) });
+      const { url } = server;
       const name = config.SERVICE_NAME;
       process.stdout.write(
         [
@@ -85,31 +182,26 @@ async function main(argv: string[]) {
       return;
     }
     case "api": {
+      const lock = lockIfEmbedded(config, command, { bus: true });
       const services = await openServices(config);
-      const url = await listen(services, resolveAdminToken(config).token);
-      services.log.info({ url }, "api listening");
+      const server = await listen(services, resolveAdminToken(config).token);
+      lock?.setUrl(server.url);
+      drainOnSignal(services, { server, ...(lock ? { lock } : {}) });
+      services.log.info({ url: server.url }, "api listening");
       return;
     }
     case "qualifier":
     case "dispatcher":
     case "workers": {
-      const services = await openServices(config);
-      if (command === "qualifier" && services.bus.kind !== "kafka") {
+      if (command === "qualifier" && !config.KAFKA_BROKERS) {
         throw new UsageError("qualifier: set KAFKA_BROKERS (npm start runs the qualifier on the embedded log)");
       }
-      const running = await startRoles(services, [command]);
-      // The roles' timers are unref()ed; this one keeps the process alive for as long as the role is meant
-      // to run, so a dependency that goes away (and takes its sockets with it) never ends it with code 0.
-      const keepAlive = setInterval(() => {}, 2 ** 30);
+      const lock = lockIfEmbedded(config, command, { bus: true });
+      const services = await openServices(config);
+      const roles = await startRoles(services, [command]);
       const health = config.HEALTH_PORT ? await serveHealth(services.health, config.HEALTH_PORT, command) : undefined;
+      drainOnSignal(services, { roles, ...(health ? { health } : {}), ...(lock ? { lock } : {}) });
       services.log.info({ role: command, ...(config.HEALTH_PORT ? { healthPort: config.HEALTH_PORT } : {}) }, "role running");
-      const exit = () => {
-        clearInterval(keepAlive);
-        health?.close();
-        void running.stop().finally(() => Promise.all([services.bus.close(), services.db.close()]).finally(() => process.exit(0)));
-      };
-      process.once("SIGINT", exit);
-      process.once("SIGTERM", exit);
       return;
     }
     case "listen": {
@@ -122,10 +214,12 @@ async function main(argv: string[]) {
       return;
     }
     case "migrate": {
+      const lock = lockIfEmbedded(config, command, { bus: false });
       const services = await openServices(config);
       const applied = await migrate(services.db);
       process.stdout.write(applied.length ? `applied ${applied.join(", ")}\n` : "up to date\n");
       await services.db.close();
+      lock?.release();
       return;
     }
     case "account": {
@@ -143,13 +237,19 @@ async function main(argv: string[]) {
       if (values.tier !== "standard" && values.tier !== "premium") {
         throw new UsageError("--tier: must be standard or premium");
       }
-      const services = await openServices(config);
-      const account = await createAccount(
-        services.db,
-        { name: values.name, tier: values.tier, ...(values.email ? { email: values.email } : {}) },
-        services.clock.now(),
-      );
-      await services.db.close();
+      const tier: "standard" | "premium" = values.tier;
+      const input = { name: values.name, tier, ...(values.email ? { email: values.email } : {}) };
+      const target = adminTarget(config);
+      let account: Awaited<ReturnType<typeof createAccount>>;
+      if (target) {
+        account = await adminRequest(target, "/admin/accounts", input);
+      } else {
+        const lock = lockIfEmbedded(config, "account create", { bus: false });
+        const services = await openServices(config);
+        account = await createAccount(services.db, input, services.clock.now());
+        await services.db.close();
+        lock?.release();
+      }
       process.stdout.write(
         values.json
           ? JSON.stringify(account) + "\n"
@@ -171,16 +271,24 @@ async function main(argv: string[]) {
         throw new UsageError(`--count: must be a whole number from 1 to ${MAX_SEED_COUNT}`);
       }
       if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31 - 1) throw new UsageError("--seed: must be a whole number from 0 to 2147483647");
-      const services = await openServices(config);
       const started = performance.now();
-      const created = await seedMidInsights(services.db, {
-        programId: values.program,
-        count,
-        seed,
-        now: services.clock.now(),
-        onProgress: (n) => process.stderr.write(`\r  ${n} created`),
-      });
-      await services.db.close();
+      const target = adminTarget(config);
+      let created: number;
+      if (target) {
+        ({ created } = await adminRequest<{ created: number }>(target, `/admin/programs/${values.program}/mid-insights/seed`, { count, seed }));
+      } else {
+        const lock = lockIfEmbedded(config, "mid-insights seed", { bus: false });
+        const services = await openServices(config);
+        created = await seedMidInsights(services.db, {
+          programId: values.program,
+          count,
+          seed,
+          now: services.clock.now(),
+          onProgress: (n) => process.stderr.write(`\r  ${n} created`),
+        });
+        await services.db.close();
+        lock?.release();
+      }
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       process.stdout.write(`\ncreated ${created} MID insights in program ${values.program} (seed ${seed}) in ${seconds}s\n`);
       return;
@@ -191,17 +299,11 @@ async function main(argv: string[]) {
       return;
     }
     case "simulator": {
+      const lock = lockIfEmbedded(config, command, { bus: true });
       const services = await openServices(config);
       const stop = await simulatorRole(rest, services, (m) => new UsageError(m));
-      const keepAlive = setInterval(() => {}, 2 ** 30);
       const health = config.HEALTH_PORT ? await serveHealth(services.health, config.HEALTH_PORT, "simulator") : undefined;
-      const exit = () => {
-        clearInterval(keepAlive);
-        health?.close();
-        void stop().finally(() => Promise.all([services.bus.close(), services.db.close()]).finally(() => process.exit(0)));
-      };
-      process.once("SIGINT", exit);
-      process.once("SIGTERM", exit);
+      drainOnSignal(services, { roles: { stop }, ...(health ? { health } : {}), ...(lock ? { lock } : {}) });
       return;
     }
     case "faults":
@@ -231,7 +333,7 @@ process.on("uncaughtException", fatal("uncaught exception"));
 process.on("unhandledRejection", fatal("unhandled rejection"));
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`);
+  if (err instanceof ConfigError || err instanceof DataDirLockedError) process.stderr.write(`${err.message}\n`);
   else if (err instanceof UsageError) process.stderr.write(`${err.message}\n\n${USAGE}`);
   else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(err instanceof UsageError ? 64 : 1);

@@ -20,18 +20,23 @@ export interface RoleOptions {
 }
 
 export interface RunningRoles {
+  /**
+   * Stops in the order a drain needs: the consumers first (simulators, qualifier: each finishes its
+   * batch), then the dispatcher (finishes or releases its claims), then the due-work sweep.
+   */
   stop(): Promise<void>;
 }
 
 export async function startRoles(services: Services, roles: readonly Role[], options: RoleOptions = {}): Promise<RunningRoles> {
-  const stops: (() => Promise<void> | void)[] = [];
+  const consumers: (() => Promise<void> | void)[] = [];
+  const after: (() => Promise<void> | void)[] = [];
   if (roles.includes("simulators") || roles.includes("qualifier")) await services.bus.createTopics(topicSpecs());
   if (roles.includes("simulators")) {
     const running = await startSimulators(
       { ...services, seed: services.config.SIMULATOR_SEED, control: services.simulators },
       options.schemes ?? ["visa", "mastercard", "amex"],
     );
-    stops.push(running.stop);
+    consumers.push(running.stop);
   }
   // In one process the qualifier tells the dispatcher about new events at once; across processes the
   // dispatcher finds them at its next poll.
@@ -46,16 +51,16 @@ export async function startRoles(services: Services, roles: readonly Role[], opt
         options.onOutcome?.(outcome);
       },
     });
-    stops.push(() => subscription.stop());
+    consumers.push(() => subscription.stop());
   }
   if (dispatcher) {
     dispatcher.start();
-    stops.push(() => dispatcher.stop());
+    after.push(() => dispatcher.stop());
   }
-  if (roles.includes("workers")) stops.push(sweepDue(services));
+  if (roles.includes("workers")) after.push(sweepDue(services));
   return {
     async stop() {
-      for (const stop of stops.reverse()) await stop();
+      for (const stop of [...consumers, ...after]) await stop();
     },
   };
 }

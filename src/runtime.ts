@@ -16,6 +16,12 @@ import { createSimulatorControl } from "../simulators/shared/control.ts";
 import { runDue } from "./lifecycle/due.ts";
 import { createHealth } from "./health/index.ts";
 
+/**
+ * Whether this process keeps an embedded part in DATA_DIR — PGlite, or (when it uses the bus) the
+ * embedded log — and so must hold DATA_DIR's lock (src/data-dir-lock.ts).
+ */
+export const usesDataDir = (config: Config, { bus }: { bus: boolean }) => !config.DATABASE_URL || (bus && !config.KAFKA_BROKERS);
+
 async function openDb(config: Config): Promise<Db> {
   return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openPglite(config.DATA_DIR);
 }

@@ -7,6 +7,8 @@ import type { MerchantIds, SimulatorCommand } from "../../src/bus/messages.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
 import type { Db } from "../../src/store/db.ts";
+import type { PurchaseStanding } from "../../src/domain/purchase-follow-ups.ts";
+import { findPurchase, standingOf } from "./history.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { ADAPTERS } from "./schemes.ts";
 import { insertRun, latestRun, readFaults, runCounts, stopRuns, writeFaults, type SchemeCounts, type TrafficOptions, type TrafficRun } from "./settings.ts";
@@ -80,6 +82,8 @@ export interface SimulatorControl {
   refund(ref: PurchaseRef & { amount?: number }): Promise<PurchaseReceipt>;
   /** Voids an authorised purchase that has not cleared. */
   void(ref: PurchaseRef): Promise<PurchaseReceipt>;
+  /** The purchase as its network holds it now; undefined until the network has taken the purchase. */
+  standing(ref: PurchaseRef): Promise<PurchaseStanding | undefined>;
   /** Simulators in this process subscribe so a change applies without waiting for their poll. */
   onChange(listener: () => Promise<void>): () => void;
 }
@@ -185,6 +189,10 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
     clear: (ref) => follow(ref, "CLEAR"),
     void: (ref) => follow(ref, "VOID"),
     refund: (ref) => follow(ref, "REFUND", ref.amount),
+    async standing(ref) {
+      const record = await findPurchase(db, ref.scheme, ref.purchaseId);
+      return record && standingOf(record);
+    },
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

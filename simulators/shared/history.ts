@@ -2,10 +2,9 @@
 // (the history look-ups search), and the queue of work due on the service clock.
 import type { OnboardingReply } from "../../src/bus/messages.ts";
 import type { Db } from "../../src/store/db.ts";
+import type { PurchaseStanding, PurchaseState } from "../../src/domain/purchase-follow-ups.ts";
 import type { Delivery } from "./faults.ts";
 import type { Merchant, MessageKind, NativeTransaction, Purchase, Scheme } from "./types.ts";
-
-export type PurchaseState = "authorized" | "cleared" | "voided";
 
 export interface PurchaseRecord {
   purchase: Purchase;
@@ -20,6 +19,14 @@ interface PurchaseRow {
   refunded: number;
   run_id: string | null;
 }
+
+/** The purchase as the follow-up rules of src/domain/purchase-follow-ups.ts see it. */
+export const standingOf = (r: PurchaseRecord): PurchaseStanding => ({
+  state: r.state,
+  amount: r.purchase.amount,
+  currency: r.purchase.currency,
+  refunded: r.refunded,
+});
 
 const toRecord = (r: PurchaseRow): PurchaseRecord => ({ purchase: r.purchase, state: r.state, refunded: r.refunded, runId: r.run_id });
 

@@ -10,6 +10,7 @@ import type { Clock } from "../../src/clock/index.ts";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { roundMoney } from "../../src/domain/money.ts";
+import { refundOf, voidRefusal } from "../../src/domain/purchase-follow-ups.ts";
 import type { Db } from "../../src/store/db.ts";
 import { FaultDice, NO_FAULTS, type Faults } from "./faults.ts";
 import { PurchaseStream } from "./generator.ts";
@@ -24,6 +25,7 @@ import {
   removeDue,
   saveMerchant,
   scheduleDue,
+  standingOf,
   writePurchases,
   type Due,
   type MessageWrite,
@@ -294,7 +296,7 @@ export class NetworkSimulator {
   /** Clears an authorised purchase now (a test transaction's clear, or its clearing falling due). */
   async clear(ref: string, at = this.deps.clock.now()): Promise<void> {
     const record = await this.purchaseOrReject(ref);
-    if (record.state !== "authorized") return; // cleared already, or voided: nothing to send
+    if (record.state !== "authorized") return; // cleared already, or voided (the API refuses that): nothing to send
     const message = await this.send("clearing", this.adapter.clearing(record.purchase, at), at);
     await writePurchases(this.deps.db, [this.update(record, { state: "cleared", messages: [message], cancel: [`clearing:${record.purchase.id}`] })]);
   }
@@ -302,7 +304,8 @@ export class NetworkSimulator {
   async voidPurchase(ref: string, at = this.deps.clock.now()): Promise<void> {
     const record = await this.purchaseOrReject(ref);
     if (record.state === "voided") return;
-    if (record.state === "cleared") throw new Rejected(`purchaseId: ${ref} has cleared; refund it instead of voiding it`);
+    const refusal = voidRefusal(record);
+    if (refusal) throw new Rejected(`purchaseId: ${ref}: ${refusal.reason}`);
     const message = await this.send("void", this.adapter.void(record.purchase, at), at);
     await writePurchases(this.deps.db, [this.update(record, { state: "voided", messages: [message], cancel: [`clearing:${record.purchase.id}`] })]);
   }
@@ -311,10 +314,9 @@ export class NetworkSimulator {
   async refund(ref: string, refundId: string, amount: number | null, at = this.deps.clock.now()): Promise<void> {
     const record = await this.purchaseOrReject(ref);
     if (await messageExists(this.deps.db, this.adapter.messageId("refund", refundId))) return;
-    if (record.state === "voided") throw new Rejected(`purchaseId: ${ref} was voided; there is nothing to refund`);
-    const left = roundMoney(record.purchase.amount - record.refunded, record.purchase.currency);
-    const refund = amount === null ? left : roundMoney(amount, record.purchase.currency);
-    if (refund <= 0 || refund > left) throw new Rejected(`amount: must be more than 0 and at most ${left}, what is left to refund`);
+    const decided = refundOf(standingOf(record), amount);
+    if ("refusal" in decided) throw new Rejected(`${decided.refusal.field === "amount" ? "amount" : `purchaseId: ${ref}`}: ${decided.refusal.reason}`);
+    const refund = decided.amount;
     const message = await this.send("refund", this.adapter.refund(record.purchase, refundId, refund, at), at);
     await writePurchases(this.deps.db, [this.update(record, { refunded: record.refunded + refund, messages: [message] })]);
   }

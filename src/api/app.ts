@@ -11,8 +11,15 @@ import { mountV1 } from "./routes/index.ts";
 import { mountDocs } from "./docs.ts";
 import { mountDashboard } from "../dashboard/index.tsx";
 import { IDEMPOTENCY_HEADER, idempotency } from "./middleware/idempotency.ts";
+import { guardInput, limitBody } from "./middleware/input.ts";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
+
+const routePattern = (path: string) =>
+  new RegExp(`^${path.split("/").map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}$`);
+
+const methodNotAllowed = (method: string, path: string, allowed: string[]) =>
+  new ApiError("method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(", ")}.`, { Allow: allowed.join(", ") });
 
 export function createApp(services: Services, options: { adminToken: string }) {
   const app = router();
@@ -22,6 +29,14 @@ export function createApp(services: Services, options: { adminToken: string }) {
     c.set("requestId", requestId);
     c.set("services", services);
     c.header("Request-Id", requestId);
+    await next();
+  });
+  app.use("*", limitBody);
+  // A method the path does not answer is 405 before routing could take it to a parameterised path.
+  let allowedMethods: (path: string) => string[] = () => [];
+  app.use("*", async (c, next) => {
+    const allowed = allowedMethods(c.req.path);
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) throw methodNotAllowed(c.req.method, c.req.path, allowed);
     await next();
   });
 
@@ -45,13 +60,8 @@ export function createApp(services: Services, options: { adminToken: string }) {
   });
 
   app.notFound((c) => {
-    const body: ErrorBody = {
-      error: {
-        code: "route_not_found",
-        message: `No route ${c.req.method} ${c.req.path}.`,
-        requestId: c.get("requestId") ?? "unknown",
-      },
-    };
+    const requestId = c.get("requestId") ?? "unknown";
+    const body: ErrorBody = { error: { code: "route_not_found", message: `No route ${c.req.method} ${c.req.path}.`, requestId } };
     return c.json(body, 404);
   });
 
@@ -151,8 +161,28 @@ export function createApp(services: Services, options: { adminToken: string }) {
   app.use("/v1/*", idempotency);
   app.use("/admin/*", adminAuth(options.adminToken));
 
+  app.use("/v1/*", guardInput);
+  app.use("/admin/*", guardInput);
+
   mountV1(app);
   mountAdmin(app);
   mountDashboard(app, { adminToken: options.adminToken, fetch: (request, env) => app.fetch(request, env) });
+
+  // The methods each route path answers, for 405 and its Allow header on the others (HEAD with GET).
+  // A path is matched by its most specific route paths (fewest parameters): /transactions/test is not
+  // /transactions/{transactionId}.
+  const routes = new Map<string, { pattern: RegExp; params: number; methods: Set<string> }>();
+  for (const { method, path } of app.routes) {
+    if (method === "ALL" || path.includes("*")) continue;
+    const entry = routes.get(path) ?? { pattern: routePattern(path), params: (path.match(/:/g) ?? []).length, methods: new Set<string>() };
+    entry.methods.add(method);
+    if (method === "GET") entry.methods.add("HEAD");
+    routes.set(path, entry);
+  }
+  allowedMethods = (path: string): string[] => {
+    const matching = [...routes.values()].filter((route) => route.pattern.test(path));
+    const fewest = Math.min(...matching.map((route) => route.params));
+    return [...new Set(matching.filter((route) => route.params === fewest).flatMap((route) => [...route.methods]))];
+  };
   return app;
 }

@@ -8,6 +8,7 @@ export const errorStatus = {
   route_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limit_exceeded: 429,

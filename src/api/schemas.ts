@@ -54,11 +54,68 @@ export const listOf = <T extends z.ZodTypeAny>(item: T, name: string) =>
     })
     .openapi(name);
 
+/**
+ * Limits on `metadata`, as Stripe and Fidel bound theirs: what an integrator keeps beside a record,
+ * not a document store.
+ */
+export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500, depth: 3, bytes: 8192 } as const;
+
+const L = METADATA_LIMITS;
+
+/** The JSON Schema of a metadata value `levels` levels of nesting deep at most. */
+function metadataValueJsonSchema(levels: number): Record<string, unknown> {
+  const scalars = [{ type: "string", maxLength: L.valueLength }, { type: "number" }, { type: "boolean" }, { type: "null" }];
+  if (levels === 0) return { anyOf: scalars };
+  const inner = metadataValueJsonSchema(levels - 1);
+  return {
+    anyOf: [
+      ...scalars,
+      { type: "array", maxItems: L.keys, items: inner },
+      { type: "object", maxProperties: L.keys, propertyNames: { minLength: 1, maxLength: L.keyLength }, additionalProperties: inner },
+    ],
+  };
+}
+
+/** The first metadata rule `value` breaks, with the field it is at; undefined when it keeps them all. */
+function metadataProblem(value: Record<string, unknown>): { path: (string | number)[]; message: string } | undefined {
+  const stack: { value: unknown; path: (string | number)[]; depth: number }[] = [{ value, path: [], depth: 1 }];
+  while (stack.length > 0) {
+    const { value: v, path, depth } = stack.pop()!;
+    if (typeof v === "string" && v.length > L.valueLength) return { path, message: `must be at most ${L.valueLength} characters` };
+    if (v === null || typeof v !== "object") continue;
+    if (depth > L.depth) return { path, message: `metadata nests at most ${L.depth} levels deep` };
+    const entries = Array.isArray(v) ? v.map((item, i) => [i, item] as const) : Object.entries(v);
+    if (entries.length > L.keys) return { path, message: `at most ${L.keys} ${Array.isArray(v) ? "items" : "keys"}` };
+    for (const [key, item] of entries) {
+      if (typeof key === "string" && (key.length === 0 || key.length > L.keyLength)) {
+        return { path: [...path, key], message: `keys must be 1 to ${L.keyLength} characters` };
+      }
+      stack.push({ value: item, path: [...path, key], depth: depth + 1 });
+    }
+  }
+  if (Buffer.byteLength(JSON.stringify(value)) > L.bytes) return { path: [], message: `at most ${L.bytes} bytes as JSON` };
+  return undefined;
+}
+
 export const metadataSchema = z
   .record(z.string(), z.unknown())
+  .superRefine((value, ctx) => {
+    const problem = metadataProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", path: problem.path, message: problem.message });
+  })
   .nullable()
   .optional()
-  .openapi({ description: "Your own data, returned as given.", example: { externalId: "abc-123" } });
+  // propertyNames is JSON Schema 2020-12 (OpenAPI 3.1) that the metadata type does not list.
+  .openapi({
+    description:
+      `Your own data, returned as given. At most ${L.keys} keys of 1 to ${L.keyLength} characters, string values ` +
+      `of at most ${L.valueLength} characters, objects and arrays nested at most ${L.depth} levels deep (each with at ` +
+      `most ${L.keys} keys or items), at most ${L.bytes} bytes as JSON.`,
+    example: { externalId: "abc-123" },
+    maxProperties: L.keys,
+    propertyNames: { minLength: 1, maxLength: L.keyLength },
+    additionalProperties: metadataValueJsonSchema(L.depth - 1),
+  } as { description: string });
 
 export const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
   required: true,

@@ -31,3 +31,48 @@ z.config({
 export const rule = (message: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? "required" : message),
 });
+
+/** Bounds every request's input has, whatever the route. */
+export const INPUT_LIMITS = { bodyBytes: 1024 * 1024, depth: 32 } as const;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string cannot be stored: U+0000 (PostgreSQL text refuses it) or an unpaired UTF-16 surrogate. */
+export function textProblem(s: string): string | undefined {
+  if (s.includes("\u0000")) return "must not contain U+0000 (NUL)";
+  if (LONE_SURROGATE.test(s)) return "must not contain unpaired UTF-16 surrogates";
+  return undefined;
+}
+
+const describePath = (path: (string | number)[]) => {
+  const shown = path.length > 8 ? [...path.slice(0, 8), "…"] : path;
+  return shown.length ? shown.join(".") : "body";
+};
+
+/**
+ * The first string or key in a parsed JSON body that `textProblem` refuses, or nesting deeper than
+ * INPUT_LIMITS.depth, as a message naming the field. Walks without recursion, so no depth can
+ * overflow the stack.
+ */
+export function jsonBodyProblem(body: unknown): string | undefined {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: body, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === "string") {
+      const problem = textProblem(value);
+      if (problem) return `${describePath(path)}: ${problem}`;
+      continue;
+    }
+    if (value === null || typeof value !== "object") continue;
+    if (path.length >= INPUT_LIMITS.depth) return `${describePath(path)}: nested more than ${INPUT_LIMITS.depth} levels deep`;
+    const entries = Array.isArray(value) ? value.map((item, i) => [i, item] as const) : Object.entries(value as object);
+    for (const [key, item] of entries) {
+      if (typeof key === "string") {
+        const problem = textProblem(key);
+        if (problem) return `${describePath(path)}: field names ${problem}`;
+      }
+      stack.push({ value: item, path: [...path, key] });
+    }
+  }
+  return undefined;
+}

@@ -72,7 +72,7 @@ export const TOPICS = {
     key: "card id",
     schema: "simulator-command",
     partitions: 3,
-    producers: ["api (test transactions: /v1/transactions/test, clear, refund)"],
+    producers: ["api (test transactions: /v1/transactions/test, clear, void, refund)"],
     consumers: ["visa, mastercard and amex simulators (each takes its scheme's)"],
     deadLetter: true,
   },

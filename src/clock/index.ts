@@ -44,6 +44,9 @@ export function createClock({ speed, start, offsetMs = 0, wall = () => Date.now(
     now: () => new Date(nowMs()),
     async advance(ms: number) {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError("the clock only moves forward");
+      if (nowMs() + ms > LATEST_SERVICE_TIME.getTime()) {
+        throw new RangeError(`the service clock stays before ${LATEST_SERVICE_TIME.toISOString()}`);
+      }
       offset += ms;
       const now = new Date(nowMs());
       for (const listener of [...listeners]) await listener(now);
@@ -55,6 +58,16 @@ export function createClock({ speed, start, offsetMs = 0, wall = () => Date.now(
     },
   };
 }
+
+/**
+ * The latest service time an advance may reach: 99 years short of 9999-12-31, so that every date
+ * computed from service time (offer end dates, retries, return periods) still has a four-digit year
+ * that ISO 8601 strings, PostgreSQL and the local-date rules all read.
+ */
+export const LATEST_SERVICE_TIME = new Date("9900-01-01T00:00:00.000Z");
+
+/** The most one unit of `POST /admin/clock/advance` moves service time: a year (366 days). */
+export const MAX_ADVANCE_DAYS = 366;
 
 /** Milliseconds in the units `POST /admin/clock/advance` accepts. */
 export const durationMs = ({ days = 0, hours = 0, minutes = 0, seconds = 0 }: {

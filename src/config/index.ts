@@ -35,6 +35,7 @@ const configSchema = z.object({
   RATE_LIMIT_PER_SECOND: positiveNumber(100),
   RATE_LIMIT_BURST: positiveNumber(200),
   SIMULATOR_SEED: z.coerce.number().int().min(0).default(1),
+  DRAIN_TIMEOUT_SECONDS: z.coerce.number().finite().positive("must be more than 0").default(30),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 

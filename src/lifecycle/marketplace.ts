@@ -56,7 +56,12 @@ export function generateMarketplaceOffers(seed: number, count: number, now: Date
       schemes: f.helpers.arrayElements(["visa", "mastercard", "amex"] as const, { min: 1, max: 3 }),
       minTransactionAmount: zeroDecimals ? f.number.int({ min: 0, max: 3000 }) : f.number.int({ min: 0, max: 30 }),
       returnPeriod: f.helpers.arrayElement([0, 0, 14, 30]),
-      fees: { publisherFee: discount ? 1 : 0.5, serviceFee: discount ? 0.5 : 0.25 },
+      // On amount offers the fees are money in the offer's currency: whole yen in Japan.
+      fees: discount
+        ? { publisherFee: 1, serviceFee: 0.5 }
+        : zeroDecimals
+          ? { publisherFee: 50, serviceFee: 25 }
+          : { publisherFee: 0.5, serviceFee: 0.25 },
       targeting: f.helpers.arrayElement([
         null,
         null,

@@ -3,11 +3,12 @@
 // the qualifier to record it.
 import type { Ctx } from "../api/context.ts";
 import { ApiError, invalid, notFound } from "../api/errors.ts";
-import type { PurchaseInput, SimulatorControl } from "../../simulators/shared/control.ts";
+import type { PurchaseInput, PurchaseRef, SimulatorControl } from "../../simulators/shared/control.ts";
 import { BusValidationError } from "../bus/bus.ts";
 import { DependencyUnavailableError } from "../health/index.ts";
 import { within } from "../health/dependency.ts";
 import type { Db } from "./db.ts";
+import { clearRefusal, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../domain/purchase-follow-ups.ts";
 import type { Scheme } from "../bus/messages.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
 import { findTransaction, getTransaction, type Transaction } from "./transactions.ts";
@@ -158,24 +159,45 @@ async function testPurchaseOf(ctx: Ctx, transactionId: string) {
     [transactionId, ctx.accountId],
   );
   if (!purchase || transaction.type !== "purchase") {
-    throw invalid("transactionId", "only purchases made with POST /transactions/test can be cleared or refunded here");
+    throw invalid("transactionId", "only purchases made with POST /transactions/test can be cleared, voided or refunded here");
   }
   return { transaction, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id } };
+}
+
+/**
+ * The purchase as its network holds it, refused with 409 when `refusalOf` says the follow-up cannot
+ * apply; a purchase the network has not taken yet cannot be followed up either.
+ */
+async function requireApplies(simulators: SimulatorControl, ref: PurchaseRef, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
+  const standing = await simulators.standing(ref);
+  if (!standing) throw new ApiError("conflict", "transactionId: the network has not recorded the purchase yet; try again in a moment");
+  const refusal = refusalOf(standing);
+  if (refusal) throw new ApiError("conflict", `${refusal.field}: ${refusal.reason}`);
+  return standing;
 }
 
 export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
   const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
   if (transaction.cleared) return { id: transactionId, transaction };
-  if (transaction.voided) throw new ApiError("conflict", "transactionId: the purchase was voided; it cannot clear");
+  await requireApplies(simulators, ref, clearRefusal);
   await publishWithin(simulators.clear(ref));
   return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.cleared) };
 }
 
-export async function refundTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number): Promise<Sent> {
+export async function voidTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
   const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
-  if (amount !== undefined && amount > transaction.amount) {
-    throw invalid("amount", `must be at most the purchase's amount, ${transaction.amount}`);
-  }
+  if (transaction.voided) return { id: transactionId, transaction };
+  await requireApplies(simulators, ref, voidRefusal);
+  await publishWithin(simulators.void(ref));
+  return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.voided) };
+}
+
+export async function refundTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number): Promise<Sent> {
+  const { ref } = await testPurchaseOf(ctx, transactionId);
+  await requireApplies(simulators, ref, (p) => {
+    const decided = refundOf(p, amount ?? null);
+    return "refusal" in decided ? decided.refusal : undefined;
+  });
   const receipt = await publishWithin(simulators.refund({ ...ref, ...(amount !== undefined ? { amount } : {}) }));
   const id = transactionIdFor(ref.scheme, "refund", receipt.transactionId);
   return { id, transaction: await waitFor(ctx, id, waitMs, () => true) };

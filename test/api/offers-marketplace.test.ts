@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { generateMarketplaceOffers, runMarketplaceDue } from "../../src/lifecycle/marketplace.ts";
 import { advanceDays, expect400, localIn, outboxOf, world, type Offer } from "../support/offers-world.ts";
+import { marketplaceTerms } from "../../src/domain/offer-marketplace.ts";
 
 let h: Harness;
 beforeAll(async () => {
@@ -91,6 +92,27 @@ describe("marketplace offers (admin)", () => {
       if (m.type.name === "discount") expect(m.name).toMatch(new RegExp(`^${m.type.value}% off`));
     }
     await expect400(await h.admin("POST", "/admin/marketplace-offers/seed", { count: 101 }), "count: must be 1 to 100");
+  });
+
+  it("seeds offers its own rules accept, whole yen in Japan included (count 20, seed 7 made JPY fees of 0.5)", async () => {
+    const seeded = await expectStatus<{ created: number; items: { countryCode: string; type: { name: string }; fees: { publisherFee: number; serviceFee: number } }[] }>(
+      await h.admin("POST", "/admin/marketplace-offers/seed", { count: 20, seed: 7 }),
+      201,
+    );
+    expect(seeded.created).toBe(20);
+    const yenAmountOffers = seeded.items.filter((m) => m.countryCode === "JPN" && m.type.name === "amount");
+    expect(yenAmountOffers.length).toBeGreaterThan(0);
+    for (const m of yenAmountOffers) {
+      expect(Number.isInteger(m.fees.publisherFee) && Number.isInteger(m.fees.serviceFee)).toBe(true);
+    }
+    // Every seed's offers pass the offer rules, not only the seed of the report.
+    const now = h.services.clock.now();
+    for (let seed = 0; seed < 50; seed++) {
+      for (const offer of generateMarketplaceOffers(seed, 20, now)) {
+        const result = marketplaceTerms(offer);
+        expect(result.ok ? [] : result.problems, `seed ${seed}`).toEqual([]);
+      }
+    }
   });
 });
 

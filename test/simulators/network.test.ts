@@ -137,7 +137,7 @@ describe("test purchases through the scheme simulators", () => {
     const before = dead.messages.length;
     await h.services.simulators.refund({ ...ref, amount: 60 });
     await dead.until(before + 1);
-    expect(dead.values.at(-1)!.reason).toBe("amount: must be more than 0 and at most 50, what is left to refund");
+    expect(dead.values.at(-1)!.reason).toBe("amount: refunds more than remains: 50 GBP of 80 is left to refund");
     const rest = await h.services.simulators.refund(ref);
     await waitFor(() => visa.values.some((v) => v.messageId === rest.messageId));
     expect(visa.values.find((v) => v.messageId === rest.messageId)!.amount).toBe(-50);
@@ -161,7 +161,7 @@ describe("test purchases through the scheme simulators", () => {
     const before = dead.messages.length;
     await h.services.simulators.void({ ...ref, purchaseId: other.purchaseId });
     await dead.until(before + 1);
-    expect(dead.values.at(-1)!.reason).toBe(`purchaseId: ${other.purchaseId} has cleared; refund it instead of voiding it`);
+    expect(dead.values.at(-1)!.reason).toBe(`purchaseId: ${other.purchaseId}: the purchase has cleared; refund it instead of voiding it`);
   });
 
   it("dead-letters a command it cannot carry out, naming the field, and goes on", async () => {

@@ -3,7 +3,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { invalid } from "../../errors.ts";
 import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
-import { durationMs, type Clock } from "../../../clock/index.ts";
+import { LATEST_SERVICE_TIME, MAX_ADVANCE_DAYS, durationMs, type Clock } from "../../../clock/index.ts";
 
 const ClockSchema = z
   .object({
@@ -13,7 +13,13 @@ const ClockSchema = z
   })
   .openapi("Clock");
 
-const unit = z.number().finite().min(0, "must be 0 or more").optional();
+const unit = (name: string, perDay: number) =>
+  z
+    .number()
+    .min(0, "must be 0 or more")
+    .max(MAX_ADVANCE_DAYS * perDay, `must be at most ${MAX_ADVANCE_DAYS * perDay} (${MAX_ADVANCE_DAYS} days) at a time`)
+    .optional()
+    .openapi({ description: `${name}, 0 to ${MAX_ADVANCE_DAYS * perDay}.` });
 
 const get = createRoute({
   method: "get",
@@ -37,8 +43,13 @@ const advance = createRoute({
   request: {
     body: jsonBody(
       z
-        .strictObject({ days: unit, hours: unit, minutes: unit, seconds: unit })
-        .openapi("ClockAdvance", { example: { days: 4 } }),
+        .strictObject({ days: unit("Days", 1), hours: unit("Hours", 24), minutes: unit("Minutes", 1440), seconds: unit("Seconds", 86_400) })
+        .openapi("ClockAdvance", {
+          example: { days: 4 },
+          description:
+            `Give at least one unit greater than 0. Each unit moves at most ${MAX_ADVANCE_DAYS} days, and ` +
+            `service time never passes ${LATEST_SERVICE_TIME.toISOString()} (400 naming the field).`,
+        }),
     ),
   },
   responses: { 200: jsonResponse(ClockSchema, "The service time after the move."), ...commonErrors },
@@ -51,6 +62,10 @@ export function mountClock(r: OpenAPIHono<AppEnv>) {
   r.openapi(advance, async (c) => {
     const ms = durationMs(c.req.valid("json"));
     if (ms <= 0) throw invalid("body", "give days, hours, minutes or seconds greater than 0");
+    const { clock } = c.var.services;
+    if (clock.now().getTime() + ms > LATEST_SERVICE_TIME.getTime()) {
+      throw invalid("body", `service time would pass ${LATEST_SERVICE_TIME.toISOString()}, the latest it can reach; it is ${clock.now().toISOString()}`);
+    }
     await c.var.services.clock.advance(ms);
     return c.json(describe(c.var.services.clock), 200);
   });

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
 import { clearTestPurchase } from "../../../store/test-transactions.ts";
-import { PendingTransactionSchema, TransactionSchema } from "./schemas.ts";
+import { PendingTransactionSchema, TransactionSchema, followUpConflict } from "./schemas.ts";
 import { answer, depsOf } from "./send.ts";
 
 export const route = createRoute({
@@ -11,12 +11,13 @@ export const route = createRoute({
   path: "/transactions/{transactionId}/clear",
   tags: ["Transactions"],
   summary: "Clear a test purchase now",
-  description: "The simulator sends the scheme's clearing message (Visa settlement, Mastercard clearing, Amex submission) now instead of at its scheduled time; the same transaction gets its clearing stage and webhook.",
+  description: "The simulator sends the scheme's clearing message (Visa settlement, Mastercard clearing, Amex submission) now instead of at its scheduled time; the same transaction gets its clearing stage and webhook. " +
+    "Clearing a cleared purchase answers it again; a voided purchase cannot clear (409).",
   request: { params: z.object({ transactionId: uuid("transactionId") }) },
   responses: {
     200: jsonResponse(TransactionSchema, "The cleared transaction."),
     202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
-    409: commonErrors[400],
+    ...followUpConflict,
     ...commonErrors,
   },
 });

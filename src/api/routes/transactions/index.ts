@@ -4,6 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import * as test from "./test.ts";
 import * as clear from "./clear.ts";
 import * as refund from "./refund.ts";
+import * as voidPurchase from "./void.ts";
 import * as get from "./get.ts";
 import * as list from "./list.ts";
 import * as deliveries from "./deliveries.ts";
@@ -12,6 +13,7 @@ export function mountTransactions(r: OpenAPIHono<AppEnv>) {
   r.openapi(test.route, test.handler);
   r.openapi(clear.route, clear.handler);
   r.openapi(refund.route, refund.handler);
+  r.openapi(voidPurchase.route, voidPurchase.handler);
   r.openapi(get.route, get.handler);
   r.openapi(list.route, list.handler);
   r.openapi(deliveries.route, deliveries.handler);

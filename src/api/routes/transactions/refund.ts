@@ -5,7 +5,7 @@ import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
 import { refundTestPurchase } from "../../../store/test-transactions.ts";
 import { getTransaction } from "../../../store/transactions.ts";
 import { ownedBy } from "../../middleware/owned.ts";
-import { PendingTransactionSchema, TransactionSchema } from "./schemas.ts";
+import { PendingTransactionSchema, TransactionSchema, followUpConflict } from "./schemas.ts";
 import { answer, depsOf } from "./send.ts";
 
 const body = z
@@ -19,7 +19,8 @@ export const route = createRoute({
   path: "/transactions/{transactionId}/refund",
   tags: ["Transactions"],
   summary: "Refund a test purchase",
-  description: "The simulator sends the scheme's refund (Visa refund, Mastercard refund, Amex credit) as a negative transaction; the qualifier links it to the purchase and reverses its award in proportion.",
+  description: "The simulator sends the scheme's refund (Visa refund, Mastercard refund, Amex credit) as a negative transaction; the qualifier links it to the purchase and reverses its award in proportion. " +
+    "Several partial refunds may follow one purchase up to its amount; a refund of more than remains, of a fully refunded or of a voided purchase is 409.",
   middleware: [ownedBy("transactionId", getTransaction)] as const,
   request: {
     params: z.object({ transactionId: uuid("transactionId") }),
@@ -28,6 +29,7 @@ export const route = createRoute({
   responses: {
     201: jsonResponse(TransactionSchema, "The refund transaction."),
     202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
+    ...followUpConflict,
     ...commonErrors,
   },
 });

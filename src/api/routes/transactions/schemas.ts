@@ -1,5 +1,6 @@
 // The Transaction record with its offer result, as the API and the transaction webhooks carry it.
 import { z } from "@hono/zod-openapi";
+import { ErrorBodySchema } from "../../schemas.ts";
 
 const nullableString = z.string().nullable();
 
@@ -109,3 +110,13 @@ export const PendingTransactionSchema = z
     }),
   })
   .openapi("PendingTransaction", { example: { id: "5be80cb4-97fc-8d3f-9a87-9b4d90c1dd88", status: "sent" } });
+
+/** 409 of the clear, void and refund routes: the follow-up cannot apply to the purchase as its network holds it. */
+export const followUpConflict = {
+  409: {
+    description:
+      "It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than " +
+      "remains to refund; a void after clearing; clearing after a void; or a purchase the network has not taken yet.",
+    content: { "application/json": { schema: ErrorBodySchema } },
+  },
+} as const;

@@ -1,0 +1,46 @@
+"""Sums up one schemathesis NDJSON report: operations, requests, 5xx answers and failed checks.
+
+Usage: schemathesis-summary.py <label> <report-dir>. Prints one line and exits 1 when any request got a
+5xx answer or any check failed (a schema violation in either direction, or any other check).
+"""
+import glob
+import json
+import sys
+from collections import Counter
+
+label, report_dir = sys.argv[1], sys.argv[2]
+paths = sorted(glob.glob(f"{report_dir}/ndjson-*.ndjson"))
+if not paths:
+    print(f"schemathesis {label}: no report in {report_dir}")
+    sys.exit(1)
+
+operations, requests, server_errors = set(), 0, 0
+failed = Counter()
+examples = []
+for line in open(paths[-1], encoding="utf-8"):
+    event = json.loads(line)
+    finished = event.get("ScenarioFinished")
+    if not finished:
+        continue
+    recorder = finished["recorder"]
+    operations.add(recorder["label"])
+    for interaction in recorder.get("interactions", {}).values():
+        requests += 1
+        response = interaction.get("response") or {}
+        if response.get("status_code", 0) >= 500:
+            server_errors += 1
+    for case_id, checks in recorder.get("checks", {}).items():
+        for check in checks:
+            if check["status"] == "failure":
+                failed[check["name"]] += 1
+                case = recorder["cases"].get(case_id, {}).get("value", {})
+                if len(examples) < 40:
+                    examples.append(f"  {check['name']}: {case.get('method')} {case.get('path')} ({recorder['label']})")
+
+violations = sum(n for name, n in failed.items() if name != "not_a_server_error")
+detail = ", ".join(f"{name}={n}" for name, n in sorted(failed.items()))
+print(f"schemathesis {label}: operations={len(operations)} requests={requests} 5xx={server_errors} "
+      f"violations={violations}" + (f" ({detail})" if detail else ""))
+for example in examples:
+    print(example)
+sys.exit(1 if server_errors or failed else 0)

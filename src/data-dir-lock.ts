@@ -1,0 +1,111 @@
+// One process per embedded database: the first process to open DATA_DIR (PGlite and the embedded log
+// live there) holds DATA_DIR/cardlink.lock, a pid file created exclusively, as PostgreSQL's
+// postmaster.pid is. A second process finds the holder alive and refuses, naming the directory and the
+// holder; a pid file left by a crash (its process is gone) is taken over. A server records its URL in
+// the file, so data-changing CLI commands can go through its /admin API instead.
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export interface LockHolder {
+  pid: number;
+  command: string;
+  started: string;
+  /** The holder's HTTP address once it serves the API. */
+  url?: string;
+}
+
+export class DataDirLockedError extends Error {
+  override name = "DataDirLockedError";
+  constructor(
+    readonly dir: string,
+    readonly holder: LockHolder,
+  ) {
+    super(
+      `DATA_DIR ${dir} is in use by process ${holder.pid} (cardlink ${holder.command}, started ${holder.started}` +
+        `${holder.url ? `, serving ${holder.url}` : ""}). One process opens an embedded database at a time: ` +
+        `stop that process, or give this one another DATA_DIR (or DATABASE_URL and KAFKA_BROKERS to share one database).`,
+    );
+  }
+}
+
+export interface DataDirLock {
+  readonly path: string;
+  /** Records the URL the holder serves the API at, for CLI commands to find it. */
+  setUrl(url: string): void;
+  release(): void;
+}
+
+const lockPath = (dir: string) => join(dir, "cardlink.lock");
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists and belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+function readHolder(path: string): LockHolder | undefined {
+  try {
+    const holder = JSON.parse(readFileSync(path, "utf8")) as LockHolder;
+    return Number.isInteger(holder.pid) ? holder : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The live process holding `dir`, if any (not this one). */
+export function lockHolder(dir: string): LockHolder | undefined {
+  const holder = readHolder(lockPath(dir));
+  return holder && holder.pid !== process.pid && alive(holder.pid) ? holder : undefined;
+}
+
+/** Takes DATA_DIR for this process, or throws DataDirLockedError naming the live holder. */
+export function lockDataDir(dir: string, command: string): DataDirLock {
+  mkdirSync(dir, { recursive: true });
+  const path = lockPath(dir);
+  const holder: LockHolder = { pid: process.pid, command, started: new Date().toISOString() };
+  const write = (value: LockHolder) => {
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(value) + "\n", { mode: 0o600 });
+    return tmp;
+  };
+  for (let attempt = 0; ; attempt++) {
+    // link() of a complete file is atomic and fails when the lock exists: no one reads a half-written lock.
+    const tmp = write(holder);
+    try {
+      linkSync(tmp, path);
+      unlinkSync(tmp);
+      break;
+    } catch (err) {
+      unlinkSync(tmp);
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const current = readHolder(path);
+    if ((current && current.pid !== process.pid && alive(current.pid)) || attempt > 0) {
+      throw new DataDirLockedError(resolve(dir), current ?? { pid: 0, command: "unknown", started: "unknown" });
+    }
+    // Left by a process that is gone (or by this pid before a restart in a container): take it over.
+    // Of two processes doing this at once, one wins the link of the next attempt.
+    rmSync(path, { force: true });
+  }
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    if (readHolder(path)?.pid === process.pid) rmSync(path, { force: true });
+  };
+  process.once("exit", release);
+  return {
+    path,
+    setUrl(url) {
+      renameSync(write({ ...holder, url }), path);
+    },
+    release() {
+      process.removeListener("exit", release);
+      release();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// Clear, void and refund of a test purchase are refused at the API with 409 naming the reason when
+// they cannot apply, instead of 202 and a dead-lettered command; nothing reaches the dead-letter topic.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
+import { world, type World } from "../support/offers-world.ts";
+import { startRoles, type RunningRoles } from "../../src/roles.ts";
+import { TOPICS } from "../../src/bus/topics.ts";
+import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
+import { leftToRefund, refundOf, voidRefusal, clearRefusal } from "../../src/domain/purchase-follow-ups.ts";
+
+type Tx = { id: string; amount: number; cleared: boolean; voided: boolean; type: string };
+
+let h: Harness;
+let roles: RunningRoles;
+const deadLetters: unknown[] = [];
+
+beforeAll(async () => {
+  h = await createHarness();
+  roles = await startRoles(h.services, ["simulators", "qualifier"]);
+  const sub = await h.services.bus.subscribe({
+    groupId: "follow-ups-test",
+    topics: [deadLetterTopic(TOPICS.simulatorCommands.name)],
+    handler: async (message) => {
+      deadLetters.push(message.value);
+    },
+  });
+  subscriptions.push(() => sub.stop());
+});
+const subscriptions: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const stop of subscriptions) await stop();
+  await roles.stop();
+  await h.close();
+});
+
+const purchase = async (w: World, amount = 40) =>
+  expectStatus<Tx>(await w.client.post("/v1/transactions/test", { cardId: w.cardId, locationId: w.locationId, amount }), 201);
+
+describe("the follow-up rules (src/domain/purchase-follow-ups.ts)", () => {
+  const p = { state: "authorized" as const, amount: 40, currency: "GBP", refunded: 0 };
+  it("refund what is left by default, refuse more than remains, a fully refunded or a voided purchase", () => {
+    expect(refundOf(p, null)).toEqual({ amount: 40 });
+    expect(refundOf({ ...p, refunded: 15.5 }, null)).toEqual({ amount: 24.5 });
+    expect(refundOf({ ...p, refunded: 30 }, 10.004)).toEqual({ amount: 10 });
+    expect(refundOf({ ...p, refunded: 30 }, 10.01)).toEqual({ refusal: { field: "amount", reason: "refunds more than remains: 10 GBP of 40 is left to refund" } });
+    expect(refundOf({ ...p, refunded: 40 }, null)).toEqual({ refusal: { field: "transactionId", reason: "the purchase is already fully refunded" } });
+    expect(refundOf({ ...p, state: "voided" }, 1)).toMatchObject({ refusal: { reason: "the purchase was voided; there is nothing to refund" } });
+    expect(leftToRefund({ ...p, amount: 1000, currency: "JPY", refunded: 333.4 })).toBe(667);
+  });
+  it("void only before clearing, clear only without a void", () => {
+    expect(voidRefusal({ state: "authorized" })).toBeUndefined();
+    expect(voidRefusal({ state: "cleared" })?.reason).toBe("the purchase has cleared; refund it instead of voiding it");
+    expect(clearRefusal({ state: "cleared" })).toBeUndefined();
+    expect(clearRefusal({ state: "voided" })?.reason).toBe("the purchase was voided; it cannot clear");
+  });
+});
+
+describe("POST /transactions/{id}/refund, /void and /clear", () => {
+  it("refunds in parts up to the amount, then answers 409 naming the reason", async () => {
+    const w = await world(h);
+    const tx = await purchase(w);
+    await expectStatus(await w.client.post(`/v1/transactions/${tx.id}/refund`, { amount: 15 }), 201);
+    expect(await expectError(await w.client.post(`/v1/transactions/${tx.id}/refund`, { amount: 30 }), 409, "conflict")).toBe(
+      "amount: refunds more than remains: 25 GBP of 40 is left to refund",
+    );
+    const rest = await expectStatus<Tx>(await w.client.post(`/v1/transactions/${tx.id}/refund`, {}), 201);
+    expect(rest.amount).toBe(-25);
+    expect(await expectError(await w.client.post(`/v1/transactions/${tx.id}/refund`, {}), 409, "conflict")).toBe(
+      "transactionId: the purchase is already fully refunded",
+    );
+  });
+
+  it("voids an authorised purchase; then refund and clear are 409 and a second void answers it again", async () => {
+    const w = await world(h);
+    const tx = await purchase(w);
+    const voided = await expectStatus<Tx>(await w.client.post(`/v1/transactions/${tx.id}/void`), 200);
+    expect(voided).toMatchObject({ id: tx.id, voided: true, cleared: false });
+    expect((await expectStatus<Tx>(await w.client.post(`/v1/transactions/${tx.id}/void`), 200)).voided).toBe(true);
+    expect(await expectError(await w.client.post(`/v1/transactions/${tx.id}/refund`, {}), 409, "conflict")).toBe(
+      "transactionId: the purchase was voided; there is nothing to refund",
+    );
+    expect(await expectError(await w.client.post(`/v1/transactions/${tx.id}/clear`), 409, "conflict")).toBe(
+      "transactionId: the purchase was voided; it cannot clear",
+    );
+  });
+
+  it("refuses to void a cleared purchase", async () => {
+    const w = await world(h);
+    const tx = await purchase(w);
+    await expectStatus(await w.client.post(`/v1/transactions/${tx.id}/clear`), 200);
+    expect(await expectError(await w.client.post(`/v1/transactions/${tx.id}/void`), 409, "conflict")).toBe(
+      "transactionId: the purchase has cleared; refund it instead of voiding it",
+    );
+  });
+
+  it("sent nothing that the network dead-lettered", async () => {
+    // Every refused follow-up above was refused before it was sent.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(deadLetters).toEqual([]);
+  });
+});
