@@ -222,11 +222,13 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
   it("is usable with the keyboard alone: sign in, skip link, navigation", async () => {
     const page = await newPage();
     await page.goto(`${served.url}/dashboard/sign-in`);
+    // The key field has the focus when the page opens (autofocus), so typing goes straight into it.
+    await expect.poll(() => page.evaluate("document.activeElement && document.activeElement.id")).toBe("secret");
     await page.keyboard.type(account.keys.test);
     await page.keyboard.press("Enter");
     await expect.poll(() => page.locator("h1").textContent()).toBe("Overview");
     await page.keyboard.press("Tab");
-    expect(await focused(page)).toBe("Skip to content");
+    await expect.poll(() => focused(page)).toBe("Skip to content");
     await page.keyboard.press("Tab");
     expect(await focused(page)).toBe("Overview");
     await page.keyboard.press("Tab");
