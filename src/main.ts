@@ -28,6 +28,7 @@ Commands:
   qualifier                 the streaming qualifier (on Kafka)
   dispatcher                the webhook dispatcher
   workers                   due work on the service clock (consents, marketplace, offboarding, return periods)
+                            and the network lifecycle: onboarding requests, look-ups, enrolments, replies
   migrate                   apply database migrations and exit
   listen --secret whsec_… [--secret …] [--port 4000]
                             receive webhooks locally, verify their signatures and print them

@@ -8,6 +8,7 @@ import { startQualifier } from "./qualifier/index.ts";
 import type { Outcome } from "./qualifier/process.ts";
 import { createDispatcher } from "./webhooks/dispatcher.ts";
 import { sweepDue } from "./lifecycle/due.ts";
+import { startLifecycle } from "./lifecycle/network.ts";
 
 export type Role = "simulators" | "qualifier" | "dispatcher" | "workers";
 export const ALL_ROLES: readonly Role[] = ["simulators", "qualifier", "dispatcher", "workers"];
@@ -30,7 +31,7 @@ export interface RunningRoles {
 export async function startRoles(services: Services, roles: readonly Role[], options: RoleOptions = {}): Promise<RunningRoles> {
   const consumers: (() => Promise<void> | void)[] = [];
   const after: (() => Promise<void> | void)[] = [];
-  if (roles.includes("simulators") || roles.includes("qualifier")) await services.bus.createTopics(topicSpecs());
+  if (roles.some((r) => r !== "dispatcher")) await services.bus.createTopics(topicSpecs());
   if (roles.includes("simulators")) {
     const running = await startSimulators(
       { ...services, seed: services.config.SIMULATOR_SEED, control: services.simulators },
@@ -57,7 +58,10 @@ export async function startRoles(services: Services, roles: readonly Role[], opt
     dispatcher.start();
     after.push(() => dispatcher.stop());
   }
-  if (roles.includes("workers")) after.push(sweepDue(services));
+  if (roles.includes("workers")) {
+    after.push(sweepDue(services));
+    consumers.push(await startLifecycle(services));
+  }
   return {
     async stop() {
       for (const stop of [...consumers, ...after]) await stop();

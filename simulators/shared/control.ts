@@ -6,7 +6,7 @@ import type { Bus } from "../../src/bus/bus.ts";
 import type { MerchantIds, SimulatorCommand } from "../../src/bus/messages.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
-import type { Db } from "../../src/store/db.ts";
+import type { SimulatorDb as Db } from "./store.ts";
 import type { PurchaseStanding } from "../../src/domain/purchase-follow-ups.ts";
 import { findPurchase, standingOf } from "./history.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";

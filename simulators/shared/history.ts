@@ -1,7 +1,7 @@
 // The simulated networks' memory in the database: merchants and their ids, every purchase and message
 // (the history look-ups search), and the queue of work due on the service clock.
 import type { OnboardingReply } from "../../src/bus/messages.ts";
-import type { Db } from "../../src/store/db.ts";
+import type { SimulatorDb as Db } from "./store.ts";
 import type { PurchaseStanding, PurchaseState } from "../../src/domain/purchase-follow-ups.ts";
 import type { Delivery } from "./faults.ts";
 import type { Merchant, MessageKind, NativeTransaction, Purchase, Scheme } from "./types.ts";
@@ -163,4 +163,23 @@ export async function purchasesOfCard(db: Db, scheme: Scheme, cardId: string, fr
 export async function purchasesOfRun(db: Db, scheme: Scheme, runId: string): Promise<number> {
   const [row] = await db.query<{ n: number }>("select count(*)::int8 as n from simulator_purchases where run_id = $1 and scheme = $2", [runId, scheme]);
   return row?.n ?? 0;
+}
+
+/** The program an onboarding request named for the merchant (traffic runs can keep to one program). */
+export async function setMerchantProgram(db: Db, scheme: Scheme, key: string, programId: string): Promise<void> {
+  await db.query("update simulator_merchants set program_id = $3 where scheme = $1 and merchant_key = $2", [scheme, key, programId]);
+}
+
+/** A card as an enrolment told the network about it (an unenrolment keeps it, no longer enrolled). */
+export async function saveCard(
+  db: Db,
+  card: { scheme: Scheme; cardId: string; programId: string; firstSix: string; lastFour: string; live: boolean; enrolled: boolean },
+  now: Date,
+): Promise<void> {
+  await db.query(
+    `insert into simulator_cards (scheme, card_id, program_id, first_six, last_four, live, enrolled, updated)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)
+     on conflict (scheme, card_id) do update set enrolled = excluded.enrolled, updated = excluded.updated`,
+    [card.scheme, card.cardId, card.programId, card.firstSix, card.lastFour, card.live, card.enrolled, now.toISOString()],
+  );
 }

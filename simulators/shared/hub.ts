@@ -1,7 +1,7 @@
 // Runs simulated networks in this process: all three inside `npm start`, one per `simulator --scheme`.
 import type { Bus } from "../../src/bus/bus.ts";
 import type { Clock } from "../../src/clock/index.ts";
-import type { Db } from "../../src/store/db.ts";
+import type { SimulatorDb as Db } from "./store.ts";
 import type { Logger } from "pino";
 import type { SimulatorControl } from "./control.ts";
 import { NetworkSimulator } from "./network.ts";

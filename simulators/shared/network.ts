@@ -4,14 +4,15 @@
 import type { Logger } from "pino";
 import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
 import { deadLetter } from "../../src/bus/dead-letter.ts";
-import type { LookupReply, LookupRequest, OnboardingReply, OnboardingRequest, SimulatorCommand } from "../../src/bus/messages.ts";
+import type { CardEnrolment, LookupReply, LookupRequest, OnboardingReply, OnboardingRequest, SimulatorCommand } from "../../src/bus/messages.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
+import { addressFindable, onboardingDelayMs } from "../../src/domain/location-status.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { roundMoney } from "../../src/domain/money.ts";
 import { refundOf, voidRefusal } from "../../src/domain/purchase-follow-ups.ts";
-import type { Db } from "../../src/store/db.ts";
+import type { SimulatorDb as Db } from "./store.ts";
 import { FaultDice, NO_FAULTS, type Faults } from "./faults.ts";
 import { PurchaseStream } from "./generator.ts";
 import {
@@ -23,7 +24,9 @@ import {
   purchasesOfCard,
   purchasesOfRun,
   removeDue,
+  saveCard,
   saveMerchant,
+  setMerchantProgram,
   scheduleDue,
   standingOf,
   writePurchases,
@@ -35,7 +38,7 @@ import {
 import { DATE_TOLERANCE_DAYS, MAX_ENTRIES, MIN_MATCH_SCORE, matchScore } from "./matching.ts";
 import { loadPools } from "./population.ts";
 import { derivedRandom, hashSeed, seededRandom } from "./random.ts";
-import { commandSchema, lookupRequestSchema, onboardingRequestSchema, parseMessage } from "./requests.ts";
+import { commandSchema, enrolmentSchema, lookupRequestSchema, onboardingRequestSchema, parseMessage } from "./requests.ts";
 import { DAY_MS, descriptor, isoDate, type SchemeAdapter } from "./scheme.ts";
 import { latestRun, mixOf, plannedPurchases, readFaults, type TrafficRun } from "./settings.ts";
 import type { Merchant, MessageKind, Plan, Purchase } from "./types.ts";
@@ -102,7 +105,7 @@ export class NetworkSimulator {
     await this.refresh();
     this.subscription = await this.deps.bus.subscribe({
       groupId: this.groupId,
-      topics: [TOPICS.simulatorCommands.name, TOPICS.onboardingRequests.name, TOPICS.lookupRequests.name],
+      topics: [TOPICS.simulatorCommands.name, TOPICS.onboardingRequests.name, TOPICS.lookupRequests.name, TOPICS.cardEnrolments.name],
       handler: (m) => this.onMessage(m),
     });
     this.offAdvance = this.deps.clock.onAdvance((now) => this.runDue(now));
@@ -140,6 +143,7 @@ export class NetworkSimulator {
       if (message.topic === TOPICS.simulatorCommands.name) await this.onCommand(message.value);
       else if (message.topic === TOPICS.onboardingRequests.name) await this.onboard(message.value);
       else if (message.topic === TOPICS.lookupRequests.name) await this.lookup(message.value);
+      else if (message.topic === TOPICS.cardEnrolments.name) await this.enrol(message.value);
     } catch (err) {
       if (!(err instanceof Rejected)) throw err; // infrastructure: leave uncommitted, try again
       this.log.warn({ topic: message.topic, offset: message.offset, reason: err.message }, "dead-lettering a message");
@@ -165,6 +169,12 @@ export class NetworkSimulator {
       case "REFUND":
         return this.refund(command.purchaseId, command.commandId, command.amount);
     }
+  }
+
+  /** A card enrolled in (or removed from) a program: from now on the network knows it. */
+  private async enrol(value: unknown): Promise<void> {
+    const e = this.parse<CardEnrolment>(enrolmentSchema, value);
+    await saveCard(this.deps.db, { ...e, enrolled: e.action === "ENROL" }, this.deps.clock.now());
   }
 
   // ---------------------------------------------------------------- purchases
@@ -368,39 +378,55 @@ export class NetworkSimulator {
 
   // ---------------------------------------------------------------- onboarding
 
-  /** Answers 1 to 2 weeks later (service time): Active with the scheme's MIDs, or Not found. */
+  /**
+   * Answers 1 to 2 weeks later (service time): Active with the scheme's MIDs, or Not found — under the
+   * onboarding-failure fault, or for an address it cannot match (no house number). Client-supplied MIDs
+   * make it the shortest wait, one week (src/domain/location-status.ts onboardingDelayMs). A test
+   * environment request is answered at once, with no fault: the test networks onboard everything.
+   */
   async onboard(value: unknown): Promise<void> {
     const request = this.parse<OnboardingRequest>(onboardingRequestSchema, value);
-    const invalid = request.mids.findIndex((m) => !this.adapter.validMids(m));
+    const name = descriptor(request.brandName, request.city);
+    const assigned = this.adapter.assignMids(seededRandom(hashSeed(this.deps.seed, this.scheme, request.locationId)), name, true);
+    // What the client gave wins field by field; the network fills in what it left out.
+    const supplied = request.mids.map((m) => ({ ...assigned, ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== null)) }));
+    const invalid = supplied.findIndex((m) => !this.adapter.validMids(m));
     if (invalid >= 0) throw new Rejected(`mids.${invalid}: not valid ${this.scheme} MIDs`);
     const now = this.deps.clock.now();
-    const delay = DAY_MS * 7 + Math.floor(derivedRandom(this.scheme, "onboarding", request.requestId)() * 7 * 86_400) * 1000;
-    const dueAt = new Date(now.getTime() + delay);
+    const draw = derivedRandom(this.scheme, "onboarding", request.requestId)();
+    // The wait counts from the request, not from when this network got to it off the bus.
+    const dueAt = request.live ? new Date(Date.parse(request.requestedAt) + onboardingDelayMs(supplied.length > 0, draw)) : now;
     // From the request on, the network knows the merchant, without the ids onboarding assigns.
     await this.merchantForLocation({ ...request, id: request.locationId }, { assigned: false, upgrade: false }, request.mids);
-    const failed = this.dice.roll(this.faults.onboardingFailureRate);
-    const merchant = failed
+    await setMerchantProgram(this.deps.db, this.scheme, request.locationId, request.programId);
+    const failure = !request.live
       ? null
-      : await this.onboardedMerchant(request);
+      : this.dice.roll(this.faults.onboardingFailureRate)
+        ? "The network could not onboard the location (onboarding failure); a case has been opened."
+        : !addressFindable(request.address)
+          ? `The network found no merchant at "${request.address}": the address has no street or unit number; a case has been opened.`
+          : null;
+    const merchant = failure ? null : await this.onboardedMerchant(request, supplied[0] ?? assigned);
     const reply: OnboardingReply = {
       requestId: request.requestId,
       scheme: this.scheme,
       locationId: request.locationId,
-      status: failed ? "NOT_FOUND" : "ACTIVE",
-      reason: failed ? "The network found no merchant at that address; a case has been opened." : null,
+      status: failure ? "NOT_FOUND" : "ACTIVE",
+      reason: failure,
       mids: merchant ? [merchant.mids] : [],
       respondedAt: dueAt.toISOString(),
     };
+    if (!request.live) {
+      if (merchant) await saveMerchant(this.deps.db, this.scheme, merchant, true, now);
+      await this.deps.bus.publish(TOPICS.onboardingReplies.name, reply.locationId, reply);
+      return;
+    }
     await scheduleDue(this.deps.db, this.scheme, { id: `onboarding:${request.requestId}`, kind: "onboarding-reply", dueAt, payload: { reply, merchant } });
   }
 
-  private async onboardedMerchant(request: OnboardingRequest): Promise<Merchant> {
+  private async onboardedMerchant(request: OnboardingRequest, ids: Merchant["mids"]): Promise<Merchant> {
     const known = await findMerchant(this.deps.db, this.scheme, request.locationId);
-    const name = descriptor(request.brandName, request.city);
-    const given = request.mids[0];
-    const mids = given
-      ? { ...given, merchantName: given.merchantName ?? name }
-      : this.adapter.assignMids(seededRandom(hashSeed(this.deps.seed, this.scheme, request.locationId)), name, true);
+    const mids = { ...ids, merchantName: ids.merchantName ?? descriptor(request.brandName, request.city) };
     return {
       key: request.locationId,
       locationId: request.locationId,
@@ -420,12 +446,16 @@ export class NetworkSimulator {
   async lookup(value: unknown): Promise<void> {
     const request = this.parse<LookupRequest>(lookupRequestSchema, value);
     const reply = await this.answer(request);
-    await this.dice.deliver(this.faults, () => this.deps.bus.publish(TOPICS.lookupReplies.name, request.cardId, reply));
+    const publish = () => this.deps.bus.publish(TOPICS.lookupReplies.name, request.cardId, reply);
+    // The test environment has no network contact: no fault touches its answers.
+    if (!request.live) await publish();
+    else await this.dice.deliver(this.faults, publish);
   }
 
   private async answer(request: LookupRequest): Promise<LookupReply> {
     const now = this.deps.clock.now();
     const base = { requestId: request.requestId, scheme: this.scheme, cardId: request.cardId, respondedAt: now.toISOString() };
+    if (!request.live) return { ...base, outcome: "SUCCEEDED", error: null, transactions: await this.testLookupEntries(request, now) };
     const failed = (code: NonNullable<LookupReply["error"]>["code"], message: string): LookupReply => ({
       ...base,
       outcome: "FAILED",
@@ -457,6 +487,47 @@ export class NetworkSimulator {
     };
   }
 
+  /**
+   * The test network's answer: the purchase exactly as asked — that card, at that location (the merchant
+   * as this network knows it, with the MIDs the request carries), on that date, for that amount — in the
+   * scheme's look-up shape, with a full match score.
+   */
+  private async testLookupEntries(request: LookupRequest, now: Date): Promise<LookupReply["transactions"]> {
+    const key = request.locationId ?? `card:${request.cardId}`;
+    const known = (await findMerchant(this.deps.db, this.scheme, key))?.merchant;
+    const name = known?.name ?? "Test merchant";
+    const assigned = this.adapter.assignMids(seededRandom(hashSeed(this.deps.seed, this.scheme, key)), descriptor(name, known?.city ?? ""), true);
+    const given = request.mids.map((m) => ({ ...assigned, ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== null)) }));
+    const merchant: Merchant = known
+      ? { ...known, mids: given[0] ?? known.mids }
+      : {
+          key,
+          locationId: request.locationId,
+          name,
+          address: "",
+          city: "",
+          postcode: "",
+          countryCode: "GBR",
+          timezone: "UTC",
+          mcc: "5999",
+          mids: given[0] ?? assigned,
+        };
+    const purchase: Purchase = {
+      id: `test-lookup:${request.requestId}`,
+      scheme: this.scheme,
+      card: { id: request.cardId, firstSix: "000000", lastFour: request.cardLastNumbers.slice(-4) },
+      merchant,
+      amount: request.amount,
+      currency: countryByAlpha3(merchant.countryCode)?.currency ?? "USD",
+      localDateTime: `${request.transactionDate}T12:00:00`,
+      authorizedAt: now.toISOString(),
+      cardPresent: true,
+      wallet: null,
+      targetingTag: null,
+    };
+    return this.adapter.lookupEntries(purchase, true, 100);
+  }
+
   // ---------------------------------------------------------------- generated traffic
 
   private async syncTraffic(): Promise<void> {
@@ -465,7 +536,7 @@ export class NetworkSimulator {
     if (this.traffic && this.traffic.run.id !== wanted?.id) this.stopTraffic();
     if (!wanted || this.traffic || this.stopped) return;
     const options = wanted.options;
-    const pools = await loadPools(this, this.deps.db, options.programId);
+    const pools = await loadPools(this.deps.db, this.scheme, options.programId);
     const stream = new PurchaseStream(this.adapter, options.seed, pools, mixOf(options), wanted.id);
     const from = await purchasesOfRun(this.deps.db, this.scheme, wanted.id);
     stream.seek(from);

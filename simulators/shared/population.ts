@@ -1,51 +1,27 @@
-// The population traffic draws from: the service's enrolled cards of the scheme and its locations,
-// split by whether this network has onboarded them (location status Active for the scheme).
-import type { Db } from "../../src/store/db.ts";
+// The population traffic draws from, as this network knows it — never from the service's tables: the
+// cards enrolments told it about, and the service's locations its onboarding requests (or test
+// purchases) told it about, split by whether it has onboarded them.
+import type { SimulatorDb as Db } from "./store.ts";
 import type { Pools } from "./generator.ts";
-import type { NetworkSimulator } from "./network.ts";
-import { emptyMids, type Card, type Merchant } from "./types.ts";
+import type { Merchant, Scheme } from "./types.ts";
 
 /** At most this many cards and locations are drawn from; enough for any demo or load test here. */
 const LIMIT = 10_000;
 
-interface LocationRow {
-  id: string;
-  address: string;
-  city: string;
-  postcode: string;
-  country_code: string;
-  timezone: string;
-  brand_name: string;
-  status: string | null;
-  mids: Merchant["mids"][] | null;
-}
-
-export async function loadPools(network: NetworkSimulator, db: Db, programId: string | undefined): Promise<Pools> {
-  const scheme = network.scheme;
-  const byProgram = programId ? "and program_id = $2" : "";
-  const params = programId ? [scheme, programId] : [scheme];
-  const cards = await db.query<{ id: string; first_numbers: string; last_numbers: string }>(
-    `select id, first_numbers, last_numbers from cards where scheme = $1 ${byProgram} order by id limit ${LIMIT}`,
-    params,
+export async function loadPools(db: Db, scheme: Scheme, programId: string | undefined): Promise<Pools> {
+  const cards = await db.query<{ card_id: string; first_six: string; last_four: string }>(
+    `select card_id, first_six, last_four from simulator_cards
+     where scheme = $1 and enrolled and ($2::uuid is null or program_id = $2) order by card_id limit ${LIMIT}`,
+    [scheme, programId ?? null],
   );
-  const locations = await db.query<LocationRow>(
-    `select l.id, l.address, l.city, l.postcode, l.country_code, l.timezone, b.name as brand_name, n.status, n.mids
-     from locations l join brands b on b.id = l.brand_id
-     left join location_networks n on n.location_id = l.id and n.scheme = $1
-     where true ${byProgram.replace("program_id", "l.program_id")} order by l.id limit ${LIMIT}`,
-    params,
+  const merchants = await db.query<{ merchant: Merchant; onboarded: boolean }>(
+    `select merchant, onboarded from simulator_merchants
+     where scheme = $1 and location_id is not null and ($2::uuid is null or program_id = $2) order by merchant_key limit ${LIMIT}`,
+    [scheme, programId ?? null],
   );
-  const onboarded: Merchant[] = [];
-  const notOnboarded: Merchant[] = [];
-  for (const l of locations) {
-    const active = l.status === "Active";
-    const merchant = await network.merchantForLocation(
-      { id: l.id, brandName: l.brand_name, address: l.address, city: l.city, postcode: l.postcode, countryCode: l.country_code, timezone: l.timezone },
-      { assigned: active, upgrade: active },
-      (l.mids ?? []).map((m) => ({ ...emptyMids(), ...m })),
-    );
-    (active ? onboarded : notOnboarded).push(merchant);
-  }
-  const population: Card[] = cards.map((c) => ({ id: c.id, firstSix: c.first_numbers, lastFour: c.last_numbers }));
-  return { cards: population, onboarded, notOnboarded };
+  return {
+    cards: cards.map((c) => ({ id: c.card_id, firstSix: c.first_six, lastFour: c.last_four })),
+    onboarded: merchants.filter((m) => m.onboarded).map((m) => m.merchant),
+    notOnboarded: merchants.filter((m) => !m.onboarded).map((m) => m.merchant),
+  };
 }

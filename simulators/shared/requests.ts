@@ -37,6 +37,7 @@ export const onboardingRequestSchema = z.object({
   countryCode,
   mids,
   requestedAt: instant,
+  live: z.boolean().default(true),
 });
 
 export const lookupRequestSchema = z.object({
@@ -49,6 +50,18 @@ export const lookupRequestSchema = z.object({
   locationId: z.uuid({ message: "must be a UUID" }).nullable(),
   mids,
   requestedAt: instant,
+  live: z.boolean().default(true),
+});
+
+export const enrolmentSchema = z.object({
+  cardId: nonEmpty,
+  scheme,
+  action: z.enum(["ENROL", "UNENROL"]),
+  programId: z.uuid({ message: "must be a UUID" }),
+  firstSix: z.string().regex(/^\d{6}$/, "must be 6 digits"),
+  lastFour: z.string().regex(/^\d{4}$/, "must be 4 digits"),
+  live: z.boolean(),
+  at: instant,
 });
 
 const money = z.number().positive("must be greater than 0");

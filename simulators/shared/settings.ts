@@ -2,7 +2,7 @@
 // per scheme and traffic runs (options, state, and what each run has sent so far).
 // zod through @hono/zod-openapi, so the /admin routes can name these schemas in the OpenAPI document.
 import { z } from "@hono/zod-openapi";
-import type { Db } from "../../src/store/db.ts";
+import type { SimulatorDb as Db } from "./store.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { DEFAULT_MIX, type TrafficMix } from "./generator.ts";
 import { SCHEME_NAMES } from "./schemes.ts";

@@ -43,6 +43,8 @@ export interface Ctx {
   clock: Clock;
   accountId: string;
   live: boolean;
+  /** Where verbs publish what goes to the networks; without it the workers send it on their next pass. */
+  bus?: Bus;
 }
 
 export const ctxOf = (services: Services, caller: Caller): Ctx => ({
@@ -50,4 +52,5 @@ export const ctxOf = (services: Services, caller: Caller): Ctx => ({
   clock: services.clock,
   accountId: caller.account.id,
   live: caller.live,
+  bus: services.bus,
 });

@@ -1,5 +1,7 @@
 // The values on the bus, as TypeScript sees them; each mirrors its Avro schema in ./schemas (the
 // simulators' tests publish every kind through the schemas, so a drift fails there).
+import { MISSING_REQUEST_ERRORS } from "../domain/missing-transaction.ts";
+
 export type Scheme = "visa" | "mastercard" | "amex";
 
 /** A merchant's ids on one network, named as MID insights name them; only the scheme's own are set. */
@@ -86,6 +88,8 @@ export interface OnboardingRequest {
   countryCode: string;
   mids: MerchantIds[];
   requestedAt: string;
+  /** false for the test environment: the network answers at once with test data. */
+  live: boolean;
 }
 
 export interface OnboardingReply {
@@ -109,17 +113,12 @@ export interface LookupRequest {
   locationId: string | null;
   mids: MerchantIds[];
   requestedAt: string;
+  /** false for the test environment: the network answers at once with test data. */
+  live: boolean;
 }
 
-/** The spec's missing-transaction error codes. */
-export const LOOKUP_ERROR_CODES = [
-  "transaction-not-found",
-  "card-not-found",
-  "card-not-linked-to-program",
-  "program-not-found",
-  "network-request-failed",
-  "unexpected-error",
-] as const;
+/** The spec's missing-transaction error codes (src/domain/missing-transaction.ts). */
+export const LOOKUP_ERROR_CODES = MISSING_REQUEST_ERRORS;
 export type LookupErrorCode = (typeof LOOKUP_ERROR_CODES)[number];
 
 export interface LookupTransaction {
@@ -174,6 +173,17 @@ export interface SimulatorCommand {
   wallet: string | null;
   targetingTag: string | null;
   issuedAt: string;
+}
+
+export interface CardEnrolment {
+  cardId: string;
+  scheme: Scheme;
+  action: "ENROL" | "UNENROL";
+  programId: string;
+  firstSix: string;
+  lastFour: string;
+  live: boolean;
+  at: string;
 }
 
 export interface DeadLetter {

@@ -67,6 +67,15 @@ export const TOPICS = {
     consumers: ["lifecycle workers (missing transaction requests)"],
     deadLetter: true,
   },
+  cardEnrolments: {
+    name: "network.card.enrolments",
+    key: "card id",
+    schema: "card-enrolment",
+    partitions: 3,
+    producers: ["api (card enrolment and removal), lifecycle workers (what a failed publish left)"],
+    consumers: ["visa, mastercard and amex simulators (each takes its scheme's)"],
+    deadLetter: true,
+  },
   simulatorCommands: {
     name: "simulator.commands",
     key: "card id",

@@ -259,3 +259,20 @@ export function decodeCursor(start: string, sort: SortField, order: SortOrder): 
   const valid = allowed ? allowed.includes(value) : ISO_INSTANT.test(value) && !Number.isNaN(Date.parse(value));
   return valid ? { sort, order, value, id } : notOurs;
 }
+
+/** The scheme's own identifiers of `ids`, without the empty ones: what a location stores for that scheme. */
+export function schemeIdentifiers(scheme: Scheme, ids: Partial<Record<string, unknown>>): MidIdentifiers {
+  return Object.fromEntries(
+    IDENTIFIER_FIELDS.flatMap((field) => {
+      const value = ids[field];
+      return IDENTIFIER_RULES[field].scheme === scheme && typeof value === "string" && value ? [[field, value]] : [];
+    }),
+  );
+}
+
+/**
+ * Whether two MIDs of one scheme share an identifier that names a merchant (the same merchant at the
+ * network); an acquirer BIN is shared by many merchants and does not count.
+ */
+export const sameMid = (a: MidIdentifiers, b: MidIdentifiers): boolean =>
+  IDENTIFIER_FIELDS.some((field) => field !== "visaBin" && !!a[field] && a[field] === b[field]);

@@ -6,6 +6,9 @@ import { checkCardNumber, expiryProblem, type Scheme } from "../domain/card-numb
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 import { newId, randomBase62 } from "./ids.ts";
+import type { CardEnrolment } from "../bus/messages.ts";
+import { TOPICS } from "../bus/topics.ts";
+import { enqueueCommand, trySendCommands, type NetworkCommand } from "./network-outbox.ts";
 
 export interface Card {
   id: string;
@@ -71,7 +74,8 @@ export async function enrolCard(ctx: Ctx, programId: string, input: CardInput): 
   const now = ctx.clock.now();
   const expired = expiryProblem(input.expMonth, input.expYear, now);
   if (expired) throw invalid(expired.field, expired.rule);
-  const [row] = await ctx.db.query<CardRow>(
+  const { row, command } = await ctx.db.tx(async (db) => {
+  const [row] = await db.query<CardRow>(
     `insert into cards (id, account_id, live, program_id, first_numbers, last_numbers, scheme, exp_month, exp_year,
        country_code, network_token, terms_of_use, metadata, created, updated)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $14) returning *`,
@@ -93,8 +97,27 @@ export async function enrolCard(ctx: Ctx, programId: string, input: CardInput): 
       now,
     ],
   );
-  return toCard(row!);
+  return { row: row!, command: await enqueueCommand(db, enrolment(row!, "ENROL", now), now) };
+  });
+  await trySendCommands(ctx.db, ctx.bus, now, [command]);
+  return toCard(row);
 }
+
+/** What the card's network is told: the card id it will see in transactions, the digits it shows. */
+const enrolment = (r: CardRow, action: CardEnrolment["action"], now: Date): NetworkCommand => ({
+  topic: TOPICS.cardEnrolments.name,
+  key: r.id,
+  value: {
+    cardId: r.id,
+    scheme: r.scheme,
+    action,
+    programId: r.program_id,
+    firstSix: r.first_numbers,
+    lastFour: r.last_numbers,
+    live: r.live,
+    at: now.toISOString(),
+  } satisfies CardEnrolment,
+});
 
 export async function listCards(ctx: Ctx, programId: string, page: PageQuery): Promise<Page<Card>> {
   await getProgram(ctx, programId);
@@ -119,10 +142,15 @@ export async function getCard(ctx: Ctx, id: string): Promise<Card> {
 }
 
 export async function deleteCard(ctx: Ctx, id: string): Promise<void> {
-  const rows = await ctx.db.query("delete from cards where id = $1 and account_id = $2 and live = $3 returning id", [
-    id,
-    ctx.accountId,
-    ctx.live,
-  ]);
-  if (rows.length === 0) throw notFound("card", id);
+  const now = ctx.clock.now();
+  const command = await ctx.db.tx(async (db) => {
+    const [row] = await db.query<CardRow>("delete from cards where id = $1 and account_id = $2 and live = $3 returning *", [
+      id,
+      ctx.accountId,
+      ctx.live,
+    ]);
+    if (!row) throw notFound("card", id);
+    return enqueueCommand(db, enrolment(row, "UNENROL", now), now);
+  });
+  await trySendCommands(ctx.db, ctx.bus, now, [command]);
 }

@@ -11,7 +11,7 @@ import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 import { newId } from "./ids.ts";
 import { enqueueEvent } from "./outbox.ts";
-import { testOnboardingMids } from "../../simulators/shared/test-onboarding.ts";
+import { beginSync, closeFinishedSync, trySendOnboardingRequests } from "./location-sync.ts";
 
 export interface VisaMid {
   vmid?: string;
@@ -35,6 +35,8 @@ export interface Mids {
 export interface NetworkState<M> {
   status: NetworkStatus;
   mids: M[];
+  /** Not found: the case the network opened about the location. */
+  case?: { id: string; reason: string; opened: string };
   updated: string;
 }
 
@@ -77,6 +79,9 @@ interface NetworkRow {
   scheme: Scheme;
   status: NetworkStatus;
   mids: unknown[];
+  case_id: string | null;
+  case_reason: string | null;
+  case_opened: Date | null;
   updated: Date;
 }
 
@@ -104,12 +109,17 @@ async function loadNetworks(db: Db, ids: string[]): Promise<Map<string, Networks
   const byLocation = new Map<string, Partial<Record<Scheme, NetworkState<unknown>>>>();
   if (ids.length === 0) return new Map();
   const rows = await db.query<NetworkRow>(
-    "select location_id, scheme, status, mids, updated from location_networks where location_id = any($1::uuid[])",
+    "select location_id, scheme, status, mids, case_id, case_reason, case_opened, updated from location_networks where location_id = any($1::uuid[])",
     [ids],
   );
   for (const r of rows) {
     const states = byLocation.get(r.location_id) ?? {};
-    states[r.scheme] = { status: r.status, mids: r.mids, updated: r.updated.toISOString() };
+    states[r.scheme] = {
+      status: r.status,
+      mids: r.mids,
+      ...(r.case_id ? { case: { id: r.case_id, reason: r.case_reason ?? "", opened: r.case_opened!.toISOString() } } : {}),
+      updated: r.updated.toISOString(),
+    };
     byLocation.set(r.location_id, states);
   }
   return new Map([...byLocation].map(([id, states]) => [id, states as Networks]));
@@ -121,6 +131,13 @@ async function withNetworks(db: Db, rows: LocationRow[]): Promise<Location[]> {
     rows.map((r) => r.id),
   );
   return rows.map((r) => toLocation(r, networks.get(r.id)!));
+}
+
+/** One location by id, whoever owns it: for the workers that report on it. */
+export async function locationRecord(db: Db, id: string): Promise<Location> {
+  const [row] = await db.query<LocationRow>("select * from locations where id = $1", [id]);
+  if (!row) throw new Error(`no location ${id}`);
+  return (await withNetworks(db, [row]))[0]!;
 }
 
 export interface LocationInput {
@@ -147,15 +164,16 @@ export async function createLocation(ctx: Ctx, programId: string, input: Locatio
     throw invalid("brandId", `the brand's consent is ${brand.consent}; locations need a brand with approved consent`);
   }
   const timezone = input.timezone ?? countryByAlpha3(input.countryCode)?.mainTimezone ?? "UTC";
-  const status = initialNetworkStatus(ctx.live, input.status === "syncing");
+  // A live location is Idle until a sync takes it: with `status: syncing`, the sync of this location
+  // starts in the same transaction (beginSync), under the one-sync-per-program rule.
+  const status = initialNetworkStatus(ctx.live);
   const now = ctx.clock.now();
   const id = newId();
-  // Test networks onboard at once and assign MIDs where the client gave none (see test-onboarding.ts).
-  const midsOf = (scheme: Scheme): unknown[] =>
-    input.mids?.[scheme]?.length || ctx.live
-      ? (input.mids?.[scheme] ?? [])
-      : [testOnboardingMids(scheme, { id, brandName: brand.name, city: input.city })];
-  return ctx.db.tx(async (db) => {
+  // The client's MIDs at first. A test location is onboarded over the bus at once too: each test network
+  // answers its onboarding request straight away and the workers store the MIDs it assigned, where the
+  // client gave none (location-sync.ts applyOnboardingReply).
+  const midsOf = (scheme: Scheme): unknown[] => input.mids?.[scheme] ?? [];
+  const created = await ctx.db.tx(async (db) => {
     const [row] = await db.query<LocationRow>(
       `insert into locations (id, account_id, live, program_id, brand_id, address, city, postcode, country_code,
          timezone, latitude, longitude, metadata, created, updated)
@@ -179,11 +197,12 @@ export async function createLocation(ctx: Ctx, programId: string, input: Locatio
     );
     for (const scheme of SCHEMES) {
       await db.query(
-        `insert into location_networks (location_id, scheme, status, mids, sync_started, updated)
-         values ($1, $2, $3, $4::jsonb, $5, $6)`,
-        [row!.id, scheme, status, JSON.stringify(midsOf(scheme)), status === "Syncing" ? now : null, now],
+        `insert into location_networks (location_id, scheme, status, mids, client_mids, request_id, updated)
+         values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7)`,
+        [row!.id, scheme, status, JSON.stringify(midsOf(scheme)), JSON.stringify(input.mids?.[scheme] ?? []), ctx.live ? null : newId(), now],
       );
     }
+    if (input.status === "syncing") await beginSync(db, { accountId: ctx.accountId, live: ctx.live, programId }, now, [row!.id]);
     const location = (await withNetworks(db, [row!]))[0]!;
     if (!ctx.live) {
       // The spec: in the test environment creating a location emits location.active once per scheme.
@@ -197,6 +216,8 @@ export async function createLocation(ctx: Ctx, programId: string, input: Locatio
     }
     return location;
   });
+  if (input.status === "syncing" || !ctx.live) await trySendOnboardingRequests(ctx.db, ctx.bus, now, { locationIds: [id] });
+  return created;
 }
 
 export async function listLocations(
@@ -284,9 +305,13 @@ export async function updateLocation(ctx: Ctx, id: string, patch: LocationPatch)
 }
 
 export async function deleteLocation(ctx: Ctx, id: string): Promise<void> {
-  const rows = await ctx.db.query(
-    "delete from locations where id = $1 and account_id = $2 and live = $3 returning id",
-    [id, ctx.accountId, ctx.live],
-  );
-  if (rows.length === 0) throw notFound("location", id);
+  await ctx.db.tx(async (db) => {
+    const rows = await db.query<{ program_id: string }>(
+      "delete from locations where id = $1 and account_id = $2 and live = $3 returning program_id",
+      [id, ctx.accountId, ctx.live],
+    );
+    if (rows.length === 0) throw notFound("location", id);
+    // A location that was the last one waiting in a sync ends that sync.
+    await closeFinishedSync(db, rows[0]!.program_id, ctx.clock.now());
+  });
 }

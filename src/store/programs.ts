@@ -3,12 +3,24 @@ import type { Ctx } from "../api/context.ts";
 import { ApiError, notFound } from "../api/errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { newId } from "./ids.ts";
+import type { Db } from "./db.ts";
+import { beginSync, latestSyncs, trySendOnboardingRequests, type ProgramSync } from "./location-sync.ts";
+
+async function withSyncs(db: Db, rows: ProgramRow[]): Promise<Program[]> {
+  const syncs = await latestSyncs(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => toProgram(r, syncs.get(r.id)));
+}
 
 export interface Program {
   id: string;
   name: string;
   live: boolean;
   status: "idle" | "syncing";
+  /** The program's latest location sync (the running one while status is syncing), or null. */
+  sync: ProgramSync | null;
   metadata: Record<string, unknown> | null;
   created: string;
   updated: string;
@@ -24,11 +36,12 @@ interface ProgramRow {
   updated: Date;
 }
 
-const toProgram = (r: ProgramRow): Program => ({
+const toProgram = (r: ProgramRow, sync: ProgramSync | undefined): Program => ({
   id: r.id,
   name: r.name,
   live: r.live,
   status: r.status,
+  sync: sync ?? null,
   metadata: r.metadata,
   created: r.created.toISOString(),
   updated: r.updated.toISOString(),
@@ -43,17 +56,19 @@ export async function createProgram(
      values ($1, $2, $3, $4, $5::jsonb, $6, $6) returning *`,
     [newId(), ctx.accountId, ctx.live, input.name, JSON.stringify(input.metadata ?? null), ctx.clock.now()],
   );
-  return toProgram(row!);
+  return toProgram(row!, undefined);
 }
 
-export const listPrograms = (ctx: Ctx, page: PageQuery): Promise<Page<Program>> =>
-  pageByCreated(
+export async function listPrograms(ctx: Ctx, page: PageQuery): Promise<Page<Program>> {
+  const rows = await pageByCreated(
     ctx.db,
     "programs",
     new Filters().add("account_id = ?", ctx.accountId).add("live = ?", ctx.live),
     page,
-    toProgram,
+    (r: ProgramRow) => r,
   );
+  return { ...rows, items: await withSyncs(ctx.db, rows.items) };
+}
 
 /** The caller's program in the caller's environment, or 404 — never another account's. */
 export async function getProgram(ctx: Ctx, id: string): Promise<Program> {
@@ -62,7 +77,7 @@ export async function getProgram(ctx: Ctx, id: string): Promise<Program> {
     [id, ctx.accountId, ctx.live],
   );
   if (!row) throw notFound("program", id);
-  return toProgram(row);
+  return (await withSyncs(ctx.db, [row]))[0]!;
 }
 
 export async function updateProgram(
@@ -70,29 +85,19 @@ export async function updateProgram(
   id: string,
   patch: { name?: string; metadata?: Record<string, unknown> | null; status?: "syncing" },
 ): Promise<Program> {
-  return ctx.db.tx(async (db) => {
-    const current = await getProgram({ ...ctx, db }, id);
-    const now = ctx.clock.now();
-    if (patch.status === "syncing") {
-      if (!ctx.live) {
-        throw new ApiError("invalid_request", "status: syncing works only for live programs with a live key.");
-      }
-      if (current.status === "syncing") {
-        throw new ApiError("conflict", "status: a sync is already running for this program; one at a time.");
-      }
-      await db.query(
-        `update location_networks n set status = 'Syncing', sync_started = $2, updated = $2
-         from locations l where l.id = n.location_id and l.program_id = $1 and n.status = 'Idle'`,
-        [id, now],
-      );
-    }
+  const now = ctx.clock.now();
+  const syncId = await ctx.db.tx(async (db) => {
+    await getProgram({ ...ctx, db }, id);
     const [row] = await db.query<ProgramRow>(
       `update programs set name = coalesce($2, name),
-         metadata = case when $3::boolean then $4::jsonb else metadata end,
-         status = coalesce($5, status), updated = $6
+         metadata = case when $3::boolean then $4::jsonb else metadata end, updated = $5
        where id = $1 returning *`,
-      [id, patch.name ?? null, patch.metadata !== undefined, JSON.stringify(patch.metadata ?? null), patch.status ?? null, now],
+      [id, patch.name ?? null, patch.metadata !== undefined, JSON.stringify(patch.metadata ?? null), now],
     );
-    return toProgram(row!);
+    if (patch.status !== "syncing") return undefined;
+    if (!ctx.live) throw new ApiError("invalid_request", "status: syncing works only for live programs with a live key.");
+    return (await beginSync(db, { accountId: ctx.accountId, live: row!.live, programId: id }, now, null)).id;
   });
+  if (syncId) await trySendOnboardingRequests(ctx.db, ctx.bus, now, { syncId });
+  return getProgram(ctx, id);
 }

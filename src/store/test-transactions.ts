@@ -66,6 +66,44 @@ async function waitFor(ctx: Ctx, id: string, waitMs: number, ready: (t: Transact
   }
 }
 
+interface PurchaseLocation {
+  id: string;
+  program_id: string;
+  address: string;
+  city: string;
+  postcode: string;
+  country_code: string;
+  timezone: string;
+  brand_name: string;
+  status: string;
+  mids: Record<string, string>[];
+}
+
+/**
+ * The location the purchase is made at, once the card's test network has given it its MIDs: a test
+ * location is onboarded over the bus at creation and the answer comes back within moments. Waits for it
+ * up to `waitMs`; 503 if it is not there by then.
+ */
+async function onboardedLocation(ctx: Ctx, locationId: string, card: { program_id: string; scheme: Scheme }, waitMs: number): Promise<PurchaseLocation> {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    const [location] = await ctx.db.query<PurchaseLocation>(
+      `select l.*, b.name as brand_name, n.status, n.mids from locations l join brands b on b.id = l.brand_id
+       join location_networks n on n.location_id = l.id and n.scheme = $4
+       where l.id = $1 and l.account_id = $2 and l.live = $3`,
+      [locationId, ctx.accountId, ctx.live, card.scheme],
+    );
+    if (!location) throw notFound("location", locationId);
+    if (location.program_id !== card.program_id) throw invalid("locationId", "the location is not in the card's program");
+    if (location.status !== "Active") throw invalid("locationId", `the location is ${location.status} on ${card.scheme}, not Active`);
+    if (location.mids.length > 0) return location;
+    if (performance.now() >= deadline) {
+      throw new ApiError("service_unavailable", `locationId: the ${card.scheme} test network has not answered the location's onboarding yet; try again in a moment.`, { "Retry-After": "1" });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input: TestPurchaseInput): Promise<Sent> {
   requireTestKey(ctx);
   const [card] = await ctx.db.query<{ id: string; program_id: string; scheme: Scheme; first_numbers: string; last_numbers: string }>(
@@ -73,27 +111,7 @@ export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input:
     [input.cardId, ctx.accountId, ctx.live],
   );
   if (!card) throw notFound("card", input.cardId);
-  const [location] = await ctx.db.query<{
-    id: string;
-    program_id: string;
-    address: string;
-    city: string;
-    postcode: string;
-    country_code: string;
-    timezone: string;
-    brand_name: string;
-    status: string;
-    mids: Record<string, string>[];
-  }>(
-    `select l.*, b.name as brand_name, n.status, n.mids from locations l join brands b on b.id = l.brand_id
-     join location_networks n on n.location_id = l.id and n.scheme = $4
-     where l.id = $1 and l.account_id = $2 and l.live = $3`,
-    [input.locationId, ctx.accountId, ctx.live, card.scheme],
-  );
-  if (!location) throw notFound("location", input.locationId);
-  if (location.program_id !== card.program_id) throw invalid("locationId", "the location is not in the card's program");
-  if (location.status !== "Active") throw invalid("locationId", `the location is ${location.status} on ${card.scheme}, not Active`);
-
+  const location = await onboardedLocation(ctx, input.locationId, card, waitMs);
   const purchaseId = crypto.randomUUID();
   const purchase: PurchaseInput = {
     scheme: card.scheme,

@@ -1,12 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Client, type Harness } from "../support/harness.ts";
+import { startRoles, type RunningRoles } from "../../src/roles.ts";
 
 let h: Harness;
+let roles: RunningRoles;
 beforeAll(async () => {
   h = await createHarness(); // service clock frozen at 2026-01-05T12:00:00Z
+  // The test networks answer onboarding over the bus; the workers store what they assign.
+  roles = await startRoles(h.services, ["simulators", "workers"]);
 });
-afterAll(() => h.close());
+afterAll(async () => {
+  await roles.stop();
+  await h.close();
+});
 
+const SCHEMES = ["visa", "mastercard", "amex"] as const;
 type NetworkState = { status: string; mids: unknown[]; updated: string };
 type Location = {
   id: string;
@@ -82,7 +90,13 @@ describe("locations", () => {
     );
     expect(paris.timezone).toBe("Europe/Paris");
     expect(paris.geolocation).toBeNull();
-    // Without client MIDs, the test networks assign their own at once, in each scheme's format.
+    // Without client MIDs, the test networks assign their own: they answer the onboarding request at once.
+    expect(paris.status.visa.mids).toEqual([]);
+    const deadline = Date.now() + 10_000;
+    while (SCHEMES.some((s) => paris.status[s].mids.length === 0) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      Object.assign(paris, await expectStatus<Location>(await client.get(`/v1/locations/${paris.id}`), 200));
+    }
     expect(paris.status.visa.mids).toEqual([
       { vmid: expect.stringMatching(/^\d{8}$/), vsid: expect.stringMatching(/^\d{7,8}$/), visaAcquiringMid: expect.stringMatching(/^\d{15}$/), visaBin: expect.stringMatching(/^4\d{5}$/) },
     ]);

@@ -71,6 +71,10 @@ describe("programs", () => {
       await expectError(await acct.as("test").patch(`/v1/programs/${testProgram.id}`, { status: "syncing" }), 400, "invalid_request"),
     ).toMatch(/live/);
     const liveProgram = await expectStatus<Program>(await acct.as("live").post("/v1/programs", { name: "L" }), 201);
+    const brand = await expectStatus<{ id: string }>(await acct.as("live").post("/v1/brands", { name: "B" }), 201);
+    await expectStatus(await h.admin("POST", `/admin/brands/${brand.id}/consent`, { decision: "approved" }), 200);
+    const location = { address: "2 Market Street", brandId: brand.id, city: "Leeds", countryCode: "GBR", postcode: "LS1 6AA" };
+    await expectStatus(await acct.as("live").post(`/v1/programs/${liveProgram.id}/locations`, location), 201);
     const syncing = await expectStatus<Program>(
       await acct.as("live").patch(`/v1/programs/${liveProgram.id}`, { status: "syncing" }),
       200,

@@ -38,7 +38,7 @@ describe.each(setups)("qualifier and webhooks end to end ($engine, $bus)", ({ en
   beforeAll(async () => {
     h = await createHarness({ engine, bus });
     receiver = await startReceiver();
-    roles = await startRoles(h.services, ["simulators", "qualifier", "dispatcher"], { dispatchPollMs: 20 });
+    roles = await startRoles(h.services, ["simulators", "qualifier", "dispatcher", "workers"], { dispatchPollMs: 20 });
   });
   afterAll(async () => {
     await roles.stop();

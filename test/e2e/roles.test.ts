@@ -1,7 +1,9 @@
-// The distributed mode as docker-compose runs it: `migrate`, then `api`, `qualifier`, `dispatcher` and
-// `simulator --scheme visa` as separate processes of the real CLI on the real Kafka (values single-object
-// encoded, or through the registry when SCHEMA_REGISTRY_URL is set) and a fresh PostgreSQL database. A
-// test purchase made over the api process's HTTP port comes back as signed webhooks on a local receiver.
+// The distributed mode as docker-compose runs it: `migrate`, then `api`, `qualifier`, `dispatcher`,
+// `workers` and `simulator --scheme visa|mastercard|amex` as separate processes of the real CLI on the real
+// Kafka (values single-object encoded, or through the registry when SCHEMA_REGISTRY_URL is set) and a fresh
+// PostgreSQL database. A test purchase made over the api process's HTTP port comes back as signed webhooks
+// on a local receiver; so do a live program's sync and a live missing-transaction request after advances
+// of the service clock, which every process follows.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -100,7 +102,10 @@ describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process
       until(run("api", ["api"]), /"msg":"api listening"/),
       until(run("qualifier", ["qualifier"]), /"msg":"role running"/),
       until(run("dispatcher", ["dispatcher"]), /"msg":"role running"/),
+      until(run("workers", ["workers"]), /"msg":"role running"/),
       until(run("simulator", ["simulator", "--scheme", "visa"]), /"msg":"simulator running"/),
+      until(run("simulator-mastercard", ["simulator", "--scheme", "mastercard"]), /"msg":"simulator running"/),
+      until(run("simulator-amex", ["simulator", "--scheme", "amex"]), /"msg":"simulator running"/),
     ]);
   }, 120_000);
 
@@ -157,5 +162,94 @@ describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process
       expect(new Webhook(secrets[body.event]!).verify(raw.body, raw.headers as Record<string, string>)).toEqual(body);
       expect(body.data.offer).toMatchObject({ id: offer.id, cashback: 4, qualified: true });
     }
+  });
+
+  it("syncs a live program and answers a live missing-transaction request across the processes", { timeout: 180_000 }, async () => {
+    const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    const account = (await call<{ id: string; keys: { live: string } }>("POST", "/admin/accounts", admin, { name: "Live roles", tier: "premium" })).body;
+    const key = { "Cardlink-Key": account.keys.live };
+    const post = async (path: string, body: unknown) => (await call<{ id: string; secret: string }>("POST", path, key, body)).body;
+    const program = await post("/v1/programs", { name: "Live distributed" });
+    const brand = await post("/v1/brands", { name: "Corner Shop" });
+    await call("POST", `/admin/brands/${brand.id}/consent`, admin, { decision: "approved" });
+    const location = await post(`/v1/programs/${program.id}/locations`, { address: "5 Bridge Street", brandId: brand.id, city: "Bath", countryCode: "GBR", postcode: "BA2 4AS" });
+    const card = await post(`/v1/programs/${program.id}/cards`, { number: CARD_NUMBERS.live, expMonth: 12, expYear: 2030, countryCode: "GBR", termsOfUse: true });
+    const secrets: Record<string, string> = {};
+    for (const event of ["location.status", "missing-transaction-request.succeeded"]) {
+      secrets[event] = (await post(`/v1/programs/${program.id}/hooks`, { event, url: receiver.url })).secret;
+    }
+    type Event = { event: string; data: { id?: string; scheme?: string; status?: string; location?: { id: string } } };
+    const verified = (where: (e: Event) => boolean) =>
+      receiver.received
+        .map((raw) => ({ raw, body: JSON.parse(raw.body) as Event }))
+        .filter(({ body }) => where(body))
+        .map(({ raw, body }) => {
+          expect(new Webhook(secrets[body.event]!).verify(raw.body, raw.headers as Record<string, string>)).toEqual(body);
+          return body;
+        });
+    const until = async <T>(what: string, get: () => Promise<T> | T, done: (v: T) => boolean): Promise<T> => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const value = await get();
+        if (done(value)) return value;
+        if (Date.now() > deadline) throw new Error(`${what}: not within 60 s: ${JSON.stringify(value)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const advance = (days: number) => call("POST", "/admin/clock/advance", admin, { days });
+
+    const started = (await call<{ status: string; sync: { id: string } }>("PATCH", `/v1/programs/${program.id}`, key, { status: "syncing" })).body;
+    expect(started.status).toBe("syncing");
+    expect(await call("PATCH", `/v1/programs/${program.id}`, key, { status: "syncing" }, [409]).then((r) => JSON.stringify(r.body))).toContain(started.sync.id);
+    await advance(15);
+    const statuses = await until(
+      "three location.status events",
+      () => verified((e) => e.event === "location.status" && e.data.location?.id === location.id),
+      (events) => events.length >= 3,
+    );
+    expect(statuses.map((e) => [e.data.scheme, e.data.status]).sort()).toEqual([
+      ["amex", "location.active"],
+      ["mastercard", "location.active"],
+      ["visa", "location.active"],
+    ]);
+    await until("the sync's end", async () => (await call<{ status: string }>("GET", `/v1/programs/${program.id}`, key)).body.status, (s) => s === "idle");
+
+    // The Visa network makes a purchase with the card at the location (generated traffic kept to the program).
+    await call("POST", "/admin/simulators/traffic/start", admin, {
+      rate: 1,
+      seed: 3,
+      durationSeconds: 1,
+      schemes: ["visa"],
+      programId: program.id,
+      unenrolledCards: 0,
+      unknownMerchants: 0,
+      notOnboardedLocations: 0,
+    });
+    type Tx = { datetime: string; amount: number; location: { id: string } };
+    const [purchase] = await until(
+      "the network's purchase",
+      async () => (await call<{ items: Tx[] }>("GET", `/v1/programs/${program.id}/transactions?cardId=${card.id}`, key)).body.items,
+      (items) => items.length > 0,
+    );
+    const request = (
+      await call<{ id: string; status: string }>("POST", `/v1/cards/${card.id}/missing-transaction-requests`, key, {
+        locationId: purchase!.location.id,
+        transactionDate: purchase!.datetime.slice(0, 10),
+        amount: purchase!.amount,
+      })
+    ).body;
+    expect(request.status).toBe("pending");
+    await advance(4);
+    const [succeeded] = await until(
+      "missing-transaction-request.succeeded",
+      () => verified((e) => e.event === "missing-transaction-request.succeeded" && e.data.id === request.id),
+      (events) => events.length === 1,
+    );
+    expect(succeeded!.data).toMatchObject({ id: request.id, status: "successful" });
+    const found = (succeeded!.data as { result: { transactions: Record<string, unknown>[] } }).result.transactions;
+    // Visa reports the authorization, and the settlement too when its simulator process had followed the
+    // clock to the clearing before it read the look-up (processes follow an advance within half a second).
+    expect(found.at(-1)).toMatchObject({ type: "authorization", amount: purchase!.amount, networkStatus: "SUCCEED", matchScore: 100 });
+    expect(found.map((t) => t.type)).toEqual(found.length === 2 ? ["settlement", "authorization"] : ["authorization"]);
   });
 });

@@ -5,7 +5,7 @@ import { expectStatus } from "../support/harness.ts";
 import { usePipeline } from "../support/pipeline.ts";
 import { localIn, world } from "../support/offers-world.ts";
 
-const pipeline = usePipeline(["simulators", "qualifier"]);
+const pipeline = usePipeline(["simulators", "qualifier", "workers"]);
 
 it("matches a purchase to the location by the vmid and vsid the client supplied", async () => {
   const { h } = pipeline;

@@ -20,7 +20,7 @@ let qualifier: Subscription | undefined;
 
 beforeAll(async () => {
   h = await createHarness();
-  simulators = await startRoles(h.services, ["simulators"]);
+  simulators = await startRoles(h.services, ["simulators", "workers"]);
 });
 afterEach(async () => {
   await qualifier?.stop();

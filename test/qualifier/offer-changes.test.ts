@@ -5,7 +5,7 @@ import { expectStatus } from "../support/harness.ts";
 import { usePipeline } from "../support/pipeline.ts";
 import { localIn, world } from "../support/offers-world.ts";
 
-const pipeline = usePipeline(["simulators", "qualifier"]);
+const pipeline = usePipeline(["simulators", "qualifier", "workers"]);
 
 type Tx = { id: string; updated: string; offer: { id: string | null; qualified: boolean; cashback: number } };
 

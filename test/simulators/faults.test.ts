@@ -146,7 +146,7 @@ describe("what each fault does to what the network publishes", () => {
     expect(replies.values.find((r) => r.locationId === locationId)).toMatchObject({
       status: "NOT_FOUND",
       mids: [],
-      reason: "The network found no merchant at that address; a case has been opened.",
+      reason: "The network could not onboard the location (onboarding failure); a case has been opened.",
     });
   });
 

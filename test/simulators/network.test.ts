@@ -192,6 +192,7 @@ const onboardingRequest = (scheme: OnboardingRequest["scheme"], overrides: Parti
   countryCode: "GBR",
   mids: [],
   requestedAt: h.services.clock.now().toISOString(),
+  live: true,
   ...overrides,
 });
 
@@ -244,6 +245,7 @@ describe("missing-transaction look-ups", () => {
       locationId: null,
       mids: [],
       requestedAt: h.services.clock.now().toISOString(),
+      live: true,
       ...request,
     };
     const before = lookupReplies.messages.length;

@@ -1,4 +1,4 @@
-// Generated traffic through /admin: a run at a rate over the service's cards and locations, with its
+// Generated traffic through /admin: a run at a rate over the cards and locations the networks learnt of over the bus, with its
 // noise, what it reports it sent, the same stream again for the same seed, and a run that survives a
 // restart of the simulators without repeating or skipping purchases.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,14 +14,22 @@ let visa: TopicReader<VisaTransaction>;
 let programId: string;
 let cardId: string;
 let activeLocation: string;
-let idleLocation: string;
+let syncingLocation: string;
 
 async function population(client: Client, live: boolean) {
   const program = await expectStatus<{ id: string }>(await client.post("/v1/programs", { name: "Traffic program" }), 201);
   const brand = await expectStatus<{ id: string }>(await client.post("/v1/brands", { name: "Corner Café" }), 201);
   await expectStatus(await h.admin("POST", `/admin/brands/${brand.id}/consent`, { decision: "approved" }), 200);
   const location = await expectStatus<{ id: string }>(
-    await client.post(`/v1/programs/${program.id}/locations`, { address: "1 High Street", brandId: brand.id, city: "London", countryCode: "GBR", postcode: "N1 9GU" }),
+    // A live location the network knows from its onboarding request, not onboarded yet (the answer takes 1-2 weeks).
+    await client.post(`/v1/programs/${program.id}/locations`, {
+      address: "1 High Street",
+      brandId: brand.id,
+      city: "London",
+      countryCode: "GBR",
+      postcode: "N1 9GU",
+      ...(live ? { status: "syncing" } : {}),
+    }),
     201,
   );
   const card = await expectStatus<{ id: string }>(
@@ -41,13 +49,22 @@ beforeAll(async () => {
   h = await simulatorHarness(["visa", "mastercard", "amex"], 3);
   visa = await readTopic(h, transactionTopic("visa"));
   const account = await h.createAccount();
-  // A test location is Active at once; a live one stays Idle: Visa has not onboarded it.
+  // The networks know the service's cards and locations only from the bus: enrolments, and onboarding
+  // requests — answered at once for a test location, after 1 to 2 weeks for a live one.
   const test = await population(account.as("test"), false);
   const live = await population(account.as("live"), true);
+  await waitFor(async () => {
+    const known = await h.services.db.query<{ onboarded: boolean }>(
+      "select onboarded from simulator_merchants where scheme = 'visa' and location_id = any($1::uuid[])",
+      [[test.locationId, live.locationId]],
+    );
+    const cards = await h.services.db.query("select 1 from simulator_cards where scheme = 'visa' and card_id = any($1)", [[test.cardId, live.cardId]]);
+    return known.filter((m) => m.onboarded).length === 1 && known.length === 2 && cards.length === 2;
+  });
   programId = test.programId;
   cardId = test.cardId;
   activeLocation = test.locationId;
-  idleLocation = live.locationId;
+  syncingLocation = live.locationId;
 });
 afterAll(() => h.close());
 
@@ -120,9 +137,9 @@ describe("traffic runs", () => {
       "select distinct location_id from simulator_purchases where run_id = $1",
       [ofRun(run)],
     );
-    expect(merchants).toEqual([{ location_id: idleLocation }]);
+    expect(merchants).toEqual([{ location_id: syncingLocation }]);
     for (const auth of auths) expect(auth.merchant).toMatchObject({ vmid: null, vsid: null });
-    expect(activeLocation).not.toBe(idleLocation);
+    expect(activeLocation).not.toBe(syncingLocation);
   });
 
   it("makes the same purchases again for the same seed, under new ids, and others for another seed", async () => {

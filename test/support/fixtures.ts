@@ -76,6 +76,11 @@ export async function seedGraph(client: Client, h: Pick<Harness, "admin">): Prom
     await client.post(`/v1/offers/${oaas.id}/transactions`, { cardId: card.id, amount: 10, datetime: "2026-01-05T10:00:00", reference: "graph-1" }),
     201,
   );
+  // Test: amount 10.01 fails at once; live: pending, the transaction being under 4 days old.
+  const request = await expectStatus<{ id: string }>(
+    await client.post(`/v1/cards/${card.id}/missing-transaction-requests`, { locationId: location.id, transactionDate: "2026-01-04", amount: 10.01 }),
+    201,
+  );
   return {
     programId: program.id,
     brandId: brand.id,
@@ -84,5 +89,6 @@ export async function seedGraph(client: Client, h: Pick<Harness, "admin">): Prom
     hookId: hook.id,
     offerId: offer.id,
     transactionId: transaction.id,
+    requestId: request.id,
   };
 }

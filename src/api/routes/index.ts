@@ -12,6 +12,7 @@ import { mountOffers } from "./offers/index.ts";
 import { mountMarketplaceOffers } from "./marketplace-offers/index.ts";
 import { mountWebhookEvents } from "./webhook-events/index.ts";
 import { mountTransactions } from "./transactions/index.ts";
+import { mountMissingTransactionRequests } from "./missing-transaction-requests/index.ts";
 import * as account from "./account/get.ts";
 
 export function mountV1(app: OpenAPIHono<AppEnv>) {
@@ -26,6 +27,7 @@ export function mountV1(app: OpenAPIHono<AppEnv>) {
   mountMarketplaceOffers(v1);
   mountWebhookEvents(v1);
   mountTransactions(v1);
+  mountMissingTransactionRequests(v1);
   v1.openapi(account.route, account.handler);
   app.route("/v1", v1);
 }

@@ -77,6 +77,14 @@ const networkState = <T extends z.ZodTypeAny>(item: T) =>
         "could not onboard it).",
     }),
     mids: z.array(item),
+    case: z
+      .object({
+        id: z.uuid(),
+        reason: z.string(),
+        opened: z.string().openapi({ format: "date-time" }),
+      })
+      .optional()
+      .openapi({ description: "Not found only: the case the network opened about the location, and why." }),
     updated: z.string().openapi({ format: "date-time" }),
   });
 
@@ -97,8 +105,11 @@ export const LocationSchema = z
       .object({ visa: networkState(VisaMid), mastercard: networkState(MastercardMid), amex: networkState(AmexMid) })
       .openapi({
         description:
-          "Sync state per scheme. Test locations are Active on every scheme at once. Live locations start Idle " +
-          "(or Syncing when created with `status: syncing`) and move on as the networks answer.",
+          "Sync state per scheme. Test locations are Active on every scheme at once; each test network answers their " +
+          "onboarding at once with its MIDs. Live locations start Idle (or Syncing when created with `status: syncing`, " +
+          "which starts a sync of that location and answers 409 while another sync of the program runs) and become " +
+          "Active (the network's MIDs) or Not found (with the case it opened) when the network answers, 1 to 2 weeks " +
+          "of service time later — one week when MIDs were supplied at creation.",
       }),
     created: z.string().openapi({ format: "date-time" }),
     updated: z.string().openapi({ format: "date-time" }),

@@ -1,0 +1,12 @@
+// Missing transaction request routes.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../context.ts";
+import * as create from "./create.ts";
+import * as get from "./get.ts";
+import * as list from "./list.ts";
+
+export function mountMissingTransactionRequests(r: OpenAPIHono<AppEnv>) {
+  r.openapi(create.route, create.handler);
+  r.openapi(get.route, get.handler);
+  r.openapi(list.route, list.handler);
+}

@@ -1,0 +1,288 @@
+// The live location sync: a program's sync (one running at a time), the onboarding request of each
+// location and scheme on the bus, and the networks' answers — Active with the scheme's MIDs (MID records
+// and insights follow) or Not found with a case — each reported as a location.status event.
+import { ApiError } from "../api/errors.ts";
+import type { Bus } from "../bus/bus.ts";
+import type { MerchantIds, OnboardingReply, OnboardingRequest } from "../bus/messages.ts";
+import { TOPICS } from "../bus/topics.ts";
+import type { Scheme } from "../domain/card-number.ts";
+import { answerKind, networkTransition, type NetworkStatus } from "../domain/location-status.ts";
+import { sameMid, schemeIdentifiers, type MidIdentifiers } from "../domain/mid-insights.ts";
+import type { Db } from "./db.ts";
+import { newId } from "./ids.ts";
+import { locationRecord } from "./locations.ts";
+import { recordOnboardingReply } from "./mid-insights.ts";
+import { enqueueEvent } from "./outbox.ts";
+
+export interface ProgramSync {
+  id: string;
+  status: "running" | "completed";
+  started: string;
+  ended: string | null;
+  /** Locations in the sync. */
+  locations: number;
+  /** Onboarding requests (one per location and scheme) by answer so far. */
+  requests: { total: number; pending: number; active: number; notFound: number };
+}
+
+interface SyncRow {
+  id: string;
+  program_id: string;
+  status: "running" | "completed";
+  started: Date;
+  ended: Date | null;
+  locations: number;
+  total: number;
+  pending: number;
+  active: number;
+  not_found: number;
+}
+
+const toSync = (r: SyncRow): ProgramSync => ({
+  id: r.id,
+  status: r.status,
+  started: r.started.toISOString(),
+  ended: r.ended?.toISOString() ?? null,
+  locations: r.locations,
+  requests: { total: r.total, pending: r.pending, active: r.active, notFound: r.not_found },
+});
+
+const SYNC_COLUMNS = `s.id, s.program_id, s.status, s.started, s.ended,
+  (select count(distinct n.location_id)::int from location_networks n where n.sync_id = s.id) as locations,
+  (select count(*)::int from location_networks n where n.sync_id = s.id) as total,
+  (select count(*)::int from location_networks n where n.sync_id = s.id and n.status = 'Syncing') as pending,
+  (select count(*)::int from location_networks n where n.sync_id = s.id and n.status = 'Active') as active,
+  (select count(*)::int from location_networks n where n.sync_id = s.id and n.status = 'Not found') as not_found`;
+
+/** The latest sync of each program (running or not), by program id. */
+export async function latestSyncs(db: Db, programIds: string[]): Promise<Map<string, ProgramSync>> {
+  if (programIds.length === 0) return new Map();
+  const rows = await db.query<SyncRow>(
+    `select distinct on (s.program_id) ${SYNC_COLUMNS} from program_syncs s
+     where s.program_id = any($1::uuid[]) order by s.program_id, s.started desc, s.id desc`,
+    [programIds],
+  );
+  return new Map(rows.map((r) => [r.program_id, toSync(r)]));
+}
+
+function conflict(sync: ProgramSync): ApiError {
+  return new ApiError(
+    "conflict",
+    `status: sync ${sync.id} of this program is running since ${sync.started} ` +
+      `(${sync.requests.pending} of ${sync.requests.total} onboarding requests still wait for the networks); ` +
+      "one sync per program at a time: start the next one when it has ended (GET the program, or wait for its location.status events).",
+  );
+}
+
+/**
+ * Starts a sync, inside the caller's transaction, of the program's Idle locations — all of them, or
+ * only `locationIds` — and gives each location and scheme an onboarding request to send. 409 naming
+ * the running sync if there is one. A sync with no Idle location to take ends at once.
+ */
+export async function beginSync(
+  db: Db,
+  owner: { accountId: string; live: boolean; programId: string },
+  now: Date,
+  locationIds: string[] | null,
+): Promise<ProgramSync> {
+  // The program row is the lock that keeps two syncs of one program from starting together.
+  await db.query("select id from programs where id = $1 for update", [owner.programId]);
+  const [running] = await db.query<SyncRow>(`select ${SYNC_COLUMNS} from program_syncs s where s.program_id = $1 and s.status = 'running'`, [
+    owner.programId,
+  ]);
+  if (running) throw conflict(toSync(running));
+  const id = newId();
+  await db.query(
+    `insert into program_syncs (id, account_id, live, program_id, status, started) values ($1, $2, $3, $4, 'running', $5)`,
+    [id, owner.accountId, owner.live, owner.programId, now],
+  );
+  const taken = await db.query<{ location_id: string }>(
+    `update location_networks n set status = 'Syncing', sync_id = $2, request_id = gen_random_uuid(), request_sent = null,
+       sync_started = $3, updated = $3
+     from locations l
+     where l.id = n.location_id and l.program_id = $1 and n.status = 'Idle' and ($4::uuid[] is null or l.id = any($4::uuid[]))
+     returning n.location_id`,
+    [owner.programId, id, now, locationIds],
+  );
+  if (taken.length === 0) {
+    await db.query("update program_syncs set status = 'completed', ended = $2 where id = $1", [id, now]);
+  } else {
+    await db.query("update programs set status = 'syncing', updated = $2 where id = $1", [owner.programId, now]);
+  }
+  return (await latestSyncs(db, [owner.programId])).get(owner.programId)!;
+}
+
+/** Ends the program's running sync once no location in it waits for an answer (also after a deletion). */
+export async function closeFinishedSync(db: Db, programId: string, now: Date): Promise<void> {
+  const ended = await db.query<{ id: string }>(
+    `update program_syncs s set status = 'completed', ended = $2
+     where s.program_id = $1 and s.status = 'running'
+       and not exists (select 1 from location_networks n where n.sync_id = s.id and n.status = 'Syncing')
+     returning s.id`,
+    [programId, now],
+  );
+  if (ended.length > 0) await db.query("update programs set status = 'idle', updated = $2 where id = $1", [programId, now]);
+}
+
+/** A MID as the bus carries it: every identifier field, null where the scheme has none. */
+export const fullIds = (ids: MidIdentifiers, merchantName: string | null = null): MerchantIds => ({
+  vmid: ids.vmid ?? null,
+  vsid: ids.vsid ?? null,
+  visaAcquiringMid: ids.visaAcquiringMid ?? null,
+  visaBin: ids.visaBin ?? null,
+  mcLocationId: ids.mcLocationId ?? null,
+  mcAcquiringMid: ids.mcAcquiringMid ?? null,
+  seNumber: ids.seNumber ?? null,
+  merchantName,
+});
+
+interface UnsentRow {
+  request_id: string;
+  scheme: Scheme;
+  location_id: string;
+  program_id: string;
+  live: boolean;
+  brand_name: string;
+  address: string;
+  city: string;
+  postcode: string;
+  country_code: string;
+  client_mids: MidIdentifiers[];
+}
+
+/**
+ * Publishes the onboarding requests not sent yet (all, or those of one location), then marks them sent.
+ * Called after the transaction that made them, and by the workers for what a failed publish left.
+ */
+export async function sendOnboardingRequests(db: Db, bus: Bus, now: Date, scope: { locationIds?: string[]; syncId?: string } = {}): Promise<number> {
+  const rows = await db.query<UnsentRow>(
+    `select n.request_id, n.scheme, n.location_id, l.program_id, l.live, b.name as brand_name, l.address, l.city, l.postcode,
+       l.country_code, n.client_mids
+     from location_networks n join locations l on l.id = n.location_id join brands b on b.id = l.brand_id
+     where n.request_id is not null and n.request_sent is null
+       and ($1::uuid[] is null or n.location_id = any($1::uuid[])) and ($2::uuid is null or n.sync_id = $2)
+     order by n.updated limit 500`,
+    [scope.locationIds ?? null, scope.syncId ?? null],
+  );
+  for (const r of rows) {
+    const request: OnboardingRequest = {
+      requestId: r.request_id,
+      scheme: r.scheme,
+      locationId: r.location_id,
+      programId: r.program_id,
+      brandName: r.brand_name,
+      address: r.address,
+      city: r.city,
+      postcode: r.postcode,
+      countryCode: r.country_code,
+      mids: r.client_mids.map((m) => fullIds(m)),
+      requestedAt: now.toISOString(),
+      live: r.live,
+    };
+    await bus.publish(TOPICS.onboardingRequests.name, r.location_id, request);
+  }
+  if (rows.length > 0) {
+    await db.query("update location_networks set request_sent = $2 where request_id = any($1::uuid[])", [rows.map((r) => r.request_id), now]);
+  }
+  return rows.length;
+}
+
+/** Publishes what `sendOnboardingRequests` would, leaving a failure to the workers' next pass. */
+export async function trySendOnboardingRequests(db: Db, bus: Bus | undefined, now: Date, scope: Parameters<typeof sendOnboardingRequests>[3]): Promise<void> {
+  if (!bus) return;
+  try {
+    await sendOnboardingRequests(db, bus, now, scope);
+  } catch {
+    // The requests stay unsent; the workers send them on their next pass.
+  }
+}
+
+interface AnsweredRow {
+  location_id: string;
+  scheme: Scheme;
+  status: NetworkStatus;
+  live: boolean;
+  account_id: string;
+  program_id: string;
+  client_mids: MidIdentifiers[];
+  mids: MidIdentifiers[];
+}
+
+export type ReplyOutcome = "applied" | "stale" | "unknown";
+
+/**
+ * A network's answer to an onboarding request. Live: Syncing -> Active (the scheme's MIDs on the
+ * location, MID records and insights onboarded with their origin) or Not found (a case opened), a
+ * location.status event, and the sync ends when it was the last answer. Test: the MIDs the network
+ * assigned, where the location has none (its status and events came at creation). A redelivered or
+ * late answer changes nothing.
+ */
+export async function applyOnboardingReply(db: Db, reply: OnboardingReply, now: Date): Promise<ReplyOutcome> {
+  return db.tx(async (tx) => {
+    const [row] = await tx.query<AnsweredRow>(
+      `select n.location_id, n.scheme, n.status, l.live, l.account_id, l.program_id, n.client_mids, n.mids
+       from location_networks n join locations l on l.id = n.location_id
+       where n.request_id = $1 and n.scheme = $2 for update of n`,
+      [reply.requestId, reply.scheme],
+    );
+    if (!row) return "unknown";
+    const mids = reply.mids.map((m) => schemeIdentifiers(row.scheme, m as unknown as Record<string, unknown>)).filter((m) => Object.keys(m).length > 0);
+    if (!row.live) {
+      if (row.mids.length > 0) return "stale";
+      await tx.query("update location_networks set mids = $3::jsonb where location_id = $1 and scheme = $2", [row.location_id, row.scheme, JSON.stringify(mids)]);
+      return "applied";
+    }
+    const next = networkTransition(row.status, reply.status === "ACTIVE" ? "network-confirmed" : "network-issue");
+    if (!next.ok) return "stale";
+    // Answers of one sync apply one at a time: the last of two concurrent answers must see the other's,
+    // or neither would end the sync.
+    await tx.query("select id from program_syncs where id = (select sync_id from location_networks where location_id = $1 and scheme = $2) for update", [
+      row.location_id,
+      row.scheme,
+    ]);
+    const at = new Date(reply.respondedAt);
+    if (next.status === "Active") {
+      await tx.query("update location_networks set status = 'Active', mids = $3::jsonb, updated = $4 where location_id = $1 and scheme = $2", [
+        row.location_id,
+        row.scheme,
+        JSON.stringify(mids),
+        now,
+      ]);
+      for (const [i, identifiers] of mids.entries()) {
+        const clientGave = row.client_mids.some((m) => sameMid(m, identifiers));
+        await recordOnboardingReply(
+          tx,
+          {
+            locationId: row.location_id,
+            scheme: row.scheme,
+            identifiers,
+            merchantName: reply.mids[i]?.merchantName ?? null,
+            origin: clientGave ? "customer-provided-mid" : "address-match",
+            at,
+          },
+          now,
+        );
+      }
+    } else {
+      await tx.query(
+        `update location_networks set status = 'Not found', case_id = $3, case_reason = $4, case_opened = $5, updated = $5
+         where location_id = $1 and scheme = $2`,
+        [row.location_id, row.scheme, newId(), reply.reason ?? "The network could not onboard the location.", now],
+      );
+    }
+    const location = await locationRecord(tx, row.location_id);
+    await enqueueEvent(
+      tx,
+      {
+        accountId: row.account_id,
+        live: true,
+        programId: row.program_id,
+        event: "location.status",
+        data: { location, scheme: row.scheme, status: answerKind(next.status) },
+      },
+      now,
+    );
+    await closeFinishedSync(tx, row.program_id, now);
+    return "applied";
+  });
+}
