@@ -15,6 +15,7 @@ import { mountOffers } from "./pages/offers.tsx";
 import { mountLocations } from "./pages/locations.tsx";
 import { mountMidInsights } from "./pages/mid-insights.tsx";
 import { mountOperator } from "./pages/operator.tsx";
+import { mountMissingTransactionRequests } from "./pages/missing-transaction-requests.tsx";
 import { DOCTYPE, Layout } from "./layout.tsx";
 
 /** Same-origin pages, scripts and styles only: nothing the browser loads comes from elsewhere. */
@@ -89,6 +90,7 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
   mountOffers(dash);
   mountLocations(dash);
   mountMidInsights(dash);
+  mountMissingTransactionRequests(dash);
   mountOperator(dash);
 
   dash.onError((err, c) => {

@@ -15,6 +15,7 @@ const KEY_PAGES = [
   ["/dashboard/offers", "Offers"],
   ["/dashboard/locations", "Locations"],
   ["/dashboard/mid-insights", "MID insights"],
+  ["/dashboard/missing-transaction-requests", "Missing transactions"],
 ] as const;
 
 interface LayoutProps {

@@ -90,7 +90,7 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await expect.poll(() => page.locator("table .badge-active").count()).toBe(3);
     await screenshots(page, "locations");
 
-    await page.getByRole("link", { name: "Transactions" }).click();
+    await page.getByRole("link", { name: "Transactions", exact: true }).click();
     await page.getByLabel("Card number").fill("4444000000004008");
     await page.getByLabel("The cardholder accepted the terms of use").check();
     await page.getByRole("button", { name: "Enrol card" }).click();
@@ -128,9 +128,9 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     // The live feed is open in one tab; the purchase is sent from another.
     const feed = await newPage();
     await signIn(feed, account.keys.test);
-    await feed.getByRole("link", { name: "Transactions" }).click();
+    await feed.getByRole("link", { name: "Transactions", exact: true }).click();
     await expect.poll(() => feed.locator("#feed tbody tr").count()).toBe(0);
-    await page.getByRole("link", { name: "Transactions" }).click();
+    await page.getByRole("link", { name: "Transactions", exact: true }).click();
     await page.getByLabel("Amount", { exact: true }).fill("20");
     await page.getByRole("button", { name: "Send purchase" }).click();
     await expect(flash(page).textContent()).resolves.toContain("Test purchase sent");
@@ -202,6 +202,19 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await page.getByRole("link", { name: "Live", exact: true }).click();
     expect(await page.locator("table").textContent()).toContain("5 off coffee");
 
+    // Missing transaction requests: the API's amount rule, then a request the test network answers at once.
+    await page.getByRole("link", { name: "Missing transactions" }).click();
+    await page.getByLabel("Transaction date").fill("2026-01-03");
+    await page.getByLabel("Amount").fill("-1");
+    await page.getByRole("button", { name: "Create request" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("amount: must be 0 or greater");
+    await page.getByLabel("Transaction date").fill("2026-01-03");
+    await page.getByLabel("Amount").fill("12.5");
+    await page.getByRole("button", { name: "Create request" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Request created: successful.");
+    await expect(page.locator("[data-request]").first().textContent()).resolves.toContain("successful");
+    await screenshots(page, "missing-transaction-requests");
+
     // The marketplace group: a content provider's offer, added to the program from the dashboard.
     const supplied = await pipeline.h.admin("POST", "/admin/marketplace-offers", {
       name: "Rewards Co coffee",
@@ -212,6 +225,7 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
       supplier: { id: "cp_rewards", type: "affiliate", name: "Rewards Co" },
     });
     expect(supplied.status).toBe(201);
+    await page.getByRole("link", { name: "Offers", exact: true }).click();
     await page.getByRole("link", { name: "Marketplace", exact: true }).click();
     await screenshots(page, "offers-marketplace");
     await page.getByRole("button", { name: "Add to Coffee program" }).click();

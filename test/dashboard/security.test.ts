@@ -52,6 +52,7 @@ const PAGES = [
   "/dashboard/offers/new",
   "/dashboard/locations",
   "/dashboard/mid-insights",
+  "/dashboard/missing-transaction-requests",
   "/dashboard/operator",
 ];
 const ACTIONS = [
@@ -61,6 +62,7 @@ const ACTIONS = [
   "/dashboard/webhooks",
   "/dashboard/locations/sync",
   "/dashboard/mid-insights/export",
+  "/dashboard/missing-transaction-requests",
   "/dashboard/operator/clock",
   "/dashboard/operator/accounts",
 ];
