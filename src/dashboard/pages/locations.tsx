@@ -7,24 +7,9 @@ import { afterAction } from "../actions.ts";
 import { checked, compact, readForm, text } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
+import type { Location } from "../../store/locations.ts";
 
-interface SchemeState {
-  status: string;
-  mids: Record<string, string>[];
-  case?: { id: string; reason: string; opened: string };
-}
-
-interface Location {
-  id: string;
-  brandId: string;
-  address: string;
-  city: string;
-  postcode: string;
-  countryCode: string;
-  status: Record<(typeof SCHEMES)[number], SchemeState>;
-}
-
-const midText = (m: Record<string, string>) =>
+const midText = (m: object) =>
   Object.entries(m)
     .map(([k, v]) => `${k} ${v}`)
     .join(", ");
