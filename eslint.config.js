@@ -24,6 +24,10 @@ export default tseslint.config(
     rules: { "no-restricted-syntax": "off" },
   },
   {
+    files: ["src/dashboard/assets/*.js"],
+    languageOptions: { globals: { window: "readonly", document: "readonly", EventSource: "readonly" } },
+  },
+  {
     files: ["bin/**", "*.config.*", "eslint.config.js"],
     languageOptions: { globals: { process: "readonly", console: "readonly" } },
   },

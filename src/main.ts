@@ -189,6 +189,7 @@ async function main(argv: string[]) {
         [
           ``,
           `${name} is running at ${url}  (docs: ${url}/docs, OpenAPI: ${url}/v1/openapi.json)`,
+          `  dashboard:    ${url}/dashboard  (sign in with the test key below, or the admin token for the operator pages)`,
           `  storage:      ${config.DATABASE_URL ? "PostgreSQL" : `PGlite in ${config.DATA_DIR}`}`,
           `  admin token:  ${admin.token}`,
           `  demo account: ${demo.accountId} (premium)`,

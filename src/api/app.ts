@@ -1,5 +1,4 @@
 // The Hono application: conventions shared by every route (request ids, errors, auth, OpenAPI).
-import { swaggerUI } from "@hono/swagger-ui";
 import { HTTPException } from "hono/http-exception";
 import type { MiddlewareHandler } from "hono";
 import type { Services } from "./context.ts";
@@ -10,6 +9,8 @@ import { randomBase62 } from "../store/ids.ts";
 import { mountAdmin } from "./routes/admin/index.ts";
 import { mountV1 } from "./routes/index.ts";
 import { registerWebhooks } from "./webhook-events.ts";
+import { mountDocs } from "./docs.ts";
+import { mountDashboard } from "../dashboard/index.tsx";
 import { IDEMPOTENCY_HEADER, idempotency } from "./middleware/idempotency.ts";
 import { guardInput, limitBody } from "./middleware/input.ts";
 
@@ -145,7 +146,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
     }
     return c.json(doc);
   });
-  app.get("/docs", swaggerUI({ url: "/v1/openapi.json" }));
+  mountDocs(app);
 
   // While PostgreSQL is known to be down, answer 503 at once instead of queueing behind a pool that is
   // reconnecting; the health watch probes it with backoff and lets requests through when it is back.
@@ -167,6 +168,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
 
   mountV1(app);
   mountAdmin(app);
+  mountDashboard(app, { adminToken: options.adminToken, fetch: (request, env) => app.fetch(request, env) });
 
   // The methods each route path answers, for 405 and its Allow header on the others (HEAD with GET).
   // A path is matched by its most specific route paths (fewest parameters): /transactions/test is not

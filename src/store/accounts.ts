@@ -2,6 +2,7 @@
 // (keys carry 190 bits of randomness, so a fast digest is enough and keeps look-ups cheap).
 import type { Db } from "./db.ts";
 import { newId, randomBase62, sha256 } from "./ids.ts";
+import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 
 export type Tier = "standard" | "premium";
 
@@ -88,15 +89,16 @@ export async function updateAccount(
   return row && toAccount(row);
 }
 
-/** The account and environment a presented secret key belongs to, if it is a current key. */
-export async function findKey(
-  db: Db,
-  key: string,
-): Promise<{ keyId: string; live: boolean; account: Account } | undefined> {
+export const listAccounts = (db: Db, page: PageQuery): Promise<Page<Account>> =>
+  pageByCreated(db, "accounts", new Filters(), page, toAccount);
+
+type KeyOwner = { keyId: string; live: boolean; account: Account };
+
+async function keyOwner(db: Db, column: "hash" | "id", value: string): Promise<KeyOwner | undefined> {
   const [row] = await db.query<AccountRow & { key_id: string; live: boolean }>(
     `select a.*, k.id as key_id, k.live from api_keys k join accounts a on a.id = k.account_id
-     where k.hash = $1 and k.revoked is null`,
-    [sha256(key)],
+     where k.${column} = $1 and k.revoked is null`,
+    [value],
   );
   if (!row) return undefined;
   return { keyId: row.key_id, live: row.live, account: toAccount(row) };
@@ -168,3 +170,8 @@ export async function revokeKey(db: Db, accountId: string, keyId: string, now: D
   );
   return row && toKeyInfo(row);
 }
+/** The account and environment a presented secret key belongs to, if it is a current key. */
+export const findKey = (db: Db, key: string): Promise<KeyOwner | undefined> => keyOwner(db, "hash", sha256(key));
+
+/** The same for a key named by its id (a dashboard session keeps the id, never the key). */
+export const findKeyById = (db: Db, keyId: string): Promise<KeyOwner | undefined> => keyOwner(db, "id", keyId);

@@ -4,6 +4,7 @@ import type { Db } from "./db.ts";
 import type { Ctx } from "../api/context.ts";
 import { notFound } from "../api/errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
+import { getTransaction } from "./transactions.ts";
 
 /** Turns undispatched outbox events into one pending delivery per matching hook. Returns events handled. */
 export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
@@ -333,6 +334,16 @@ export async function listDeliveries(ctx: Ctx, hookId: string, page: PageQuery):
   ]);
   if (!hook) throw notFound("hook", hookId);
   return pageByCreated(ctx.db, DELIVERY_VIEW, new Filters().add("hook_id = ?", hookId), page, toDelivery);
+}
+
+/** The deliveries of a transaction's webhook events (one event per stage), with their attempts. */
+export async function listTransactionDeliveries(ctx: Ctx, transactionId: string, page: PageQuery): Promise<Page<Delivery>> {
+  await getTransaction(ctx, transactionId);
+  const filters = new Filters()
+    .add("event_id in (select event_id from transaction_stages where transaction_id = ?)", transactionId)
+    .add("account_id = ?", ctx.accountId)
+    .add("live = ?", ctx.live);
+  return pageByCreated(ctx.db, DELIVERY_VIEW, filters, page, toDelivery);
 }
 
 /** Queues the event again for every hook now registered for it; the webhook-id stays the event id. */

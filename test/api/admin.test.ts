@@ -52,6 +52,28 @@ describe("admin", () => {
     expect(standard.tier).toBe("standard");
   });
 
+  it("lists accounts newest first, in pages, without their keys", async () => {
+    const created = [
+      await expectStatus<Account>(await h.admin("POST", "/admin/accounts", { name: "Listed one" }), 201),
+      await expectStatus<Account>(await h.admin("POST", "/admin/accounts", { name: "Listed two" }), 201),
+    ];
+    const seen: Account[] = [];
+    let start: string | undefined;
+    do {
+      const page: { items: Account[]; count: number; last?: string } = await expectStatus(
+        await h.admin("GET", `/admin/accounts?limit=1${start ? `&start=${start}` : ""}`),
+        200,
+      );
+      expect(page.items).toHaveLength(1);
+      expect(page.items[0]).not.toHaveProperty("keys");
+      seen.push(...page.items);
+      start = page.last;
+    } while (start);
+    expect(new Set(seen.map((a) => a.id)).size).toBe(seen.length);
+    expect(seen.map((a) => a.id)).toEqual(expect.arrayContaining(created.map((a) => a.id)));
+    await expectError(await h.request("GET", "/admin/accounts"), 401, "unauthorized");
+  });
+
   it("changes an account's tier", async () => {
     const account = await expectStatus<Account>(await h.admin("POST", "/admin/accounts", { name: "Upgrade" }), 201);
     const patched = await expectStatus<Account>(await h.admin("PATCH", `/admin/accounts/${account.id}`, { tier: "premium" }), 200);

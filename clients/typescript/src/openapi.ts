@@ -4407,6 +4407,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transactions/{transactionId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the webhook deliveries of a transaction
+         * @description Every delivery of the transaction's events (`transaction.auth`, `transaction.clearing`, `transaction.refund` and their `.qualified` events) to your hooks, newest first, each with its attempts and next retry.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 (default 100). */
+                    limit?: string;
+                    /** @description The `last` cursor of the previous page. */
+                    start?: string;
+                };
+                header?: never;
+                path: {
+                    transactionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of deliveries, newest first. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionDeliveryList"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/cards/{cardId}/missing-transaction-requests": {
         parameters: {
             query?: never;
@@ -4971,7 +5062,68 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List accounts, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 (default 100). */
+                    limit?: string;
+                    /** @description The `last` cursor of the previous page. */
+                    start?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of accounts (never their keys). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AccountList"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         put?: never;
         /** Create an account with test and live secret keys */
         post: {
@@ -9101,6 +9253,13 @@ export interface components {
             /** @description Cursor for the next page; absent on the last page. */
             last?: string;
         };
+        TransactionDeliveryList: {
+            items: components["schemas"]["WebhookDelivery"][];
+            /** @description Total number of records matching the filters. */
+            count: number;
+            /** @description Cursor for the next page; absent on the last page. */
+            last?: string;
+        };
         /**
          * @example {
          *       "locationId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
@@ -9208,14 +9367,12 @@ export interface components {
             /** @description The environment of the key you sent. */
             live: boolean;
         };
-        /** @description The keys are shown once; only their digests are kept. */
-        AccountWithKeys: components["schemas"]["Account"] & {
-            keys: {
-                /** @example sk_test_8fJ2kQ… */
-                test: string;
-                /** @example sk_live_3mZp7R… */
-                live: string;
-            };
+        AccountList: {
+            items: components["schemas"]["Account"][];
+            /** @description Total number of records matching the filters. */
+            count: number;
+            /** @description Cursor for the next page; absent on the last page. */
+            last?: string;
         };
         Account: {
             /** Format: uuid */
@@ -9226,6 +9383,15 @@ export interface components {
             email: string | null;
             created: string;
             updated: string;
+        };
+        /** @description The keys are shown once; only their digests are kept. */
+        AccountWithKeys: components["schemas"]["Account"] & {
+            keys: {
+                /** @example sk_test_8fJ2kQ… */
+                test: string;
+                /** @example sk_live_3mZp7R… */
+                live: string;
+            };
         };
         ApiKeyList: {
             items: components["schemas"]["ApiKey"][];

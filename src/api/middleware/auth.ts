@@ -2,7 +2,7 @@
 // with its version header and tier, and the operator's admin token.
 import { timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../context.ts";
+import type { AppEnv, Caller } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { findKey } from "../../store/accounts.ts";
 import { sha256 } from "../../store/ids.ts";
@@ -11,12 +11,34 @@ export const SUPPORTED_VERSIONS = ["2024-11-25"] as const;
 
 const unauthorized = (why: string) => new ApiError("unauthorized", why);
 
+/**
+ * The dashboard calls the API in-process (`app.fetch(request, { [INTERNAL_CALLER]: caller })`) for a
+ * caller its signed session names, so it holds no key in clear. A symbol in the fetch environment
+ * cannot come from an HTTP request; every other rule (environment, tier, version, rate limit) still applies.
+ */
+export const INTERNAL_CALLER = Symbol("cardlink.internalCaller");
+export interface InternalEnv {
+  [INTERNAL_CALLER]?: Caller;
+}
+const internalCaller = (env: unknown): Caller | undefined =>
+  env && typeof env === "object" ? (env as InternalEnv)[INTERNAL_CALLER] : undefined;
+
+/** The caller of a presented key, or of the dashboard's in-process call. */
+async function presented(c: Parameters<MiddlewareHandler<AppEnv>>[0], key: string | undefined, what: string) {
+  const internal = internalCaller(c.env);
+  if (internal) return internal;
+  if (!key) return undefined;
+  const found = await findKey(c.var.services.db, key.trim());
+  if (!found) throw unauthorized(`The ${what} is not a valid key.`);
+  return found;
+}
+
 /** Management endpoints: `<SERVICE_NAME>-Key: sk_test_…|sk_live_…`; the key decides the environment. */
 export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { config, db, limiter } = c.var.services;
+  const { config, limiter } = c.var.services;
   const header = `${config.SERVICE_NAME}-Key`;
-  const key = c.req.header(header);
-  if (!key) {
+  const found = await presented(c, c.req.header(header), header);
+  if (!found) {
     // A common first mistake: the Bearer scheme MID insights use, sent to a management route.
     if (/^Bearer\s/i.test(c.req.header("Authorization") ?? "")) {
       throw unauthorized(
@@ -25,8 +47,6 @@ export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     }
     throw unauthorized(`Missing ${header} header.`);
   }
-  const found = await findKey(db, key.trim());
-  if (!found) throw unauthorized(`The ${header} is not a valid key.`);
   limiter.take(found.keyId);
   c.set("caller", found);
   await next();
@@ -34,12 +54,10 @@ export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** MID insights: `Authorization: Bearer sk_live_…`, `<SERVICE_NAME>-Version`, premium tier. */
 export const insightsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { config, db, limiter } = c.var.services;
-  const authorization = c.req.header("Authorization");
-  const match = authorization?.match(/^Bearer\s+(\S+)$/i);
-  if (!match) throw unauthorized("Missing Authorization: Bearer <live secret key> header.");
-  const found = await findKey(db, match[1]!);
-  if (!found) throw unauthorized("The Bearer key is not a valid key.");
+  const { config, limiter } = c.var.services;
+  const bearer = c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  const found = await presented(c, bearer, "Bearer key");
+  if (!found) throw unauthorized("Missing Authorization: Bearer <live secret key> header.");
   if (!found.live) throw unauthorized("MID insights need the live secret key; a test key was given.");
   limiter.take(found.keyId);
   const versionHeader = `${config.SERVICE_NAME}-Version`;

@@ -2,8 +2,8 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
-import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
-import { createAccount, updateAccount } from "../../../store/accounts.ts";
+import { commonErrors, jsonBody, jsonResponse, listOf, pageQuery, uuid } from "../../schemas.ts";
+import { createAccount, listAccounts, updateAccount } from "../../../store/accounts.ts";
 
 const tier = z.enum(["standard", "premium"], { message: "must be standard or premium" });
 
@@ -56,7 +56,21 @@ const update = createRoute({
   responses: { 200: jsonResponse(AccountSchema, "The account."), ...commonErrors },
 });
 
+const list = createRoute({
+  method: "get",
+  path: "/accounts",
+  tags: ["Admin"],
+  summary: "List accounts, newest first",
+  security: [{ AdminToken: [] }],
+  request: { query: pageQuery },
+  responses: { 200: jsonResponse(listOf(AccountSchema, "AccountList"), "A page of accounts (never their keys)."), ...commonErrors },
+});
+
 export function mountAccounts(r: OpenAPIHono<AppEnv>) {
+  r.openapi(list, async (c) => {
+    const { limit = 100, start } = c.req.valid("query");
+    return c.json(await listAccounts(c.var.services.db, { limit, start }), 200);
+  });
   r.openapi(create, async (c) => {
     const { db, clock } = c.var.services;
     return c.json(await createAccount(db, c.req.valid("json"), clock.now()), 201);

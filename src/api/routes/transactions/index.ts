@@ -7,6 +7,7 @@ import * as refund from "./refund.ts";
 import * as voidPurchase from "./void.ts";
 import * as get from "./get.ts";
 import * as list from "./list.ts";
+import * as deliveries from "./deliveries.ts";
 
 export function mountTransactions(r: OpenAPIHono<AppEnv>) {
   r.openapi(test.route, test.handler);
@@ -15,4 +16,5 @@ export function mountTransactions(r: OpenAPIHono<AppEnv>) {
   r.openapi(voidPurchase.route, voidPurchase.handler);
   r.openapi(get.route, get.handler);
   r.openapi(list.route, list.handler);
+  r.openapi(deliveries.route, deliveries.handler);
 }

@@ -13,7 +13,7 @@ const AttemptSchema = z.object({
   error: z.string().nullable().openapi({ example: null, description: "Why no response came (timeout, connect timeout, refused, cancelled)." }),
 });
 
-const DeliverySchema = z
+export const DeliverySchema = z
   .object({
     id: z.uuid(),
     hookId: z.uuid(),

@@ -1,0 +1,55 @@
+// The API docs page at /docs: Swagger UI over /v1/openapi.json, its assets served from the installed
+// swagger-ui-dist package (nothing from a CDN, so the page works offline).
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { Hono } from "hono";
+import type { AppEnv } from "./context.ts";
+
+const require = createRequire(import.meta.url);
+const distDir = dirname(require.resolve("swagger-ui-dist/package.json"));
+
+const ASSETS: Record<string, string> = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+  "favicon-32x32.png": "image/png",
+};
+
+// Read once at start-up: a handful of files, served from memory on every request.
+const files = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(join(distDir, name))]));
+
+const INIT = `window.addEventListener("load", function () {
+  var holder = document.getElementById("swagger-ui");
+  // validatorUrl null: no badge fetched from validator.swagger.io, so nothing leaves the service.
+  window.ui = SwaggerUIBundle({ url: holder.getAttribute("data-url"), dom_id: "#swagger-ui", deepLinking: true, validatorUrl: null });
+});
+`;
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>API docs</title>
+<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+<nav class="swagger-ui" aria-label="Cardlink"><p class="info"><a href="/">Home</a> · <a href="/dashboard">Dashboard</a></p></nav>
+<div id="swagger-ui" data-url="/v1/openapi.json"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="/docs/assets/init.js"></script>
+</body>
+</html>
+`;
+
+export function mountDocs(app: Hono<AppEnv>) {
+  app.get("/docs", (c) => c.html(PAGE));
+  app.get("/docs/assets/init.js", (c) => c.body(INIT, 200, { "content-type": "text/javascript; charset=utf-8" }));
+  app.get("/docs/assets/:file", (c) => {
+    const name = c.req.param("file");
+    const body = files.get(name);
+    if (!body) return c.notFound();
+    return c.body(new Uint8Array(body), 200, { "content-type": ASSETS[name]!, "cache-control": "public, max-age=3600" });
+  });
+}

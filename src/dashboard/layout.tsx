@@ -1,0 +1,230 @@
+// The page frame every dashboard page shares: the environment banner (always visible), the main
+// navigation, the program switcher, the flash message, and small components for forms and lists.
+import { raw } from "hono/html";
+import type { Child } from "hono/jsx";
+import { qs, type DashContext } from "./context.ts";
+import type { Program } from "../store/programs.ts";
+
+/** Standards mode: without it the browser lays pages out in quirks mode. */
+export const DOCTYPE = raw("<!doctype html>");
+
+const KEY_PAGES = [
+  ["/dashboard", "Overview"],
+  ["/dashboard/transactions", "Transactions"],
+  ["/dashboard/webhooks", "Webhooks"],
+  ["/dashboard/offers", "Offers"],
+  ["/dashboard/locations", "Locations"],
+  ["/dashboard/mid-insights", "MID insights"],
+  ["/dashboard/missing-transaction-requests", "Missing transactions"],
+] as const;
+
+interface LayoutProps {
+  c: DashContext;
+  title: string;
+  /** The current program, carried by every navigation link; absent on pages of no program. */
+  program?: Program | undefined;
+  programs?: Program[] | undefined;
+  children?: Child;
+  error?: string | undefined;
+}
+
+export function Layout({ c, title, program, programs, children, error }: LayoutProps) {
+  const session = c.var.session;
+  const path = c.req.path;
+  const flash = c.var.flash;
+  const env =
+    session.kind === "operator"
+      ? { cls: "env env-operator", text: "Operator — signed in with the admin token" }
+      : session.caller.live
+        ? { cls: "env env-live", text: `LIVE environment — ${session.caller.account.name} (${session.caller.account.tier})` }
+        : { cls: "env env-test", text: `TEST environment — ${session.caller.account.name} (${session.caller.account.tier})` };
+  const pages = session.kind === "operator" ? ([["/dashboard/operator", "Operator"]] as const) : KEY_PAGES;
+  const withProgram = (href: string) => (program ? `${href}${qs({ program: program.id })}` : href);
+  return (
+    <>
+      {DOCTYPE}
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · ${c.var.services.config.SERVICE_NAME} dashboard`}</title>
+        <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
+        <script src="/dashboard/assets/dashboard.js" defer></script>
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <div class={env.cls} role="note" aria-label="Environment">
+          {env.text}
+        </div>
+        <header class="top">
+          <nav aria-label="Main">
+            <ul>
+              {pages.map(([href, label]) => (
+                <li>
+                  <a href={withProgram(href)} aria-current={path === href ? "page" : undefined}>
+                    {label}
+                  </a>
+                </li>
+              ))}
+              <li>
+                <a href="/docs">API docs</a>
+              </li>
+            </ul>
+          </nav>
+          <div class="top-actions">
+            {programs && programs.length > 0 && (
+              <form method="get" action={path} class="inline">
+                <label for="program-switch">Program</label>
+                <select id="program-switch" name="program">
+                  {programs.map((p) => (
+                    <option value={p.id} selected={p.id === program?.id}>
+                      {p.name}
+                    </option>
+                  ))}
+                </select>
+                <button type="submit">Switch</button>
+              </form>
+            )}
+            <form method="post" action="/dashboard/sign-out" class="inline">
+              <button type="submit">Sign out</button>
+            </form>
+          </div>
+        </header>
+        <main id="main">
+          <h1>{title}</h1>
+          {flash && (
+            <p class={`flash flash-${flash.kind}`} role={flash.kind === "error" ? "alert" : "status"}>
+              {flash.text}
+            </p>
+          )}
+          {error && (
+            <p class="flash flash-error" role="alert">
+              {error}
+            </p>
+          )}
+          {children}
+        </main>
+      </body>
+    </html>
+    </>
+  );
+}
+
+/** A labelled form field: every input has its label, and a hint when the API has a default. */
+export function Field(props: {
+  name: string;
+  label: string;
+  value?: string | number | undefined | null;
+  type?: string;
+  hint?: string;
+  required?: boolean;
+  id?: string;
+  step?: string;
+  placeholder?: string;
+}) {
+  const id = props.id ?? `f-${props.name.replace(/[^a-zA-Z0-9]/g, "-")}`;
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <input
+        id={id}
+        name={props.name}
+        type={props.type ?? "text"}
+        value={props.value ?? undefined}
+        required={props.required}
+        step={props.step}
+        placeholder={props.placeholder}
+        aria-describedby={props.hint ? `${id}-hint` : undefined}
+      />
+      {props.hint && (
+        <small id={`${id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export function Select(props: {
+  name: string;
+  label: string;
+  options: readonly (readonly [string, string])[];
+  value?: string | undefined;
+  hint?: string;
+  id?: string;
+}) {
+  const id = props.id ?? `f-${props.name.replace(/[^a-zA-Z0-9]/g, "-")}`;
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <select id={id} name={props.name} aria-describedby={props.hint ? `${id}-hint` : undefined}>
+        {props.options.map(([value, label]) => (
+          <option value={value} selected={value === props.value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      {props.hint && (
+        <small id={`${id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** A one-button form posting to an action (every state change is a POST the CSRF check covers). */
+export function ActionButton(props: { action: string; label: string; fields?: Record<string, string>; danger?: boolean }) {
+  return (
+    <form method="post" action={props.action} class="inline">
+      {Object.entries(props.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" class={props.danger ? "danger" : undefined}>
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+/** The list's count and a link to the next page, built from the API's `last` cursor. */
+export function Pager(props: { count: number; shown: number; last?: string | undefined; next: (start: string) => string; note?: string | undefined }) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      <span>
+        {props.shown} shown of {props.count}
+        {props.note && ` ${props.note}`}
+      </span>
+      {props.last && <a href={props.next(props.last)}>Next page</a>}
+    </nav>
+  );
+}
+
+export const Badge = (props: { text: string; tone?: string }) => (
+  <span class={`badge badge-${(props.tone ?? props.text).toLowerCase().replace(/[^a-z]+/g, "-")}`}>{props.text}</span>
+);
+
+/** A table that scrolls sideways on a narrow screen instead of overflowing the page. */
+export const Table = (props: { caption: string; head: string[]; children?: Child; id?: string; empty?: string }) => {
+  const none = Array.isArray(props.children) && props.children.length === 0;
+  return (
+    <div class="table-wrap" tabindex={0} role="region" aria-label={props.caption}>
+      <table id={props.id}>
+        <caption>{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.head.map((h) => (
+              <th scope="col">{h}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+      {none && props.empty && <p class="empty">{props.empty}</p>}
+    </div>
+  );
+};
+
+export const money = (amount: number, currency: string) => `${amount.toFixed(2)} ${currency}`;

@@ -1,0 +1,254 @@
+// Transactions: the program's transactions as a live feed (server-sent events) with their offer
+// result, stage, card, location and scheme; test purchases and card enrolment; a transaction's
+// detail with its webhook deliveries, clearing and refund.
+import type { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
+import { afterAction } from "../actions.ts";
+import { compact, localDateTime, num, readForm, text } from "../form.ts";
+import { ActionButton, Badge, Field, Layout, Pager, Select, Table, money } from "../layout.tsx";
+import { NoProgram, programsOf } from "../programs.tsx";
+import { DeliveryTable } from "./webhooks.tsx";
+import type { Card } from "../../store/cards.ts";
+import type { Location } from "../../store/locations.ts";
+import type { Transaction } from "../../store/transactions.ts";
+import type { Delivery } from "../../store/webhook-deliveries.ts";
+
+const stageOf = (t: Transaction) => (t.type === "refund" ? "refund" : t.cleared ? "clearing" : "auth");
+
+export function OfferResult({ t }: { t: Transaction }) {
+  return t.offer.qualified ? (
+    <span>
+      <Badge text="Qualified" tone="active" /> cashback {money(t.offer.cashback, t.currency)}, fee {money(t.offer.performanceFee, t.currency)}
+      {t.offer.qualificationDate && ` (qualifies ${t.offer.qualificationDate})`}
+    </span>
+  ) : (
+    <span>
+      <Badge text="Not qualified" tone="idle" /> {t.offer.message.join(" ")}
+    </span>
+  );
+}
+
+export const TxRow = ({ t }: { t: Transaction }) => (
+  <tr id={`tx-${t.id}`} data-id={t.id}>
+    <td>
+      <a href={`/dashboard/transactions/${t.id}`}>{t.datetime.replace("T", " ")}</a>
+    </td>
+    <td>{stageOf(t)}</td>
+    <td>{money(t.amount, t.currency)}</td>
+    <td>
+      <OfferResult t={t} />
+    </td>
+    <td>
+      {t.card.scheme} ···{t.card.lastNumbers}
+    </td>
+    <td>{t.location ? `${t.location.address}, ${t.location.city}` : "—"}</td>
+  </tr>
+);
+
+const HEAD = ["When (local)", "Stage", "Amount", "Offer result", "Card", "Location"];
+
+function filtersOf(c: DashContext) {
+  return { cardId: c.req.query("cardId"), locationId: c.req.query("locationId") };
+}
+
+export function mountTransactions(dash: Hono<DashEnv>) {
+  dash.get("/transactions", async (c) => {
+    const { programs, program } = await programsOf(c);
+    if (!program) return c.html(<Layout c={c} title="Transactions">{NoProgram()}</Layout>);
+    const filters = filtersOf(c);
+    const start = c.req.query("start");
+    const [page, cards, locations] = await Promise.all([
+      callApi<List<Transaction>>(c, "GET", `/v1/programs/${program.id}/transactions${qs({ ...filters, start, limit: 25 })}`),
+      callApi<List<Card>>(c, "GET", `/v1/programs/${program.id}/cards?limit=100`),
+      callApi<List<Location>>(c, "GET", `/v1/programs/${program.id}/locations?limit=100`),
+    ]);
+    const list = must(page);
+    const cardOptions = must(cards).items.map((k) => [k.id, `${k.scheme} ${k.firstNumbers}···${k.lastNumbers}`] as const);
+    const locationOptions = must(locations).items.map((l) => [l.id, `${l.address}, ${l.city}`] as const);
+    const live = !start;
+    const streamUrl = `/dashboard/transactions/stream${qs({ program: program.id, ...filters })}`;
+    return c.html(
+      <Layout c={c} title="Transactions" program={program} programs={programs}>
+        <form method="get" action="/dashboard/transactions" class="filters">
+          <input type="hidden" name="program" value={program.id} />
+          <Select name="cardId" label="Card" options={[["", "Any card"], ...cardOptions]} value={filters.cardId} />
+          <Select name="locationId" label="Location" options={[["", "Any location"], ...locationOptions]} value={filters.locationId} />
+          <button type="submit">Filter</button>
+        </form>
+        <p id="feed-status" class="hint" aria-live="polite">
+          {live ? "Live: new and changed transactions appear at the top as they happen." : "An earlier page (not live)."}
+        </p>
+        <Table caption="Transactions, newest first" head={HEAD} id="feed">
+          {list.items.map((t) => (
+            <TxRow t={t} />
+          ))}
+        </Table>
+        {live && <div hidden id="feed-source" data-src={streamUrl}></div>}
+        <Pager
+          note={live ? "when the page was opened" : undefined}
+          count={list.count}
+          shown={list.items.length}
+          last={list.last}
+          next={(s) => `/dashboard/transactions${qs({ program: program.id, ...filters, start: s })}`}
+        />
+        {c.var.session.kind === "key" && !c.var.session.caller.live && (
+          <section aria-labelledby="test-purchase">
+            <h2 id="test-purchase">Send a test purchase</h2>
+            {cardOptions.length === 0 || locationOptions.length === 0 ? (
+              <p>Enrol a card (below) and add a location (Locations page) first.</p>
+            ) : (
+              <form method="post" action={`/dashboard/transactions/test${qs({ program: program.id })}`} class="grid">
+                <Select name="cardId" id="tp-card" label="Card" options={cardOptions} />
+                <Select name="locationId" id="tp-location" label="Location" options={locationOptions} />
+                <Field name="amount" id="tp-amount" label="Amount" type="text" required hint="In the location's currency." />
+                <Field name="datetime" id="tp-datetime" label="Date and time (local)" type="datetime-local" step="1" hint="Default: now at the location." />
+                <Select
+                  name="targetingTag"
+                  id="tp-tag"
+                  label="Targeting tag"
+                  options={[["", "None"], ["new", "new"], ["lapsed", "lapsed"], ["existing", "existing"]]}
+                />
+                <div class="actions">
+                  <button type="submit">Send purchase</button>
+                </div>
+              </form>
+            )}
+          </section>
+        )}
+        <section aria-labelledby="enrol">
+          <h2 id="enrol">Enrol a card</h2>
+          <form method="post" action={`/dashboard/cards${qs({ program: program.id })}`} class="grid">
+            <Field name="number" label="Card number" required hint="Test keys take test numbers, e.g. 4444000000004008 (Visa)." />
+            <Field name="expMonth" label="Expiry month" required value="12" />
+            <Field name="expYear" label="Expiry year" required value="2030" />
+            <Field name="countryCode" id="card-country" label="Country (ISO alpha-3)" required value="GBR" />
+            <div class="field">
+              <input id="termsOfUse" name="termsOfUse" type="checkbox" value="true" />
+              <label for="termsOfUse">The cardholder accepted the terms of use</label>
+            </div>
+            <div class="actions">
+              <button type="submit">Enrol card</button>
+            </div>
+          </form>
+        </section>
+      </Layout>,
+    );
+  });
+
+  // The live feed: every second, the newest page of the program's transactions through the API;
+  // a row is sent when it is new or changed (a clearing, a qualification after a return period).
+  dash.get("/transactions/stream", async (c) => {
+    const { program } = await programsOf(c);
+    if (!program) return c.text("No program.", 404);
+    const path = `/v1/programs/${program.id}/transactions${qs({ ...filtersOf(c), limit: 25 })}`;
+    const first = must(await callApi<List<Transaction>>(c, "GET", path));
+    const seen = new Map(first.items.map((t) => [t.id, t.updated]));
+    return streamSSE(c, async (stream) => {
+      while (!stream.aborted) {
+        await stream.sleep(1000);
+        const page = await callApi<List<Transaction>>(c, "GET", path);
+        if (!page.ok) break;
+        for (const t of [...page.data.items].reverse()) {
+          if (seen.get(t.id) === t.updated) continue;
+          seen.set(t.id, t.updated);
+          const html = (<TxRow t={t} />).toString();
+          await stream.writeSSE({ event: "transaction", id: t.id, data: JSON.stringify({ id: t.id, html }) });
+        }
+      }
+    });
+  });
+
+  dash.post("/transactions/test", async (c) => {
+    const f = await readForm(c);
+    const body = compact({
+      cardId: text(f, "cardId"),
+      locationId: text(f, "locationId"),
+      amount: num(f, "amount"),
+      datetime: localDateTime(f, "datetime"),
+      targetingTag: text(f, "targetingTag"),
+    });
+    const result = await callApi<{ id: string }>(c, "POST", "/v1/transactions/test", body);
+    const done = result.ok ? `Test purchase sent: transaction ${result.data.id}.` : "";
+    return afterAction(c, result, done, `/dashboard/transactions${qs({ program: c.req.query("program") })}`);
+  });
+
+  dash.post("/cards", async (c) => {
+    const f = await readForm(c);
+    const program = c.req.query("program") ?? "";
+    const body = compact({
+      number: text(f, "number")?.replace(/\s+/g, ""),
+      expMonth: num(f, "expMonth"),
+      expYear: num(f, "expYear"),
+      countryCode: text(f, "countryCode"),
+      termsOfUse: text(f, "termsOfUse") === "true",
+    });
+    const result = await callApi(c, "POST", `/v1/programs/${encodeURIComponent(program)}/cards`, body);
+    return afterAction(c, result, "Card enrolled.", `/dashboard/transactions${qs({ program })}`);
+  });
+
+  dash.get("/transactions/:id", async (c) => {
+    const id = c.req.param("id");
+    const t = must(await callApi<Transaction>(c, "GET", `/v1/transactions/${encodeURIComponent(id)}`));
+    const deliveries = must(await callApi<List<Delivery>>(c, "GET", `/v1/transactions/${t.id}/deliveries?limit=100`));
+    const back = `/dashboard/transactions/${t.id}`;
+    return c.html(
+      <Layout c={c} title={`Transaction ${t.id}`}>
+        <dl class="facts">
+          <dt>Stage</dt>
+          <dd>{stageOf(t)}</dd>
+          <dt>Amount</dt>
+          <dd>{money(t.amount, t.currency)}</dd>
+          <dt>When (local)</dt>
+          <dd>{t.datetime.replace("T", " ")}</dd>
+          <dt>Offer result</dt>
+          <dd>
+            <OfferResult t={t} />
+          </dd>
+          <dt>Card</dt>
+          <dd>
+            {t.card.scheme} {t.card.firstNumbers}···{t.card.lastNumbers}
+          </dd>
+          <dt>Brand</dt>
+          <dd>{t.brand?.name ?? "—"}</dd>
+          <dt>Location</dt>
+          <dd>{t.location ? `${t.location.address}, ${t.location.postcode} ${t.location.city}, ${t.location.countryCode}` : "—"}</dd>
+          <dt>Targeting tag</dt>
+          <dd>{t.targetingTag ?? "—"}</dd>
+          <dt>Network identifiers</dt>
+          <dd>
+            {Object.entries(t.identifiers)
+              .filter(([, v]) => v)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(", ") || "—"}
+          </dd>
+        </dl>
+        {c.var.session.kind === "key" && !c.var.session.caller.live && t.type === "purchase" && (
+          <div class="actions">
+            {!t.cleared && <ActionButton action={`${back}/clear`} label="Clear now" />}
+            <form method="post" action={`${back}/refund`} class="inline">
+              <label for="refund-amount">Refund amount</label>
+              <input id="refund-amount" name="amount" placeholder={String(t.amount)} />
+              <button type="submit">Refund</button>
+            </form>
+          </div>
+        )}
+        <h2>Webhook deliveries</h2>
+        <DeliveryTable deliveries={deliveries.items} back={back} />
+      </Layout>,
+    );
+  });
+
+  dash.post("/transactions/:id/clear", async (c) => {
+    const id = encodeURIComponent(c.req.param("id"));
+    const result = await callApi(c, "POST", `/v1/transactions/${id}/clear`, {});
+    return afterAction(c, result, "Clearing sent.", `/dashboard/transactions/${id}`);
+  });
+
+  dash.post("/transactions/:id/refund", async (c) => {
+    const id = encodeURIComponent(c.req.param("id"));
+    const f = await readForm(c);
+    const result = await callApi(c, "POST", `/v1/transactions/${id}/refund`, compact({ amount: num(f, "amount") }));
+    return afterAction(c, result, "Refund sent.", `/dashboard/transactions/${id}`);
+  });
+}

@@ -1,0 +1,190 @@
+// Webhooks: the program's hooks (create, delete, the signing secret once), and each hook's deliveries
+// with every attempt — status code, latency, next retry on the service clock — and a redeliver button.
+import type { Hono } from "hono";
+import { HOOK_EVENTS, type Hook, type HookWithSecret } from "../../store/hooks.ts";
+import type { Delivery } from "../../store/webhook-deliveries.ts";
+import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
+import { afterAction } from "../actions.ts";
+import { readForm, text } from "../form.ts";
+import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { NoProgram, programsOf } from "../programs.tsx";
+import { setFlash } from "../session.ts";
+
+const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
+
+/** Deliveries with their attempts; `back` is the page a redelivery returns to. */
+export function DeliveryTable({ deliveries, back }: { deliveries: Delivery[]; back: string }) {
+  if (deliveries.length === 0) return <p>No deliveries yet (a hook for the event must exist when it happens).</p>;
+  return (
+    <Table caption="Deliveries, newest first" head={["Event", "Status", "Attempts (code, latency, when — service time)", "Next retry (service time)", ""]}>
+      {deliveries.map((d) => (
+        <tr data-delivery={d.id}>
+          <td>
+            {d.event}
+            <br />
+            <small>event {d.eventId}</small>
+          </td>
+          <td>
+            <Badge text={d.status} tone={d.status === "succeeded" ? "active" : d.status === "failed" ? "not-found" : "syncing"} />
+          </td>
+          <td>
+            <ul class="attempts">
+              {d.attempts.map((a) => (
+                <li>
+                  #{a.attempt}: {a.responseCode ?? a.error ?? "no answer"}, {a.latencyMs} ms, {when(a.attempted)}
+                </li>
+              ))}
+            </ul>
+          </td>
+          <td>{d.nextAttempt ? when(d.nextAttempt) : "—"}</td>
+          <td>
+            <ActionButton action={`/dashboard/webhook-events/${d.eventId}/redeliver`} label="Redeliver" fields={{ back }} />
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+/** The dispatcher's view of the hook: active, failing (paused between probes) or disabled, and why. */
+function HookState({ hook }: { hook: Hook }) {
+  return (
+    <span>
+      <Badge text={hook.status} tone={hook.status === "active" ? "active" : hook.status === "failing" ? "syncing" : "not-found"} />
+      {hook.status === "failing" && (
+        <small class="case">
+          {hook.consecutiveFailures} failures in a row{hook.pausedUntil && `, paused until ${when(hook.pausedUntil)}`}
+          {hook.lastError && `: ${hook.lastError}`}
+        </small>
+      )}
+      {hook.status === "disabled" && <small class="case">{hook.disabledReason ?? "disabled"}</small>}
+    </span>
+  );
+}
+
+const EnableButton = ({ hook, back }: { hook: Hook; back: string }) => (
+  <ActionButton
+    action={`/dashboard/webhooks/${hook.id}/${hook.status === "disabled" ? "enable" : "disable"}`}
+    label={hook.status === "disabled" ? "Re-enable" : "Disable"}
+    fields={{ back }}
+  />
+);
+
+const localBack = (value: string | undefined, fallback: string) =>
+  value && /^\/dashboard(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9=&_-]*)?$/.test(value) ? value : fallback;
+
+export function mountWebhooks(dash: Hono<DashEnv>) {
+  dash.get("/webhooks", async (c) => {
+    const { programs, program } = await programsOf(c);
+    if (!program) return c.html(<Layout c={c} title="Webhooks">{NoProgram()}</Layout>);
+    const start = c.req.query("start");
+    const hooks = must(await callApi<List<Hook>>(c, "GET", `/v1/programs/${program.id}/hooks${qs({ start, limit: 50 })}`));
+    return c.html(
+      <Layout c={c} title="Webhooks" program={program} programs={programs}>
+        <Table caption="Hooks of the program" head={["Event", "URL", "State", "Created", ""]} empty="No hooks yet: add one below.">
+          {hooks.items.map((h) => (
+            <tr>
+              <td>
+                <a href={`/dashboard/webhooks/${h.id}`}>{h.event}</a>
+              </td>
+              <td>{h.url}</td>
+              <td>
+                <HookState hook={h} />
+              </td>
+              <td>{when(h.created)}</td>
+              <td>
+                <div class="actions">
+                  <EnableButton hook={h} back={`/dashboard/webhooks${qs({ program: program.id })}`} />
+                  <ActionButton action={`/dashboard/webhooks/${h.id}/delete`} label="Delete" danger fields={{ program: program.id }} />
+                </div>
+              </td>
+            </tr>
+          ))}
+        </Table>
+        <Pager count={hooks.count} shown={hooks.items.length} last={hooks.last} next={(s) => `/dashboard/webhooks${qs({ program: program.id, start: s })}`} />
+        <section aria-labelledby="new-hook">
+          <h2 id="new-hook">Add a hook</h2>
+          <form method="post" action={`/dashboard/webhooks${qs({ program: program.id })}`} class="grid">
+            <Select name="event" label="Event" options={HOOK_EVENTS.map((e) => [e, e] as const)} />
+            <Field name="url" label="URL" required placeholder="http://127.0.0.1:4000/webhooks" hint="http or https; a local receiver works." />
+            <div class="actions">
+              <button type="submit">Add hook</button>
+            </div>
+          </form>
+        </section>
+      </Layout>,
+    );
+  });
+
+  dash.post("/webhooks", async (c) => {
+    const program = c.req.query("program") ?? "";
+    const f = await readForm(c);
+    const result = await callApi<HookWithSecret>(c, "POST", `/v1/programs/${encodeURIComponent(program)}/hooks`, {
+      event: text(f, "event"),
+      url: text(f, "url"),
+    });
+    if (!result.ok) return afterAction(c, result, "", `/dashboard/webhooks${qs({ program })}`);
+    // The signing secret is shown on this page only, never put in a cookie or a URL.
+    return c.html(
+      <Layout c={c} title="Hook added">
+        <p>
+          The hook for <strong>{result.data.event}</strong> at <code>{result.data.url}</code> is added. Its signing secret, shown once
+          (verify deliveries with it, e.g. <code>npm run cardlink -- listen --secret …</code>):
+        </p>
+        <p>
+          <code class="secret">{result.data.secret}</code>
+        </p>
+        <p>
+          <a href={`/dashboard/webhooks${qs({ program })}`}>Back to the hooks</a>
+        </p>
+      </Layout>,
+      201,
+    );
+  });
+
+  dash.post("/webhooks/:id/delete", async (c) => {
+    const f = await readForm(c);
+    const result = await callApi(c, "DELETE", `/v1/hooks/${encodeURIComponent(c.req.param("id"))}`);
+    return afterAction(c, result, "Hook deleted.", `/dashboard/webhooks${qs({ program: text(f, "program") })}`);
+  });
+
+  dash.get("/webhooks/:id", async (c) => {
+    const id = encodeURIComponent(c.req.param("id"));
+    const start = c.req.query("start");
+    const hook = must(await callApi<Hook>(c, "GET", `/v1/hooks/${id}`));
+    const deliveries = must(await callApi<List<Delivery>>(c, "GET", `/v1/hooks/${id}/deliveries${qs({ start, limit: 50 })}`));
+    const clock = new Date(c.var.services.clock.now()).toISOString();
+    return c.html(
+      <Layout c={c} title={`Hook: ${hook.event}`}>
+        <dl class="facts">
+          <dt>URL</dt>
+          <dd>{hook.url}</dd>
+          <dt>State</dt>
+          <dd>
+            <HookState hook={hook} /> <EnableButton hook={hook} back={`/dashboard/webhooks/${hook.id}`} />
+          </dd>
+          <dt>Service time now</dt>
+          <dd>{when(clock)}</dd>
+        </dl>
+        <DeliveryTable deliveries={deliveries.items} back={`/dashboard/webhooks/${hook.id}`} />
+        <Pager count={deliveries.count} shown={deliveries.items.length} last={deliveries.last} next={(s) => `/dashboard/webhooks/${hook.id}${qs({ start: s })}`} />
+      </Layout>,
+    );
+  });
+
+  for (const [action, enabled] of [["enable", true], ["disable", false]] as const) {
+    dash.post(`/webhooks/:id/${action}`, async (c) => {
+      const f = await readForm(c);
+      const result = await callApi(c, "PATCH", `/v1/hooks/${encodeURIComponent(c.req.param("id"))}`, { enabled });
+      return afterAction(c, result, enabled ? "Hook re-enabled: queued deliveries go out now." : "Hook disabled: events are queued, none is sent.", localBack(text(f, "back"), "/dashboard/webhooks"));
+    });
+  }
+
+  dash.post("/webhook-events/:eventId/redeliver", async (c) => {
+    const f = await readForm(c);
+    const back = localBack(text(f, "back"), "/dashboard/webhooks");
+    const result = await callApi<{ deliveries: number }>(c, "POST", `/v1/webhook-events/${encodeURIComponent(c.req.param("eventId"))}/redeliver`, {});
+    if (result.ok) await setFlash(c, c.var.deps.secret, { kind: "ok", text: `Queued again for ${result.data.deliveries} hook(s).` });
+    return result.ok ? c.redirect(back, 303) : afterAction(c, result, "", back);
+  });
+}

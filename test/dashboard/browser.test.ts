@@ -1,0 +1,323 @@
+// The dashboard in a real headless Chromium: a publisher signs in with a test key, builds a program
+// through the forms, creates and links an offer, sends a test purchase, watches it arrive qualified in
+// the live feed and opens its delivered webhook; the API's validation message; the operator's clock;
+// a MID-insights export; every page loads nothing from outside; screenshots of each page.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { usePipeline } from "../support/pipeline.ts";
+import { ADMIN_TOKEN, type TestAccount } from "../support/harness.ts";
+import { startReceiver, type Receiver } from "../support/receiver.ts";
+import { chromiumPath, focused, screenshots as saveScreenshots, serveAndLaunch, unlabelledFields, type Served } from "../support/browser.ts";
+import { ALL_ROLES } from "../../src/roles.ts";
+
+const executablePath = chromiumPath();
+/** A browser walk through many pages: generous, for a busy machine (tests wait on outcomes, not time). */
+const WALK_MS = 180_000;
+
+/** A screenshot of the page at both widths, and the check that every field on it has a label. */
+async function screenshots(page: Page, name: string) {
+  await saveScreenshots(page, name);
+  if (name !== "docs") expect(await unlabelledFields(page), name).toEqual([]);
+}
+const pipeline = usePipeline(ALL_ROLES);
+
+describe.skipIf(!executablePath)("dashboard in Chromium", () => {
+  let served: Served;
+  let receiver: Receiver;
+  let account: TestAccount;
+  /** Every URL any page asked for, to prove that nothing comes from outside. */
+  const requested: string[] = [];
+  /** Errors the pages logged, Content-Security-Policy refusals among them. */
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    served = await serveAndLaunch(pipeline.h.services, ADMIN_TOKEN, executablePath!);
+    receiver = await startReceiver();
+    account = await pipeline.h.createAccount({ tier: "premium", name: "Browser publisher" });
+  });
+  afterAll(async () => {
+    await served?.close();
+    await receiver?.close();
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await served.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.on("request", (r) => requested.push(r.url()));
+    page.on("console", (m) => {
+      // A 4xx page answer (the API's refusal shown as a page) is logged by Chromium too; those are expected.
+      if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of 4")) {
+        consoleErrors.push(`${page.url()}: ${m.text()}`);
+      }
+    });
+    return page;
+  }
+
+  async function signIn(page: Page, secret: string) {
+    await page.goto(`${served.url}/dashboard/sign-in`);
+    await page.getByLabel("API key or admin token").fill(secret);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  const flash = (page: Page) => page.locator(".flash").first();
+
+  it("a publisher follows a test purchase from the offer to its delivered webhook", async () => {
+    const page = await newPage();
+    await page.goto(`${served.url}/`);
+    await screenshots(page, "home");
+    await page.getByRole("link", { name: "Dashboard" }).click();
+    await expect.poll(() => page.url()).toContain("/dashboard/sign-in");
+    await screenshots(page, "sign-in");
+    await signIn(page, account.keys.test);
+    await expect.poll(() => page.locator(".env").textContent()).toContain("TEST environment");
+
+    // A program, a brand, a location, a card and a hook, all through the forms.
+    await page.getByLabel("Program name").fill("Coffee program");
+    await page.getByRole("button", { name: "Create program" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Program created.");
+    await page.getByRole("link", { name: "Offers" }).click();
+    await page.getByRole("link", { name: "Create an offer" }).click();
+    await page.getByLabel("Brand name").fill("Coffee House");
+    await page.getByRole("button", { name: "Add brand" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Brand added.");
+
+    await page.getByRole("link", { name: "Locations" }).click();
+    await page.getByLabel("Address").fill("1 High Street");
+    await page.getByLabel("Postcode").fill("SW1A 1AA");
+    await page.getByLabel("City").fill("London");
+    await page.getByRole("button", { name: "Add location" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Location added.");
+    await expect.poll(() => page.locator("table .badge-active").count()).toBe(3);
+    await screenshots(page, "locations");
+
+    await page.getByRole("link", { name: "Transactions", exact: true }).click();
+    await page.getByLabel("Card number").fill("4444000000004008");
+    await page.getByLabel("The cardholder accepted the terms of use").check();
+    await page.getByRole("button", { name: "Enrol card" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Card enrolled.");
+
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.getByLabel("Event").selectOption("transaction.auth");
+    await page.getByLabel("URL").fill(receiver.url);
+    await page.getByRole("button", { name: "Add hook" }).click();
+    await expect(page.locator("code.secret").textContent()).resolves.toMatch(/^whsec_/);
+
+    // The offer form: the API's own validation message first, then the offer.
+    await page.goto(`${served.url}/dashboard/offers/new`);
+    await page.getByLabel("Name", { exact: true }).fill("5 off coffee");
+    await page.getByLabel("Country (ISO 3166-1 alpha-3)").fill("XYZ");
+    await page.getByLabel("Start (local to the location)").fill("2026-01-01T00:00:00");
+    await page.getByLabel("Reward value").fill("5");
+    await page.getByRole("button", { name: "Create offer" }).click();
+    const refused = await flash(page).textContent();
+    expect(refused).toContain("countryCode: must be an ISO 3166-1 alpha-3 code");
+    await screenshots(page, "offer-create-error");
+    await expect(page.getByLabel("Name", { exact: true }).inputValue()).resolves.toBe("5 off coffee");
+    await page.getByLabel("Country (ISO 3166-1 alpha-3)").fill("GBR");
+    await page.getByRole("button", { name: "Create offer" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Offer 5 off coffee created");
+    await page.getByRole("button", { name: "Link location" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Location linked.");
+    await expect(page.locator("dl.facts .badge").first().textContent()).resolves.toBe("live");
+    await page.getByLabel("New end (local)").fill("2027-06-01T00:00:00");
+    await page.getByRole("button", { name: "Extend" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Offer extended.");
+    await expect(page.locator("dl.facts").textContent()).resolves.toContain("2027-06-01 00:00:00");
+    await screenshots(page, "offer");
+
+    // The live feed is open in one tab; the purchase is sent from another.
+    const feed = await newPage();
+    await signIn(feed, account.keys.test);
+    await feed.getByRole("link", { name: "Transactions", exact: true }).click();
+    await expect.poll(() => feed.locator("#feed tbody tr").count()).toBe(0);
+    await page.getByRole("link", { name: "Transactions", exact: true }).click();
+    await page.getByLabel("Amount", { exact: true }).fill("20");
+    await page.getByRole("button", { name: "Send purchase" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Test purchase sent");
+
+    const row = feed.locator("#feed tbody tr").first();
+    await expect.poll(() => row.textContent(), { timeout: 20_000 }).toContain("Qualified");
+    expect(await row.textContent()).toContain("cashback 5.00 GBP");
+    expect(await row.textContent()).toContain("auth");
+    await screenshots(feed, "transactions");
+
+    // Its detail, with the webhook delivery the receiver got.
+    await receiver.waitFor(1);
+    await row.getByRole("link").click();
+    await expect.poll(async () => {
+      await feed.reload();
+      return feed.locator("[data-delivery]").first().textContent();
+    }, { timeout: 20_000 }).toContain("succeeded");
+    const delivery = await feed.locator("[data-delivery]").first().textContent();
+    expect(delivery).toContain("transaction.auth");
+    expect(delivery).toMatch(/#1: 200, \d+ ms/);
+    await screenshots(feed, "transaction");
+    await feed.getByRole("button", { name: "Redeliver" }).click();
+    await expect(flash(feed).textContent()).resolves.toContain("Queued again for 1 hook(s).");
+    await receiver.waitFor(2);
+
+    // A receiver that fails: the delivery shows the failed attempt and its next retry on the service clock.
+    receiver.respondWith(500);
+    await page.getByLabel("Amount", { exact: true }).fill("30");
+    await page.getByRole("button", { name: "Send purchase" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Test purchase sent");
+    await receiver.waitFor(3);
+    await feed.getByRole("link", { name: "Webhooks" }).click();
+    await feed.getByRole("link", { name: "transaction.auth" }).click();
+    // Frozen service time: every delivery has the same creation time, so find the failing one by its attempt.
+    const failing = feed.locator("[data-delivery]", { hasText: "#1: 500" });
+    await expect.poll(async () => {
+      await feed.reload();
+      return failing.count();
+    }, { timeout: 20_000 }).toBe(1);
+    expect(await failing.textContent()).toMatch(/#1: 500, \d+ ms/);
+    expect(await failing.textContent()).toContain("pending");
+    expect(await failing.locator("td").nth(3).textContent()).toBe("2026-01-05 12:00:05");
+    receiver.respondWith(200);
+    await screenshots(feed, "webhook-deliveries");
+    await feed.getByRole("button", { name: "Disable" }).click();
+    await expect(flash(feed).textContent()).resolves.toContain("Hook disabled");
+    await expect(feed.locator("dl.facts .badge").textContent()).resolves.toBe("disabled");
+    await feed.getByRole("button", { name: "Re-enable" }).click();
+    await expect(flash(feed).textContent()).resolves.toContain("Hook re-enabled");
+    await expect(feed.locator("dl.facts .badge").textContent()).resolves.toBe("active");
+    await feed.getByRole("link", { name: "Webhooks" }).click();
+    await screenshots(feed, "webhooks");
+
+    await page.getByRole("link", { name: "Overview" }).click();
+    await expect.poll(() => page.locator("#chart-transactions").getAttribute("height")).not.toBeNull();
+    await expect.poll(async () => {
+      await page.reload();
+      return page.locator(".stats").textContent();
+    }).toMatch(/2 transactions.*[34] webhook attempts, 1 failed/);
+    await page.getByText("The figures as a table").click();
+    const minute = page.locator("details table tbody tr").first();
+    expect(await minute.locator("td").allTextContents()).toEqual(["12:00", "2", "100", expect.stringMatching(/^[34]$/), "1", expect.stringMatching(/^\d+$/)]);
+    await screenshots(page, "overview");
+    for (const group of ["Requests", "Live", "Expiring soon"]) {
+      await page.getByRole("link", { name: "Offers" }).click();
+      await page.getByRole("link", { name: group, exact: true }).click();
+      await screenshots(page, `offers-${group.toLowerCase().replace(/ /g, "-")}`);
+    }
+    await page.getByRole("link", { name: "Live", exact: true }).click();
+    expect(await page.locator("table").textContent()).toContain("5 off coffee");
+
+    // Missing transaction requests: the API's amount rule, then a request the test network answers at once.
+    await page.getByRole("link", { name: "Missing transactions" }).click();
+    await page.getByLabel("Transaction date").fill("2026-01-03");
+    await page.getByLabel("Amount").fill("-1");
+    await page.getByRole("button", { name: "Create request" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("amount: must be 0 or greater");
+    await page.getByLabel("Transaction date").fill("2026-01-03");
+    await page.getByLabel("Amount").fill("12.5");
+    await page.getByRole("button", { name: "Create request" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Request created: successful.");
+    await expect(page.locator("[data-request]").first().textContent()).resolves.toContain("successful");
+    await screenshots(page, "missing-transaction-requests");
+
+    // The marketplace group: a content provider's offer, added to the program from the dashboard.
+    const supplied = await pipeline.h.admin("POST", "/admin/marketplace-offers", {
+      name: "Rewards Co coffee",
+      brandName: "Coffee House",
+      countryCode: "GBR",
+      startDate: "2026-01-01T00:00:00",
+      type: { name: "amount", value: 3 },
+      supplier: { id: "cp_rewards", type: "affiliate", name: "Rewards Co" },
+    });
+    expect(supplied.status).toBe(201);
+    await page.getByRole("link", { name: "Offers", exact: true }).click();
+    await page.getByRole("link", { name: "Marketplace", exact: true }).click();
+    await screenshots(page, "offers-marketplace");
+    await page.getByRole("button", { name: "Add to Coffee program" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Added to the program");
+    await expect(page.locator("h1").textContent()).resolves.toBe("Offer: Rewards Co coffee");
+  }, WALK_MS);
+
+  it("is usable with the keyboard alone: sign in, skip link, navigation", async () => {
+    const page = await newPage();
+    await page.goto(`${served.url}/dashboard/sign-in`);
+    // The key field has the focus when the page opens (autofocus), so typing goes straight into it.
+    await expect.poll(() => page.evaluate("document.activeElement && document.activeElement.id")).toBe("secret");
+    await page.keyboard.type(account.keys.test);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("h1").textContent()).toBe("Overview");
+    await page.keyboard.press("Tab");
+    await expect.poll(() => focused(page)).toBe("Skip to content");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Overview");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Transactions");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("h1").textContent()).toBe("Transactions");
+  }, WALK_MS);
+
+  it("the operator advances the service clock", async () => {
+    const page = await newPage();
+    await signIn(page, ADMIN_TOKEN);
+    await expect.poll(() => page.locator(".env").textContent()).toContain("Operator");
+    const before = await page.locator("#clock-now").textContent();
+    await page.getByRole("button", { name: "Advance 1 day" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Service time is now");
+    const after = await page.locator("#clock-now").textContent();
+    expect(Date.parse(after!) - Date.parse(before!)).toBe(24 * 60 * 60 * 1000);
+    await page.locator("#adv-hours").fill("-1");
+    await page.getByRole("button", { name: "Advance by this much" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("hours: must be 0 or more");
+    await screenshots(page, "operator");
+  }, WALK_MS);
+
+  it("a live session exports MID insights and offboards a MID", async () => {
+    const live = account.as("live");
+    const program = (await (await live.post("/v1/programs", { name: "Live program" })).json()) as { id: string };
+    expect((await pipeline.h.admin("POST", `/admin/programs/${program.id}/mid-insights/seed`, { count: 30, seed: 3 })).status).toBe(201);
+    const page = await newPage();
+    await signIn(page, account.keys.live);
+    await expect.poll(() => page.locator(".env").textContent()).toContain("LIVE environment");
+    await page.getByRole("link", { name: "MID insights" }).click();
+    await expect.poll(() => page.locator("caption").first().textContent()).toContain("30 matching");
+    await page.getByText("Filters and sort").click();
+    await page.getByLabel("Per page").fill("10");
+    await page.getByLabel("Sort by").selectOption("scheme");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect.poll(() => page.locator("table tbody tr").count()).toBe(10);
+    await screenshots(page, "mid-insights");
+    await page.getByRole("link", { name: "Next page" }).click();
+    await expect.poll(() => page.locator("table tbody tr").count()).toBe(10);
+
+    await page.getByLabel("Format").selectOption("json");
+    await page.getByLabel("Recipients").fill("a@example.com, b@example.com");
+    await page.getByRole("button", { name: "Export the matching insights" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Export created.");
+    await expect(page.locator(".flash-ok").nth(1).textContent()).resolves.toContain("Export of 30 insights (json");
+    const download = page.waitForEvent("download");
+    await page.getByRole("link", { name: "Download the file" }).click();
+    const file = await download;
+    const { readFile } = await import("node:fs/promises");
+    const exported = JSON.parse(await readFile((await file.path())!, "utf8")) as unknown[];
+    expect(exported).toHaveLength(30);
+
+    await page.getByLabel("Recipients").fill("1@x.io 2@x.io 3@x.io 4@x.io 5@x.io 6@x.io");
+    await page.getByRole("button", { name: "Export the matching insights" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("recipients: must list at most 5 e-mail addresses");
+
+    await page.getByRole("button", { name: "Offboard" }).first().click();
+    await expect(flash(page).textContent()).resolves.toContain("Offboard requested");
+  }, WALK_MS);
+
+  it("a test key sees the API's refusal on MID insights; /docs renders from the package", async () => {
+    const page = await newPage();
+    await signIn(page, account.keys.test);
+    await page.getByRole("link", { name: "MID insights" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("MID insights need the live secret key");
+    await page.goto(`${served.url}/docs`);
+    await expect.poll(() => page.locator(".swagger-ui .info .title").count(), { timeout: 20_000 }).toBe(1);
+    await screenshots(page, "docs");
+  }, WALK_MS);
+
+  it("no page asked for anything outside the service, and none logged an error", () => {
+    expect(consoleErrors).toEqual([]);
+    expect(requested.length).toBeGreaterThan(50);
+    const outside = requested.filter((u) => !u.startsWith(served.url) && !u.startsWith("data:") && !u.startsWith("blob:"));
+    expect(outside).toEqual([]);
+  });
+});
