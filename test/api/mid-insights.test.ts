@@ -197,7 +197,7 @@ describe.each(engines)("listing MID insights on %s", (engine) => {
     }
   });
 
-  it("gives the same rows whether a narrowed list is read in small or in large pages", async () => {
+  it("gives the same rows whether a narrowed list is read in small or in large pages", { timeout: 120_000 }, async () => {
     const seen = all.filter((i) => i.lastSeenTransactionDate).map((i) => i.lastSeenTransactionDate!).sort();
     const from = seen[Math.floor(seen.length / 5)]!;
     const counts = new Map<string, number>();

@@ -44,7 +44,7 @@ async function start(env: Record<string, string>): Promise<Started> {
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner after 60 s:\n${out}\n${err}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`no banner after 150 s:\n${out}\n${err}`)), 150_000);
     const check = () => {
       if (/live key:\s+\S+/.test(out)) {
         clearTimeout(timer);
@@ -89,7 +89,7 @@ const call = async (s: Started, method: string, path: string, auth: Record<strin
 };
 
 describe("restart on the same DATA_DIR", () => {
-  it("keeps data, the admin token and the demo keys, which still work", { timeout: 180_000 }, async () => {
+  it("keeps data, the admin token and the demo keys, which still work", { timeout: 360_000 }, async () => {
     const first = await start({ CLOCK_SPEED: "0", CLOCK_START: "2026-01-05T12:00:00Z" });
     expect(first.adminToken).toMatch(/^adm_/);
     expect(first.testKey).toMatch(/^sk_test_/);

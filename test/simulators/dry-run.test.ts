@@ -29,7 +29,7 @@ const parse = <T>(text: string) => text.trimEnd().split("\n").map((l) => JSON.pa
 const options = (seed: number, count: number) => ({ ...DRY_RUN_DEFAULTS, seed, count });
 
 describe("simulate (dry run)", () => {
-  it("writes a byte-identical file for the same arguments and a different one for another seed", async () => {
+  it("writes a byte-identical file for the same arguments and a different one for another seed", { timeout: 120_000 }, async () => {
     const out = (name: string) => join(dir, name);
     const args = (seed: string, file: string) => ["simulate", "--scheme", "mastercard", "--seed", seed, "--count", "300", "--out", out(file)];
     await Promise.all([cli(...args("42", "a.jsonl")), cli(...args("42", "b.jsonl")), cli(...args("43", "c.jsonl"))]);
@@ -40,7 +40,7 @@ describe("simulate (dry run)", () => {
     expect(a!.toString()).toBe(dryRun(ADAPTERS.mastercard, options(42, 300)));
   });
 
-  it("refuses missing or bad arguments with the usage", async () => {
+  it("refuses missing or bad arguments with the usage", { timeout: 120_000 }, async () => {
     const err = await cli("simulate", "--scheme", "discover", "--seed", "1", "--count", "5", "--out", join(dir, "x")).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 64 });
     expect((err as { stderr: string }).stderr).toMatch(/^--scheme: must be visa, mastercard or amex\n\nUsage: cardlink/);
