@@ -121,7 +121,7 @@ async function dropDuplicates(db: Db, items: Item[]): Promise<Verdict[]> {
 
 // ------------------------------------------------------------------------------------------ facts
 
-interface CardRow {
+export interface CardRow {
   id: string;
   account_id: string;
   live: boolean;
@@ -133,7 +133,7 @@ interface CardRow {
 }
 
 /** A location with its brand's name and logo, as the transaction record shows them. */
-interface LocationRow extends StoredLocation {
+export interface LocationRow extends StoredLocation {
   brand_name: string;
   brand_logo_url: string | null;
 }

@@ -9,29 +9,12 @@ import { enqueueEvent } from "../store/outbox.ts";
 import { newId } from "../store/ids.ts";
 import { toTransaction, type TransactionRow } from "../store/transactions.ts";
 import type { Offer } from "../store/offers.ts";
-import type { LocationRow as StoredLocation } from "../store/locations.ts";
+import type { CardRow, LocationRow } from "./batch.ts";
 import type { NetworkTransaction } from "./normalise/types.ts";
 
 export interface ProcessDeps {
   db: Db;
   clock: Clock;
-}
-
-interface CardRow {
-  id: string;
-  account_id: string;
-  live: boolean;
-  program_id: string;
-  first_numbers: string;
-  last_numbers: string;
-  scheme: string;
-  metadata: Record<string, unknown> | null;
-}
-
-/** A location with its brand's name and logo, as the transaction record shows them. */
-interface LocationRow extends StoredLocation {
-  brand_name: string;
-  brand_logo_url: string | null;
 }
 
 async function activationStates(db: Db, cardId: string, offers: Offer[]): Promise<(offerId: string) => ActivationState> {
