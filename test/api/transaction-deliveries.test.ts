@@ -6,7 +6,7 @@ import { usePipeline } from "../support/pipeline.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { localIn, world } from "../support/offers-world.ts";
 
-const pipeline = usePipeline(["simulators", "qualifier", "dispatcher"]);
+const pipeline = usePipeline(["simulators", "qualifier", "dispatcher", "workers"]);
 let receiver: Receiver;
 beforeAll(async () => {
   receiver = await startReceiver();

@@ -16,7 +16,7 @@ const deadLetters: unknown[] = [];
 
 beforeAll(async () => {
   h = await createHarness();
-  roles = await startRoles(h.services, ["simulators", "qualifier"]);
+  roles = await startRoles(h.services, ["simulators", "qualifier", "workers"]);
   const sub = await h.services.bus.subscribe({
     groupId: "follow-ups-test",
     topics: [deadLetterTopic(TOPICS.simulatorCommands.name)],

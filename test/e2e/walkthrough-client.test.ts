@@ -11,7 +11,7 @@ import { usePipeline } from "../support/pipeline.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { localIn } from "../support/offers-world.ts";
 
-const pipeline = usePipeline(["simulators", "qualifier", "dispatcher"]);
+const pipeline = usePipeline(["simulators", "qualifier", "dispatcher", "workers"]);
 let server: ServerType;
 let receiver: Receiver;
 let acct: TestAccount;

@@ -8,7 +8,7 @@ import { usePipeline } from "../support/pipeline.ts";
 import { localIn, world } from "../support/offers-world.ts";
 import { transactionIdFor } from "../../src/domain/transaction-id.ts";
 
-const pipeline = usePipeline(["simulators", "qualifier"]);
+const pipeline = usePipeline(["simulators", "qualifier", "workers"]);
 const MIDS = [{ vmid: "12345678", vsid: "87654321" }];
 
 it("drops a live purchase of a card without activation, qualifies an activated card's, and receives every card's once activation is off", { timeout: 120_000 }, async () => {

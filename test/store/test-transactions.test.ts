@@ -8,7 +8,7 @@ import { world } from "../support/offers-world.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import { relayTestPurchases } from "../../src/store/test-transactions.ts";
 
-const pipeline = usePipeline(["simulators", "qualifier"]);
+const pipeline = usePipeline(["simulators", "qualifier", "workers"]);
 
 /** Makes the bus refuse simulator commands (as kafkajs does with the broker gone) until the returned undo. */
 function refuseCommands() {
