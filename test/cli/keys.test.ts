@@ -31,7 +31,7 @@ afterAll(async () => {
 const cli = (args: string[], env: Record<string, string> = { ADMIN_TOKEN }) =>
   new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ["bin/cardlink.mjs", ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, ADMIN_TOKEN: "", DATABASE_URL: "", KAFKA_BROKERS: "", ...env },
+      env: { ...process.env, DATA_DIR: dataDir, ADMIN_TOKEN: "", DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "", ...env },
     });
     let stdout = "";
     let stderr = "";

@@ -79,7 +79,7 @@ beforeAll(async () => {
   [apiPort, listenPort, quickStartPort] = [await freePort(), await freePort(), await freePort()];
   server = spawn(process.execPath, ["--import", "tsx", "src/main.ts", "start"], {
     cwd: REPO,
-    env: { ...process.env, PORT: String(apiPort), DATA_DIR: dataDir, LOG_LEVEL: "warn", DATABASE_URL: "", KAFKA_BROKERS: "", ADMIN_TOKEN: "" },
+    env: { ...process.env, PORT: String(apiPort), DATA_DIR: dataDir, LOG_LEVEL: "warn", DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "", ADMIN_TOKEN: "" },
     detached: true,
   });
   server.stdout!.on("data", (d: Buffer) => (serverOut += d.toString()));
@@ -99,7 +99,7 @@ afterAll(() => {
 
 /** One bash session; `run` sends a block and resolves with what it printed and its exit status. */
 function session(env: Record<string, string>) {
-  const bash = spawn("bash", ["--noprofile", "--norc"], { cwd: workDir, env: { ...process.env, ...env }, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  const bash = spawn("bash", ["--noprofile", "--norc"], { cwd: workDir, env: { ...process.env, DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "", ...env }, detached: true, stdio: ["pipe", "pipe", "pipe"] });
   let out = "";
   bash.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   bash.stderr!.on("data", (d: Buffer) => (out += d.toString()));

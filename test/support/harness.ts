@@ -8,6 +8,7 @@ import type { Services } from "../../src/api/context.ts";
 import { createClock } from "../../src/clock/index.ts";
 import { openPglite, openPostgres, type Db } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
+import { randomBase62 } from "../../src/store/ids.ts";
 import { infra } from "./infra.ts";
 import { runDue } from "../../src/lifecycle/due.ts";
 import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
@@ -23,6 +24,28 @@ export type BusKind = Bus["kind"];
 export async function openTestDb(engine: Engine = "pglite"): Promise<Db> {
   const db = engine === "postgres" ? openPostgres(infra.databaseUrl!, { max: 4 }) : await openPglite(undefined);
   await migrate(db);
+  return db;
+}
+
+/**
+ * A PostgreSQL database of the test's own, dropped on close: for suites whose background work takes
+ * whatever is due in the whole database (a dispatcher claims every due delivery), which other suites
+ * running at the same time on the shared database would otherwise take from them.
+ */
+async function openOwnPostgres(): Promise<Db> {
+  const server = openPostgres(infra.databaseUrl!, { max: 1 });
+  const name = `cardlink_own_${randomBase62(10).toLowerCase()}`;
+  await server.exec(`create database ${name}`);
+  const url = new URL(infra.databaseUrl!);
+  url.pathname = `/${name}`;
+  const db = openPostgres(url.toString(), { max: 4 });
+  await migrate(db);
+  const close = db.close.bind(db);
+  db.close = async () => {
+    await close();
+    await server.exec(`drop database if exists ${name} with (force)`);
+    await server.close();
+  };
   return db;
 }
 
@@ -52,7 +75,7 @@ export interface Client {
 
 /** Starts an app on a fresh in-memory PGlite (or the real PostgreSQL) with a frozen clock. */
 export async function createHarness(
-  options: { engine?: Engine; bus?: BusKind; env?: Record<string, string>; clockStart?: string } = {},
+  options: { engine?: Engine; bus?: BusKind; env?: Record<string, string>; clockStart?: string; ownDatabase?: boolean } = {},
 ): Promise<Harness> {
   const config = loadConfig({
     CLOCK_SPEED: "0",
@@ -62,7 +85,7 @@ export async function createHarness(
     LOG_LEVEL: "silent",
     ...options.env,
   });
-  const db = await openTestDb(options.engine);
+  const db = options.engine === "postgres" && options.ownDatabase ? await openOwnPostgres() : await openTestDb(options.engine);
   const clock = createClock({ speed: config.CLOCK_SPEED, start: new Date(config.CLOCK_START!) });
   // As in src/runtime.ts: moving the clock runs what fell due.
   clock.onAdvance((now) => runDue(db, now));

@@ -49,7 +49,7 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
   };
 
   beforeAll(async () => {
-    h = await createHarness({ engine });
+    h = await createHarness({ engine, ownDatabase: true });
     receiver = await startReceiver();
   });
   beforeEach(() => {
