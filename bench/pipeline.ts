@@ -24,6 +24,7 @@ import { singleObjectCodec } from "../src/bus/single-object-codec.ts";
 import { loadSchema } from "../src/bus/avro.ts";
 import { topicSpecs } from "../src/bus/topics.ts";
 import { startQualifier } from "../src/qualifier/index.ts";
+import { startRoles } from "../src/roles.ts";
 import { createOfferIndex } from "../src/qualifier/offer-index.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";
 import { decide } from "../src/domain/qualification.ts";
@@ -100,6 +101,20 @@ for (let i = 0; i < LOCATIONS; i += 8) {
   );
   locations.push(...(await Promise.all(lane)));
 }
+// A test location's MIDs come back from the simulated networks over the bus (test onboarding, answered at
+// once and applied by the workers): run both until every location has its Visa MIDs.
+const onboarding = await startRoles(services, ["simulators", "workers"]);
+const onboardingDeadline = Date.now() + 120_000;
+for (let i = 0; i < locations.length; ) {
+  const current = await call<Location>("GET", `/v1/locations/${locations[i]!.id}`, key);
+  if (current.status.visa.mids.length > 0) {
+    locations[i++] = current;
+    continue;
+  }
+  if (Date.now() > onboardingDeadline) throw new Error(`location ${current.id} has no Visa MIDs after 120 s`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
+await onboarding.stop();
 const start = new Date(services.clock.now().getTime() - 86_400_000).toISOString().slice(0, 10) + "T00:00:00";
 const offer = (brandId: string, name: string, type: object, activation?: object) =>
   call<{ id: string }>("POST", "/v1/offers", key, { brandId, countryCode: "GBR", name, publisherId: account.id, startDate: start, type, ...(activation ? { activation } : {}) });
