@@ -24,14 +24,11 @@ import { singleObjectCodec } from "../src/bus/single-object-codec.ts";
 import { loadSchema } from "../src/bus/avro.ts";
 import { topicSpecs } from "../src/bus/topics.ts";
 import { startQualifier } from "../src/qualifier/index.ts";
-import { startRoles } from "../src/roles.ts";
 import { createOfferIndex } from "../src/qualifier/offer-index.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";
 import { decide } from "../src/domain/qualification.ts";
 import { transactionIdFor } from "../src/domain/transaction-id.ts";
-import { ADAPTERS } from "../simulators/shared/schemes.ts";
-import { emptyMids, type Purchase } from "../simulators/shared/types.ts";
-import type { VisaTransaction } from "../src/bus/messages.ts";
+import { onboarded, visaAuth } from "./visa-world.ts";
 
 const COUNT = Number(process.env.PIPELINE_COUNT ?? 100_000);
 const CARDS = Number(process.env.PIPELINE_CARDS ?? 10_000);
@@ -101,20 +98,7 @@ for (let i = 0; i < LOCATIONS; i += 8) {
   );
   locations.push(...(await Promise.all(lane)));
 }
-// A test location's MIDs come back from the simulated networks over the bus (test onboarding, answered at
-// once and applied by the workers): run both until every location has its Visa MIDs.
-const onboarding = await startRoles(services, ["simulators", "workers"]);
-const onboardingDeadline = Date.now() + 120_000;
-for (let i = 0; i < locations.length; ) {
-  const current = await call<Location>("GET", `/v1/locations/${locations[i]!.id}`, key);
-  if (current.status.visa.mids.length > 0) {
-    locations[i++] = current;
-    continue;
-  }
-  if (Date.now() > onboardingDeadline) throw new Error(`location ${current.id} has no Visa MIDs after 120 s`);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-}
-await onboarding.stop();
+locations.splice(0, locations.length, ...(await onboarded(services, locations, (id) => call<Location>("GET", `/v1/locations/${id}`, key))));
 const start = new Date(services.clock.now().getTime() - 86_400_000).toISOString().slice(0, 10) + "T00:00:00";
 const offer = (brandId: string, name: string, type: object, activation?: object) =>
   call<{ id: string }>("POST", "/v1/offers", key, { brandId, countryCode: "GBR", name, publisherId: account.id, startDate: start, type, ...(activation ? { activation } : {}) });
@@ -156,35 +140,18 @@ log(`  on ${config.DATABASE_URL ? "PostgreSQL" : "PGlite"} and ${kafkaBrokers ? 
 // ------------------------------------------------------------------------------- the messages
 const now = services.clock.now();
 const local = now.toISOString().slice(0, 19);
-const visa = ADAPTERS.visa;
 const message = (run: string, i: number) => {
   const card = cards[i % cards.length]!;
   const location = locations[i % locations.length]!;
-  const purchase: Purchase = {
+  return visaAuth({
     id: `${run}-${RUN_ID}-${i}`,
-    scheme: "visa",
     card: { id: card.id, firstSix: card.first_numbers, lastFour: card.last_numbers },
-    merchant: {
-      key: location.id,
-      locationId: location.id,
-      name: location.brandId === brand.id ? brand.name : teaBrand.name,
-      address: "High Street",
-      city: "London",
-      postcode: "SW1A 1AA",
-      countryCode: "GBR",
-      timezone: "Europe/London",
-      mcc: "5814",
-      mids: { ...emptyMids(), ...location.status.visa.mids[0]!, merchantName: "BENCH LONDON" },
-    },
+    location,
+    brandName: location.brandId === brand.id ? brand.name : teaBrand.name,
+    merchantName: "BENCH LONDON",
     amount: 5 + (i % 50),
-    currency: "GBP",
-    localDateTime: local,
-    authorizedAt: now.toISOString(),
-    cardPresent: true,
-    wallet: null,
-    targetingTag: null,
-  };
-  return { key: card.id, value: visa.auth(purchase, now) as VisaTransaction };
+    now,
+  });
 };
 const messages = Array.from({ length: COUNT }, (_, i) => message("throughput", i));
 

@@ -12,9 +12,7 @@ import { topicSpecs } from "../src/bus/topics.ts";
 import { startQualifier } from "../src/qualifier/index.ts";
 import type { Outcome } from "../src/qualifier/batch.ts";
 import { transactionIdFor } from "../src/domain/transaction-id.ts";
-import { ADAPTERS } from "../simulators/shared/schemes.ts";
-import { emptyMids, type Purchase } from "../simulators/shared/types.ts";
-import type { VisaTransaction } from "../src/bus/messages.ts";
+import { onboarded, visaAuth } from "./visa-world.ts";
 
 const COUNT = Number(process.env.BENCH_QUALIFIER_COUNT ?? 3_000);
 const LOCATIONS = 20;
@@ -51,6 +49,7 @@ for (let i = 0; i < LOCATIONS; i++) {
   for (const offer of offers) await call("POST", `/v1/offers/${offer.id}/locations/${location.id}`, key);
   locations.push(location);
 }
+locations.splice(0, locations.length, ...(await onboarded(services, locations, (id) => call<Location>("GET", `/v1/locations/${id}`, key))));
 const luhn = (body: string) => {
   const sum = [...body].reverse().reduce((acc, d, i) => acc + (i % 2 === 0 ? [0, 2, 4, 6, 8, 1, 3, 5, 7, 9][Number(d)]! : Number(d)), 0);
   return body + String((10 - (sum % 10)) % 10);
@@ -62,37 +61,18 @@ for (let i = 0; i < CARDS; i++) {
 }
 
 // The messages, as the Visa network would send them.
-const visa = ADAPTERS.visa;
 const now = services.clock.now();
-const local = now.toISOString().slice(0, 19);
 const messages = Array.from({ length: COUNT }, (_, i) => {
   const card = cards[i % CARDS]!;
-  const location = locations[i % LOCATIONS]!;
-  const purchase: Purchase = {
+  return visaAuth({
     id: `bench-${process.pid}-${i}`,
-    scheme: "visa",
     card: { id: card.id, firstSix: card.firstNumbers, lastFour: card.lastNumbers },
-    merchant: {
-      key: location.id,
-      locationId: location.id,
-      name: brand.name,
-      address: "High Street",
-      city: "London",
-      postcode: "SW1A 1AA",
-      countryCode: "GBR",
-      timezone: "Europe/London",
-      mcc: "5814",
-      mids: { ...emptyMids(), ...location.status.visa.mids[0]!, merchantName: "BENCH COFFEE LONDON" },
-    },
+    location: locations[i % LOCATIONS]!,
+    brandName: brand.name,
+    merchantName: "BENCH COFFEE LONDON",
     amount: 5 + (i % 50),
-    currency: "GBP",
-    localDateTime: local,
-    authorizedAt: now.toISOString(),
-    cardPresent: true,
-    wallet: null,
-    targetingTag: null,
-  };
-  return { key: card.id, value: visa.auth(purchase, now) as VisaTransaction };
+    now,
+  });
 });
 
 // Latency: from publishing a message to the qualifier having committed its transaction.
