@@ -12,11 +12,11 @@ import { createApp } from "../src/api/app.ts";
 import type { Services } from "../src/api/context.ts";
 import { createClock } from "../src/clock/index.ts";
 import { SUPPORTED_VERSIONS } from "../src/api/middleware/auth.ts";
-import { openPostgres, type Db } from "../src/store/db.ts";
-import { migrate } from "../src/store/migrate.ts";
-import { createAccount } from "../src/store/accounts.ts";
-import { createProgram } from "../src/store/programs.ts";
-import { seedMidInsights } from "../src/store/mid-insights-seed.ts";
+import { openPostgres, type Db } from "../src/services/db.ts";
+import { migrate } from "../src/services/migrate.ts";
+import { createAccount } from "../src/services/accounts.ts";
+import { createProgram } from "../src/services/programs.ts";
+import { seedMidInsights } from "../src/services/mid-insights-seed.ts";
 import { createEmbeddedLog } from "../src/bus/embedded-log.ts";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);

@@ -17,7 +17,7 @@ import { loadConfig } from "../src/config/index.ts";
 import { openServices } from "../src/runtime.ts";
 import { createApp } from "../src/api/app.ts";
 import type { Bus } from "../src/bus/bus.ts";
-import type { Db } from "../src/store/db.ts";
+import type { Db } from "../src/services/db.ts";
 import { createEmbeddedLog } from "../src/bus/embedded-log.ts";
 import { createKafkaBus } from "../src/bus/kafka.ts";
 import { singleObjectCodec } from "../src/bus/single-object-codec.ts";

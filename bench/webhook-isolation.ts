@@ -11,7 +11,7 @@ import { loadConfig } from "../src/config/index.ts";
 import { openServices } from "../src/runtime.ts";
 import { createApp } from "../src/api/app.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";
-import { enqueueEvent } from "../src/store/outbox.ts";
+import { enqueueEvent } from "../src/services/outbox.ts";
 
 const SECONDS = Number(process.env.BENCH_ISOLATION_SECONDS ?? 30);
 const RATE_A = 20; // events a second for account A's one hook

@@ -5,7 +5,7 @@ import type { Services } from "./context.ts";
 import { ApiError, RETRY_AFTER_SECONDS, unavailable, type ErrorBody } from "./errors.ts";
 import { router } from "./router.ts";
 import { SUPPORTED_VERSIONS, adminAuth, insightsAuth, keyAuth } from "./middleware/auth.ts";
-import { randomBase62 } from "../store/ids.ts";
+import { randomBase62 } from "../services/ids.ts";
 import { mountAdmin } from "./routes/admin/index.ts";
 import { mountV1 } from "./routes/index.ts";
 import { registerWebhooks } from "./webhook-events.ts";

@@ -3,8 +3,8 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/index.ts";
 import type { Clock } from "../clock/index.ts";
-import type { Db } from "../store/db.ts";
-import type { Account } from "../store/accounts.ts";
+import type { Db } from "../services/db.ts";
+import type { Account } from "../services/accounts.ts";
 import type { RateLimiter } from "./middleware/rate-limit.ts";
 import type { Bus } from "../bus/bus.ts";
 import type { SimulatorControl } from "../../simulators/shared/control.ts";

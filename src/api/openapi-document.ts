@@ -2,7 +2,7 @@
 // client in clients/typescript is generated from.
 import { loadConfig } from "../config/index.ts";
 import { createClock } from "../clock/index.ts";
-import { openPglite } from "../store/db.ts";
+import { openPglite } from "../services/db.ts";
 import { createEmbeddedLog } from "../bus/embedded-log.ts";
 import { assembleServices } from "../runtime.ts";
 import { createApp } from "./app.ts";

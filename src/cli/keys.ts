@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import type { Config } from "../config/index.ts";
 import { createAdminClient } from "../../clients/typescript/src/index.ts";
-import { UUID_PATTERN } from "../store/ids.ts";
+import { UUID_PATTERN } from "../services/ids.ts";
 import { adminToken, answer, serverUrl, type Usage } from "./connection.ts";
 
 export async function keysCommand(args: string[], config: Config, usage: Usage): Promise<string[]> {

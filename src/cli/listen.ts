@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import type { Server } from "node:http";
 import type { Config } from "../config/index.ts";
-import { HOOK_EVENTS, type HookEvent } from "../store/hooks.ts";
+import { HOOK_EVENTS, type HookEvent } from "../services/hooks.ts";
 import { listen } from "../webhooks/listen.ts";
 import { answer, connect, type Connection, type Usage } from "./connection.ts";
 

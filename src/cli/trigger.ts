@@ -2,7 +2,7 @@
 // prints the event id, the resources' ids as `export` lines and the outcome of each delivery.
 import { parseArgs } from "node:util";
 import type { Config } from "../config/index.ts";
-import { TRIGGER_EVENTS, type TriggerEvent } from "../store/trigger.ts";
+import { TRIGGER_EVENTS, type TriggerEvent } from "../services/trigger.ts";
 import { answer, connect, type Usage } from "./connection.ts";
 
 /** The shell variables the walk-through pages use for these ids. */

@@ -5,8 +5,8 @@ import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
 import type { Caller } from "../api/context.ts";
-import { findKey, findKeyById } from "../store/accounts.ts";
-import type { Db } from "../store/db.ts";
+import { findKey, findKeyById } from "../services/accounts.ts";
+import type { Db } from "../services/db.ts";
 
 const COOKIE = "cardlink_session";
 const FLASH = "cardlink_flash";

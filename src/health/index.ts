@@ -3,7 +3,7 @@
 // and the readiness answer of `/health/ready` and the background roles' health port.
 import { connect } from "node:net";
 import type { Logger } from "pino";
-import type { Db } from "../store/db.ts";
+import type { Db } from "../services/db.ts";
 import { watchDependency, type Dependency, type DependencyName, type DependencyState } from "./dependency.ts";
 
 /** A dependency did not answer in time or refused; the request made nothing and may be retried. */

@@ -1,6 +1,6 @@
 // The simulated brands' answer to live consent requests: a brand approves once its simulated delay
-// (CONSENT_DELAY_MS in src/store/brands.ts) has passed on the service clock.
-import type { Db } from "../store/db.ts";
+// (CONSENT_DELAY_MS in src/services/brands.ts) has passed on the service clock.
+import type { Db } from "../services/db.ts";
 
 /** Approves every requested consent that fell due by `now`; returns how many it approved. */
 export async function approveDueBrands(db: Db, now: Date): Promise<number> {

@@ -3,14 +3,14 @@
 // needs nobody to advance it.
 import type { Logger } from "pino";
 import type { Clock } from "../clock/index.ts";
-import type { Db } from "../store/db.ts";
+import type { Db } from "../services/db.ts";
 import type { Health } from "../health/index.ts";
 import type { SimulatorControl } from "../../simulators/shared/control.ts";
-import { forgetExpiredKeys } from "../store/idempotency.ts";
-import { relayTestPurchases } from "../store/test-transactions.ts";
+import { forgetExpiredKeys } from "../services/idempotency.ts";
+import { relayTestPurchases } from "../services/test-transactions.ts";
 import { approveDueBrands } from "./brand-consent.ts";
 import { runMarketplaceDue } from "./marketplace.ts";
-import { runOffboardingDue } from "../store/mid-insights.ts";
+import { runOffboardingDue } from "../services/mid-insights.ts";
 import { runQualificationsDue } from "../qualifier/qualification-due.ts";
 
 const DUE_WORK: Record<string, (db: Db, now: Date) => Promise<number>> = {

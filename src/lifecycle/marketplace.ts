@@ -4,8 +4,8 @@ import { Faker, en } from "@faker-js/faker";
 import { addMonths, localAt } from "../domain/local-dates.ts";
 import type { MarketplaceOfferInput } from "../domain/offer-marketplace.ts";
 import { statusZone } from "../domain/offer-status.ts";
-import type { Db } from "../store/db.ts";
-import { createMarketplaceOffer, type MarketplaceOfferAdmin } from "../store/marketplace-offers.ts";
+import type { Db } from "../services/db.ts";
+import { createMarketplaceOffer, type MarketplaceOfferAdmin } from "../services/marketplace-offers.ts";
 
 /** Gives every adoption whose brand answer fell due by `now` that answer; returns how many it decided. */
 export async function runMarketplaceDue(db: Db, now: Date): Promise<number> {

@@ -10,10 +10,10 @@ import { deadLetter } from "../bus/dead-letter.ts";
 import { LOOKUP_ERROR_CODES, type LookupReply, type OnboardingReply } from "../bus/messages.ts";
 import { TOPICS } from "../bus/topics.ts";
 import type { Clock } from "../clock/index.ts";
-import type { Db } from "../store/db.ts";
-import { applyOnboardingReply, sendOnboardingRequests } from "../store/location-sync.ts";
-import { sendCommands } from "../store/network-outbox.ts";
-import { applyLookupReply, sendLookups, startDueLookups } from "../store/missing-transaction-requests.ts";
+import type { Db } from "../services/db.ts";
+import { applyOnboardingReply, sendOnboardingRequests } from "../services/location-sync.ts";
+import { sendCommands } from "../services/network-outbox.ts";
+import { applyLookupReply, sendLookups, startDueLookups } from "../services/missing-transaction-requests.ts";
 
 const GROUP_ID = "lifecycle";
 const scheme = z.enum(["visa", "mastercard", "amex"]);

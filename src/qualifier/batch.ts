@@ -13,7 +13,7 @@
 //
 // The bus commits the batch's offsets after the transaction commits. Re-applying a batch changes
 // nothing (every message is marked in the same transaction), so a redelivery after a crash is harmless.
-import type { Db } from "../store/db.ts";
+import type { Db } from "../services/db.ts";
 import type { Clock } from "../clock/index.ts";
 import type { Scheme } from "../bus/messages.ts";
 import { decide, liveActivationGate, refundResult, type ActivationState, type OfferResult } from "../domain/qualification.ts";
@@ -22,10 +22,10 @@ import { transactionIdFor } from "../domain/transaction-id.ts";
 import { networkKey } from "../domain/mid-insights.ts";
 import { mergeIdentifiers } from "../domain/transaction-identifiers.ts";
 import { instantOf } from "../domain/local-dates.ts";
-import { newId } from "../store/ids.ts";
-import { toTransaction, type Transaction, type TransactionRow } from "../store/transactions.ts";
-import type { Offer } from "../store/offers.ts";
-import type { LocationRow as StoredLocation } from "../store/locations.ts";
+import { newId } from "../services/ids.ts";
+import { toTransaction, type Transaction, type TransactionRow } from "../services/transactions.ts";
+import type { Offer } from "../services/offers.ts";
+import type { LocationRow as StoredLocation } from "../services/locations.ts";
 import type { OfferIndex } from "./offer-index.ts";
 import { normalise } from "./normalise/index.ts";
 import type { NetworkTransaction } from "./normalise/types.ts";

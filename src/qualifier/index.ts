@@ -9,7 +9,7 @@ import { deadLetter } from "../bus/dead-letter.ts";
 import type { Scheme } from "../bus/messages.ts";
 import { transactionTopic } from "../bus/topics.ts";
 import type { Clock } from "../clock/index.ts";
-import type { Db } from "../store/db.ts";
+import type { Db } from "../services/db.ts";
 import { createOfferIndex } from "./offer-index.ts";
 import { processBatch, type Outcome } from "./batch.ts";
 

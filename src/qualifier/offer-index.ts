@@ -3,8 +3,8 @@
 // so a batch of transactions costs one tiny query for freshness instead of a round of queries per offer.
 // Size: one Offer object per (offer, linked location) pair — about 1.5 KiB each, so ~150 MiB per
 // 100k links (measured with `npm run bench -- pipeline`, README "Memory").
-import type { Db } from "../store/db.ts";
-import { toOffer, type Offer, type OfferRow } from "../store/offers.ts";
+import type { Db } from "../services/db.ts";
+import { toOffer, type Offer, type OfferRow } from "../services/offers.ts";
 
 export interface OfferIndex {
   /**

@@ -1,14 +1,14 @@
 // Transactions a publisher submits itself (oaas offers), and the stage events the return-period due work
 // emits. Network messages go through the batch qualifier (batch.ts).
-import type { Db } from "../store/db.ts";
+import type { Db } from "../services/db.ts";
 import type { Clock } from "../clock/index.ts";
 import { decide, type ActivationState, type OfferResult } from "../domain/qualification.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
-import { recordQualifiedTransaction } from "../store/offer-activations.ts";
-import { enqueueEvent } from "../store/outbox.ts";
-import { newId } from "../store/ids.ts";
-import { toTransaction, type TransactionRow } from "../store/transactions.ts";
-import type { Offer } from "../store/offers.ts";
+import { recordQualifiedTransaction } from "../services/offer-activations.ts";
+import { enqueueEvent } from "../services/outbox.ts";
+import { newId } from "../services/ids.ts";
+import { toTransaction, type TransactionRow } from "../services/transactions.ts";
+import type { Offer } from "../services/offers.ts";
 import type { CardRow, LocationRow } from "./batch.ts";
 import type { NetworkTransaction } from "./normalise/types.ts";
 

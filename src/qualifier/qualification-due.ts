@@ -1,8 +1,8 @@
 // Return periods: a purchase whose offer has one qualifies once the period has passed on the service
 // clock, unless it was refunded in full meanwhile. This is the due work that finishes it.
-import type { Db } from "../store/db.ts";
-import type { TransactionRow } from "../store/transactions.ts";
-import { recordQualifiedTransaction } from "../store/offer-activations.ts";
+import type { Db } from "../services/db.ts";
+import type { TransactionRow } from "../services/transactions.ts";
+import { recordQualifiedTransaction } from "../services/offer-activations.ts";
 import { emitEvents } from "./process.ts";
 
 export async function runQualificationsDue(db: Db, now: Date, batch = 200): Promise<number> {

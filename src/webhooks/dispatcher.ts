@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { Clock } from "../clock/index.ts";
-import type { Db } from "../store/db.ts";
+import type { Db } from "../services/db.ts";
 import {
   claimDue,
   fanOut,
@@ -14,7 +14,7 @@ import {
   renewLeases,
   type AttemptOutcome,
   type DueDelivery,
-} from "../store/webhook-deliveries.ts";
+} from "../services/webhook-deliveries.ts";
 import { createWebhookClient } from "./http.ts";
 import { signedHeaders } from "./sign.ts";
 import { ENDPOINT_POLICY } from "./schedule.ts";

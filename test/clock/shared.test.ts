@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClock } from "../../src/clock/index.ts";
 import { shareClock } from "../../src/clock/shared.ts";
-import { clockOffsetStore } from "../../src/store/clock-offset.ts";
-import type { Db } from "../../src/store/db.ts";
+import { clockOffsetStore } from "../../src/services/clock-offset.ts";
+import type { Db } from "../../src/services/db.ts";
 import { openTestDb } from "../support/harness.ts";
 
 let db: Db;

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localAt } from "../../src/domain/local-dates.ts";
-import { openPostgres, type Db } from "../../src/store/db.ts";
+import { openPostgres, type Db } from "../../src/services/db.ts";
 import { CARD_NUMBERS } from "../support/fixtures.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";

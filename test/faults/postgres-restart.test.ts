@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localAt } from "../../src/domain/local-dates.ts";
-import { openPostgres, type Db } from "../../src/store/db.ts";
+import { openPostgres, type Db } from "../../src/services/db.ts";
 import { CARD_NUMBERS } from "../support/fixtures.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 import { deleteNamespace } from "../support/kafka.ts";

@@ -17,7 +17,7 @@ import { registryCodec } from "../../src/bus/kafka.ts";
 import { topicSpecs, transactionTopic } from "../../src/bus/topics.ts";
 import { createClock } from "../../src/clock/index.ts";
 import { createLogger } from "../../src/log.ts";
-import type { Db } from "../../src/store/db.ts";
+import type { Db } from "../../src/services/db.ts";
 import { createSimulatorControl } from "../../simulators/shared/control.ts";
 import { startSimulators, type RunningSimulators } from "../../simulators/shared/hub.ts";
 import type { Scheme } from "../../simulators/shared/types.ts";

@@ -9,9 +9,9 @@ import { startRoles, type RunningRoles } from "../../src/roles.ts";
 import { startQualifier } from "../../src/qualifier/index.ts";
 import type { Outcome } from "../../src/qualifier/batch.ts";
 import type { Subscription } from "../../src/bus/bus.ts";
-import type { Db } from "../../src/store/db.ts";
+import type { Db } from "../../src/services/db.ts";
 import { instantOf } from "../../src/domain/local-dates.ts";
-import { recordOnboardingReply } from "../../src/store/mid-insights.ts";
+import { recordOnboardingReply } from "../../src/services/mid-insights.ts";
 import { ADAPTERS } from "../../simulators/shared/schemes.ts";
 import { emptyMids, type Purchase } from "../../simulators/shared/types.ts";
 

@@ -8,7 +8,7 @@ import { startRoles, type RunningRoles } from "../../src/roles.ts";
 import { startQualifier } from "../../src/qualifier/index.ts";
 import type { Outcome } from "../../src/qualifier/batch.ts";
 import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
-import type { Db } from "../../src/store/db.ts";
+import type { Db } from "../../src/services/db.ts";
 import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
 import type { DeadLetter } from "../../src/bus/messages.ts";
 import { generatePools, PurchaseStream } from "../../simulators/shared/generator.ts";

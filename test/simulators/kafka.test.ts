@@ -9,7 +9,7 @@ import type { VisaTransaction } from "../../src/bus/messages.ts";
 import { topicSpecs, transactionTopic } from "../../src/bus/topics.ts";
 import { createClock } from "../../src/clock/index.ts";
 import { createLogger } from "../../src/log.ts";
-import type { Db } from "../../src/store/db.ts";
+import type { Db } from "../../src/services/db.ts";
 import { createSimulatorControl } from "../../simulators/shared/control.ts";
 import { startSimulators, type RunningSimulators } from "../../simulators/shared/hub.ts";
 import { openTestDb } from "../support/harness.ts";

@@ -6,7 +6,7 @@ import { Webhook } from "standardwebhooks";
 import { expectError, expectStatus, type TestAccount } from "../support/harness.ts";
 import { usePipeline } from "../support/pipeline.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
-import { TRIGGER_EVENTS } from "../../src/store/trigger.ts";
+import { TRIGGER_EVENTS } from "../../src/services/trigger.ts";
 import { WEBHOOK_EVENTS, eventSchema, type DescribedEvent } from "../../src/api/webhook-events.ts";
 
 const pipeline = usePipeline(["simulators", "qualifier", "dispatcher", "workers"]);

@@ -8,9 +8,9 @@ import { createHarness, expectStatus, type Engine, type Harness, type TestAccoun
 import { haveInfra } from "../support/infra.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from "../../src/webhooks/dispatcher.ts";
-import type { Db } from "../../src/store/db.ts";
-import { enqueueEvent } from "../../src/store/outbox.ts";
-import { claimDue, fanOut } from "../../src/store/webhook-deliveries.ts";
+import type { Db } from "../../src/services/db.ts";
+import { enqueueEvent } from "../../src/services/outbox.ts";
+import { claimDue, fanOut } from "../../src/services/webhook-deliveries.ts";
 import { RETRY_DELAYS_MS } from "../../src/webhooks/schedule.ts";
 
 type Hook = { id: string; secret: string; status: string; consecutiveFailures: number; disabledReason: string | null; lastError: string | null };

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
 import { ApiError, invalid } from "../errors.ts";
-import { claimKey, recordAnswer, releaseKey } from "../../store/idempotency.ts";
+import { claimKey, recordAnswer, releaseKey } from "../../services/idempotency.ts";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

@@ -7,7 +7,7 @@ import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { all, compact, num, readForm, text } from "../form.ts";
 import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
-import type { Account, AccountWithKeys } from "../../store/accounts.ts";
+import type { Account, AccountWithKeys } from "../../services/accounts.ts";
 
 interface Clock {
   now: string;

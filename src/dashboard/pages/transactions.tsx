@@ -9,10 +9,10 @@ import { compact, localDateTime, num, readForm, text } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table, money } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
 import { DeliveryTable } from "./webhooks.tsx";
-import type { Card } from "../../store/cards.ts";
-import type { Location } from "../../store/locations.ts";
-import type { Transaction } from "../../store/transactions.ts";
-import type { Delivery } from "../../store/webhook-deliveries.ts";
+import type { Card } from "../../services/cards.ts";
+import type { Location } from "../../services/locations.ts";
+import type { Transaction } from "../../services/transactions.ts";
+import type { Delivery } from "../../services/webhook-deliveries.ts";
 
 const stageOf = (t: Transaction) => (t.type === "refund" ? "refund" : t.cleared ? "clearing" : "auth");
 

@@ -4,7 +4,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
-import { listKeys, revokeKey, rotateKey } from "../../../store/accounts.ts";
+import { listKeys, revokeKey, rotateKey } from "../../../services/accounts.ts";
 import { rememberDemoKey } from "../../../runtime.ts";
 
 const environment = z.enum(["test", "live"], { message: "must be test or live" });

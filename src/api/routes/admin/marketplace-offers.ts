@@ -4,7 +4,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
-import { createMarketplaceOffer, updateMarketplaceOffer } from "../../../store/marketplace-offers.ts";
+import { createMarketplaceOffer, updateMarketplaceOffer } from "../../../services/marketplace-offers.ts";
 import { seedMarketplace } from "../../../lifecycle/marketplace.ts";
 import { localDateTime, targetingInput } from "../offers/schemas.ts";
 import { MarketplaceOfferAdminSchema, MarketplaceOfferCreateSchema } from "../marketplace-offers/schemas.ts";

@@ -3,7 +3,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { rule } from "../../validation.ts";
-import { MAX_SEED_COUNT, seedMidInsights } from "../../../store/mid-insights-seed.ts";
+import { MAX_SEED_COUNT, seedMidInsights } from "../../../services/mid-insights-seed.ts";
 
 const seed = createRoute({
   method: "post",

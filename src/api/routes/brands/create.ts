@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse, metadataSchema } from "../../schemas.ts";
-import { createBrand } from "../../../store/brands.ts";
+import { createBrand } from "../../../services/brands.ts";
 import { BrandSchema } from "./schemas.ts";
 
 const body = z

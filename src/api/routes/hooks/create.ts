@@ -5,8 +5,8 @@ import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
-import { createHook } from "../../../store/hooks.ts";
-import { getProgram } from "../../../store/programs.ts";
+import { createHook } from "../../../services/hooks.ts";
+import { getProgram } from "../../../services/programs.ts";
 import { hookEvent, HookWithSecretSchema } from "./schemas.ts";
 
 const body = z

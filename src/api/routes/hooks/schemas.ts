@@ -1,6 +1,6 @@
 // The hook record as the API shows it; the signing secret only where a single hook is returned.
 import { z } from "@hono/zod-openapi";
-import { HOOK_EVENTS } from "../../../store/hooks.ts";
+import { HOOK_EVENTS } from "../../../services/hooks.ts";
 import { rule } from "../../validation.ts";
 
 export const hookEvent = z

@@ -4,7 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { uuid } from "../../schemas.ts";
 import { contentType } from "../../../domain/mid-insight-export.ts";
-import { openMidInsightExportFile } from "../../../store/mid-insights-exports.ts";
+import { openMidInsightExportFile } from "../../../services/mid-insights-exports.ts";
 import { insightsErrors, insightsRoute } from "./schemas.ts";
 
 export const route = createRoute({

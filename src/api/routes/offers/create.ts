@@ -4,7 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, countryCode, jsonBody, jsonResponse, metadataSchema } from "../../schemas.ts";
 import { FUNDING_TYPES } from "../../../domain/offer.ts";
-import { createOffer } from "../../../store/offers.ts";
+import { createOffer } from "../../../services/offers.ts";
 import {
   activationInput,
   conflictResponse,

@@ -5,9 +5,9 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { invalid, notFound } from "../../errors.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
-import { getOffer } from "../../../store/offers.ts";
+import { getOffer } from "../../../services/offers.ts";
 import { ownedBy } from "../../middleware/owned.ts";
-import { getTransaction } from "../../../store/transactions.ts";
+import { getTransaction } from "../../../services/transactions.ts";
 import { processPublisherTransaction } from "../../../qualifier/process.ts";
 import { TransactionSchema } from "../transactions/schemas.ts";
 

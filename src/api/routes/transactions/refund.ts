@@ -2,8 +2,8 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { refundTestPurchase } from "../../../store/test-transactions.ts";
-import { getTransaction } from "../../../store/transactions.ts";
+import { refundTestPurchase } from "../../../services/test-transactions.ts";
+import { getTransaction } from "../../../services/transactions.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { PendingTransactionSchema, TransactionSchema, followUpConflict } from "./schemas.ts";
 import { answer, depsOf } from "./send.ts";

@@ -3,7 +3,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import type { Sent } from "../../../store/test-transactions.ts";
+import type { Sent } from "../../../services/test-transactions.ts";
 
 /** Real time the API waits for the qualifier before answering 202. */
 const WAIT_MS = 5_000;

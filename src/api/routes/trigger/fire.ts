@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
-import { TRIGGER_EVENTS, trigger } from "../../../store/trigger.ts";
+import { TRIGGER_EVENTS, trigger } from "../../../services/trigger.ts";
 import { FixturesSchema } from "./schemas.ts";
 
 /** Real time the trigger waits for the event and its first delivery attempts. */

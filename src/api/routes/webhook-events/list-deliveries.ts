@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, listOf, pageQuery, uuid } from "../../schemas.ts";
-import { listDeliveries } from "../../../store/webhook-deliveries.ts";
+import { listDeliveries } from "../../../services/webhook-deliveries.ts";
 
 const AttemptSchema = z.object({
   attempt: z.number().int().openapi({ example: 1 }),

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPglite, openPostgres, type Db } from "../../src/store/db.ts";
-import { migrate } from "../../src/store/migrate.ts";
-import { randomBase62 } from "../../src/store/ids.ts";
+import { openPglite, openPostgres, type Db } from "../../src/services/db.ts";
+import { migrate } from "../../src/services/migrate.ts";
+import { randomBase62 } from "../../src/services/ids.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 
 interface Engine {
@@ -43,7 +43,7 @@ const postgresEngine: Engine = {
 };
 
 const engines = [pglite, ...(haveInfra("databaseUrl") ? [postgresEngine] : [])];
-const migrationFiles = readdirSync(fileURLToPath(new URL("../../src/store/migrations/", import.meta.url)))
+const migrationFiles = readdirSync(fileURLToPath(new URL("../../src/services/migrations/", import.meta.url)))
   .filter((f) => f.endsWith(".sql"))
   .sort();
 

@@ -6,7 +6,7 @@ import { expectError, expectStatus } from "../support/harness.ts";
 import { usePipeline } from "../support/pipeline.ts";
 import { world } from "../support/offers-world.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
-import { relayTestPurchases } from "../../src/store/test-transactions.ts";
+import { relayTestPurchases } from "../../src/services/test-transactions.ts";
 
 const pipeline = usePipeline(["simulators", "qualifier", "workers"]);
 

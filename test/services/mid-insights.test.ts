@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/index.ts";
 import { openServices } from "../../src/runtime.ts";
 import type { Services } from "../../src/api/context.ts";
-import { createAccount } from "../../src/store/accounts.ts";
-import { createProgram } from "../../src/store/programs.ts";
-import { seedMidInsights } from "../../src/store/mid-insights-seed.ts";
+import { createAccount } from "../../src/services/accounts.ts";
+import { createProgram } from "../../src/services/programs.ts";
+import { seedMidInsights } from "../../src/services/mid-insights-seed.ts";
 import {
   MidInsightEventError,
   findMid,
@@ -21,7 +21,7 @@ import {
   requestOffboarding,
   runOffboardingDue,
   type MidInsight,
-} from "../../src/store/mid-insights.ts";
+} from "../../src/services/mid-insights.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 
 const engines: [string, string | undefined][] = [
