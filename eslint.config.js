@@ -19,6 +19,30 @@ export default tseslint.config(
       ],
     },
   },
+  // The layers (README, "Layers"): domain ← services ← transports. Each rule fails `npm run lint` if an
+  // arrow comes back the wrong way.
+  {
+    files: ["src/domain/**"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          group: ["../*", "!../domain/**", "node:fs*", "node:net", "node:http*", "postgres", "@electric-sql/*", "kafkajs", "undici", "@faker-js/*"],
+          message: "src/domain holds pure rules: it imports only other domain modules and I/O-free libraries.",
+        }],
+      }],
+    },
+  },
+  {
+    files: ["src/services/**"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          group: ["../api/**", "../dashboard/**", "../cli/**", "../main.ts", "../runtime.ts"],
+          message: "Services sit below the transports: refuse with src/services/errors.ts, take a Ctx from src/services/context.ts.",
+        }],
+      }],
+    },
+  },
   {
     files: ["src/clock/**", "test/**", "bench/**", "src/log.ts", "src/webhooks/sign*.ts"],
     rules: { "no-restricted-syntax": "off" },

@@ -2,7 +2,8 @@
 import { HTTPException } from "hono/http-exception";
 import type { MiddlewareHandler } from "hono";
 import type { Services } from "./context.ts";
-import { ApiError, RETRY_AFTER_SECONDS, unavailable, type ErrorBody } from "./errors.ts";
+import { ApiError, fromDomainError, RETRY_AFTER_SECONDS, unavailable, type ErrorBody } from "./errors.ts";
+import { DomainError } from "../services/errors.ts";
 import { router } from "./router.ts";
 import { SUPPORTED_VERSIONS, adminAuth, insightsAuth, keyAuth } from "./middleware/auth.ts";
 import { randomBase62 } from "../services/ids.ts";
@@ -45,6 +46,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
     const requestId = c.get("requestId") ?? "unknown";
     let error: ApiError;
     if (err instanceof ApiError) error = err;
+    else if (err instanceof DomainError) error = fromDomainError(err);
     else if (services.health.report(err)) {
       // A dependency is down: the request made nothing (state is written before anything is published)
       // and can be retried once it is back.

@@ -9,6 +9,9 @@ import type { RateLimiter } from "./middleware/rate-limit.ts";
 import type { Bus } from "../bus/bus.ts";
 import type { SimulatorControl } from "../../simulators/shared/control.ts";
 import type { Health } from "../health/index.ts";
+import type { Ctx } from "../services/context.ts";
+
+export type { Ctx };
 
 export interface Services {
   config: Config;
@@ -35,16 +38,6 @@ export interface AppEnv {
     requestId: string;
     caller: Caller;
   };
-}
-
-/** What a store verb needs: who asks, in which environment, and the handles to work with. */
-export interface Ctx {
-  db: Db;
-  clock: Clock;
-  accountId: string;
-  live: boolean;
-  /** Where verbs publish what goes to the networks; without it the workers send it on their next pass. */
-  bus?: Bus;
 }
 
 export const ctxOf = (services: Services, caller: Caller): Ctx => ({

@@ -1,4 +1,6 @@
 // The one error contract: a code from one list, its HTTP status, and the JSON body every failure has.
+// Services refuse with domain errors (src/services/errors.ts); this module maps them to HTTP.
+import type { DomainError, DomainErrorKind } from "../services/errors.ts";
 export const errorStatus = {
   invalid_request: 400,
   unauthorized: 401,
@@ -32,8 +34,20 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string) =>
-  new ApiError("resource_not_found", `No ${what} with id ${id}.`);
+/** The HTTP answer to a service's refusal: the same message under the code of its kind. */
+const domainCodes = {
+  invalid: "invalid_request",
+  not_found: "resource_not_found",
+  conflict: "conflict",
+  unavailable: "service_unavailable",
+} as const satisfies Record<DomainErrorKind, ErrorCode>;
+
+export const fromDomainError = (err: DomainError) =>
+  new ApiError(
+    domainCodes[err.kind],
+    err.message,
+    err.retryAfterSeconds === undefined ? {} : { "Retry-After": String(err.retryAfterSeconds) },
+  );
 
 /** Seconds a client is asked to wait before retrying while a dependency is down. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -43,7 +57,8 @@ export const unavailable = () =>
     "Retry-After": String(RETRY_AFTER_SECONDS),
   });
 
-export const invalid = (field: string, rule: string) => new ApiError("invalid_request", `${field}: ${rule}`);
+// Routes refuse input with the services' own helpers, so a rule's message is written once.
+export { invalid, notFound } from "../services/errors.ts";
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; requestId: string };

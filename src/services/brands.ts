@@ -1,8 +1,8 @@
 // Brands: the merchants whose locations a publisher adds. A brand must consent before its locations
 // can be added: at once in test; in live the simulated brand approves after a simulated delay.
 import { randomInt } from "node:crypto";
-import type { Ctx } from "../api/context.ts";
-import { notFound } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { notFound } from "./errors.ts";
 import type { Db } from "./db.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { newId } from "./ids.ts";

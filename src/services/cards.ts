@@ -1,7 +1,7 @@
 // Enrolled cards. Only the first six and last four digits, the scheme and a random network token are
 // kept; the full number is checked, then dropped, and never written anywhere.
-import type { Ctx } from "../api/context.ts";
-import { invalid, notFound } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { invalid, notFound } from "./errors.ts";
 import { checkCardNumber, expiryProblem, type Scheme } from "../domain/card-number.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";

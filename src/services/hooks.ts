@@ -1,8 +1,8 @@
 // Webhook endpoints registered on a program, one event each, with the secret their deliveries are
 // signed with (Standard Webhooks: `whsec_` + base64 of the key bytes).
 import { randomBytes } from "node:crypto";
-import type { Ctx } from "../api/context.ts";
-import { notFound } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { notFound } from "./errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 import { newId } from "./ids.ts";

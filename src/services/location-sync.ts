@@ -1,7 +1,7 @@
 // The live location sync: a program's sync (one running at a time), the onboarding request of each
 // location and scheme on the bus, and the networks' answers — Active with the scheme's MIDs (MID records
 // and insights follow) or Not found with a case — each reported as a location.status event.
-import { ApiError } from "../api/errors.ts";
+import { DomainError } from "./errors.ts";
 import type { Bus } from "../bus/bus.ts";
 import type { MerchantIds, OnboardingReply, OnboardingRequest } from "../bus/messages.ts";
 import { TOPICS } from "../bus/topics.ts";
@@ -65,8 +65,8 @@ export async function latestSyncs(db: Db, programIds: string[]): Promise<Map<str
   return new Map(rows.map((r) => [r.program_id, toSync(r)]));
 }
 
-function conflict(sync: ProgramSync): ApiError {
-  return new ApiError(
+function conflict(sync: ProgramSync): DomainError {
+  return new DomainError(
     "conflict",
     `status: sync ${sync.id} of this program is running since ${sync.started} ` +
       `(${sync.requests.pending} of ${sync.requests.total} onboarding requests still wait for the networks); ` +

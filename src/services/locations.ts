@@ -1,7 +1,7 @@
 // Merchant locations of a program: the address the networks onboard, the brand it belongs to, and one
 // sync status per scheme with the MIDs known for that scheme.
-import type { Ctx } from "../api/context.ts";
-import { invalid, notFound } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { invalid, notFound } from "./errors.ts";
 import { SCHEMES, type Scheme } from "../domain/card-number.ts";
 import { countryByAlpha3 } from "../domain/countries.ts";
 import { initialNetworkStatus, type NetworkStatus } from "../domain/location-status.ts";

@@ -1,9 +1,9 @@
 // The marketplace: content providers' offers (created by the operator or the simulated marketplace),
 // browsing them, adopting one into a publisher's program, and a provider's changes reaching every
 // publisher who adopted it (offer.extended, offer.targeting.updated in the outbox).
-import type { Ctx } from "../api/context.ts";
-import { ApiError, notFound } from "../api/errors.ts";
-import { decodeCursor, encodeCursor } from "../api/cursor.ts";
+import type { Ctx } from "./context.ts";
+import { DomainError, notFound } from "./errors.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
 import {
   adoptedTerms,
   adoptionApproval,
@@ -297,13 +297,13 @@ export async function adoptMarketplaceOffer(ctx: Ctx, marketplaceOfferId: string
     const m = await findMarketplaceRow(db, marketplaceOfferId);
     if (!m) throw notFound("marketplace offer", marketplaceOfferId);
     if (now.getTime() > m.end_at.getTime()) {
-      throw new ApiError("conflict", `offerId: the marketplace offer ended at ${m.end_date}; it can no longer be added`);
+      throw new DomainError("conflict", `offerId: the marketplace offer ended at ${m.end_date}; it can no longer be added`);
     }
     const [existing] = await db.query<{ id: string }>(
       "select id from offers where account_id = $1 and live = $2 and marketplace_offer_id = $3",
       [ctx.accountId, ctx.live, marketplaceOfferId],
     );
-    if (existing) throw new ApiError("conflict", `offerId: you added this marketplace offer already, as offer ${existing.id}`);
+    if (existing) throw new DomainError("conflict", `offerId: you added this marketplace offer already, as offer ${existing.id}`);
     const brandId = await brandNamed(tx, m.brand_name, m.brand_logo_url);
     const { approval, due } = adoptionApproval(m.brand_decision, m.brand_decision_hours, ctx.live, now);
     const provider = providerParty({ id: m.supplier_id, type: m.supplier_type });

@@ -1,6 +1,6 @@
 // Writes generated brands, locations, MIDs and insights for a program in large batches: each batch is a
 // few statements over a JSON array (json_to_recordset works on PostgreSQL and PGlite alike; COPY does not).
-import { ApiError, notFound } from "../api/errors.ts";
+import { DomainError, notFound } from "./errors.ts";
 import type { Db } from "./db.ts";
 import {
   brandBlocks,
@@ -13,7 +13,7 @@ import {
   type SeedLocation,
   type SeedMid,
   type SeedPlan,
-} from "../domain/mid-insight-seed.ts";
+} from "./mid-insights-generator.ts";
 import { IDENTIFIER_FIELDS, type Scheme } from "../domain/mid-insights.ts";
 
 /** MIDs per batch: about 2 MB of JSON, large enough that statement overhead stops mattering. */
@@ -185,7 +185,7 @@ export async function seedMidInsights(db: Db, req: SeedRequest): Promise<number>
   const [owner] = await db.query<Owner>("select account_id, live from programs where id = $1", [req.programId]);
   if (!owner) throw notFound("program", req.programId);
   if (!owner.live) {
-    throw new ApiError("invalid_request", "programId: MID insights exist for live programs only; this is a test program.");
+    throw new DomainError("invalid", "programId: MID insights exist for live programs only; this is a test program.");
   }
   const plan: SeedPlan = { programId: req.programId, seed: req.seed, now: req.now };
   const { brandOf } = brandBlocks(req.seed);

@@ -1,7 +1,7 @@
 // MID insights: the writers (one per network or transaction event), the offboard request and the
 // simulated network's offboarding, and the filtered, sorted, keyset-paged list with its exact count.
-import type { Ctx } from "../api/context.ts";
-import { ApiError, notFound } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { DomainError, notFound } from "./errors.ts";
 import type { Db } from "./db.ts";
 import { Filters, type Page } from "./page.ts";
 import { newId } from "./ids.ts";
@@ -400,7 +400,7 @@ export async function requestOffboarding(ctx: Ctx, programId: string, midInsight
     );
     if (!current) throw notFound("MID insight", midInsightId);
     const next = transition(current.status, "offboard-requested");
-    if (!next.ok) throw new ApiError("conflict", `midInsightId: ${next.reason}.`);
+    if (!next.ok) throw new DomainError("conflict", `midInsightId: ${next.reason}.`);
     if (current.offboard_requested_at) return toMidInsight(current);
     const now = ctx.clock.now();
     const [row] = await db.query<MidInsightRow>(

@@ -1,7 +1,7 @@
 // Activation of activation-enabled offers on cards: activate, deactivate, list each card's state, and
 // count qualified transactions (for the qualifier) up to the offer's qualifiedTransactionsLimit.
-import type { Ctx } from "../api/context.ts";
-import { ApiError, invalid } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { DomainError, invalid } from "./errors.ts";
 import { nextActivation, type ActivationState, type DeactivationReason } from "../domain/offer-activation.ts";
 import type { Db } from "./db.ts";
 import { getCard } from "./cards.ts";
@@ -65,7 +65,7 @@ async function lockRow(db: Db, offerId: string, cardId: string): Promise<Activat
 }
 
 const noActivation = () =>
-  new ApiError("conflict", "activation.enabled: this offer does not use activation; transactions of every enrolled card can qualify");
+  new DomainError("conflict", "activation.enabled: this offer does not use activation; transactions of every enrolled card can qualify");
 
 /** Activates the offer on the card; `created` is false when it was active already. */
 export async function activateOffer(ctx: Ctx, offerId: string, cardId: string): Promise<{ activation: OfferActivation; created: boolean }> {
@@ -74,13 +74,13 @@ export async function activateOffer(ctx: Ctx, offerId: string, cardId: string): 
     const offer = toOffer(await findOfferRow(db, ctx, offerId), now);
     const card = await getCard({ ...ctx, db }, cardId);
     if (!offer.activation.enabled) throw noActivation();
-    if (offer.status === "expired") throw new ApiError("conflict", `offerId: the offer ended at ${offer.endDate}; it cannot be activated`);
+    if (offer.status === "expired") throw new DomainError("conflict", `offerId: the offer ended at ${offer.endDate}; it cannot be activated`);
     if (!offer.schemes.includes(card.scheme)) {
       throw invalid("cardId", `the card is ${card.scheme}; the offer runs on ${offer.schemes.join(", ")}`);
     }
     const row = await lockRow(db, offerId, cardId);
     const step = nextActivation({ state: row?.state ?? "not activated", qualifiedTransactions: row?.qualified_transactions ?? 0 }, "activate", limitOf(offer)!);
-    if (!step.ok) throw new ApiError("conflict", `cardId: ${step.error}`);
+    if (!step.ok) throw new DomainError("conflict", `cardId: ${step.error}`);
     if (!step.changed) return { activation: toActivation(row!, limitOf(offer)), created: false };
     const [inserted] = await db.query<ActivationRow>(
       `insert into offer_activations (id, offer_id, card_id, account_id, live, state, qualified_transactions, activated, created, updated)
@@ -99,9 +99,9 @@ export async function deactivateOffer(ctx: Ctx, offerId: string, cardId: string)
     await getCard({ ...ctx, db }, cardId);
     if (!offer.activation.enabled) throw noActivation();
     const row = await lockRow(db, offerId, cardId);
-    if (!row) throw new ApiError("resource_not_found", `The offer ${offerId} is not activated on card ${cardId}.`);
+    if (!row) throw new DomainError("not_found", `The offer ${offerId} is not activated on card ${cardId}.`);
     const step = nextActivation({ state: row.state, qualifiedTransactions: row.qualified_transactions }, "deactivate", limitOf(offer) ?? 1);
-    if (!step.ok) throw new ApiError("conflict", `cardId: ${step.error}`);
+    if (!step.ok) throw new DomainError("conflict", `cardId: ${step.error}`);
     const [updated] = await db.query<ActivationRow>(
       `update offer_activations set state = 'deactivated', deactivated = $2, deactivation_reason = $3, updated = $2
        where id = $1 returning *`,

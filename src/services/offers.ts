@@ -1,7 +1,7 @@
 // Offers of a publisher: create, read, list with status filters, update (with extension and targeting
 // events in the outbox), delete, and linking to locations. Rules come from src/domain/offer*.ts.
-import type { Ctx } from "../api/context.ts";
-import { ApiError, invalid, notFound } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { DomainError, invalid, notFound } from "./errors.ts";
 import {
   activationConflict,
   activationConflictProblem,
@@ -181,11 +181,11 @@ export const termsOf = (o: Offer): OfferTerms => ({
 });
 
 /** 400 for broken input rules, 409 when a rule about the offer's state (or its brand's offers) is broken. */
-export function problemsError(problems: Problem[]): ApiError {
+export function problemsError(problems: Problem[]): DomainError {
   const conflicts = problems.filter((p) => p.conflict);
   return conflicts.length > 0
-    ? new ApiError("conflict", problemMessage(conflicts))
-    : new ApiError("invalid_request", problemMessage(problems));
+    ? new DomainError("conflict", problemMessage(conflicts))
+    : new DomainError("invalid", problemMessage(problems));
 }
 
 /**
@@ -438,7 +438,7 @@ export async function deleteOffer(ctx: Ctx, id: string): Promise<void> {
   await ctx.db.tx(async (db) => {
     const row = await findOfferRow(db, ctx, id);
     if (row.marketplace_offer_id || row.origin_id !== ctx.accountId) {
-      throw new ApiError(
+      throw new DomainError(
         "conflict",
         `offerId: offer ${id} comes from the marketplace (content provider ${row.origin_type} ${row.origin_id}); ` +
           "only self-sourced offers you created can be deleted. Unlink its locations to stop it qualifying transactions.",
@@ -516,6 +516,6 @@ export async function unlinkLocation(ctx: Ctx, offerId: string, locationId: stri
       offerId,
       locationId,
     ]);
-    if (deleted.length === 0) throw new ApiError("resource_not_found", `Location ${locationId} is not linked to offer ${offerId}.`);
+    if (deleted.length === 0) throw new DomainError("not_found", `Location ${locationId} is not linked to offer ${offerId}.`);
   });
 }

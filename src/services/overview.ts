@@ -1,7 +1,7 @@
 // The dashboard overview's figures: transactions and their qualification rate per minute, webhook
 // delivery latency and failures per minute, over a window of service time. Set-based: one grouped
 // query each, whatever the number of rows.
-import type { Ctx } from "../api/context.ts";
+import type { Ctx } from "./context.ts";
 import { getProgram } from "./programs.ts";
 
 export interface MinuteFigures {

@@ -1,6 +1,6 @@
 // Keyset pages over one table, newest first, with the total count that matches the filters.
 import type { Db } from "./db.ts";
-import { decodeCursor, encodeCursor } from "../api/cursor.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
 
 export interface Page<T> {
   items: T[];

@@ -1,6 +1,6 @@
 // Programs: the container for cards, locations and hooks of one publisher in one environment.
-import type { Ctx } from "../api/context.ts";
-import { ApiError, notFound } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { DomainError, notFound } from "./errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { newId } from "./ids.ts";
 import type { Db } from "./db.ts";
@@ -95,7 +95,7 @@ export async function updateProgram(
       [id, patch.name ?? null, patch.metadata !== undefined, JSON.stringify(patch.metadata ?? null), now],
     );
     if (patch.status !== "syncing") return undefined;
-    if (!ctx.live) throw new ApiError("invalid_request", "status: syncing works only for live programs with a live key.");
+    if (!ctx.live) throw new DomainError("invalid", "status: syncing works only for live programs with a live key.");
     return (await beginSync(db, { accountId: ctx.accountId, live: row!.live, programId: id }, now, null)).id;
   });
   if (syncId) await trySendOnboardingRequests(ctx.db, ctx.bus, now, { syncId });

@@ -1,8 +1,8 @@
 // Test transactions: a purchase, its clearing or a refund sent through the card's scheme simulator,
 // so it takes the path network traffic takes; then, for the caller's convenience, a short wait for
 // the qualifier to record it.
-import type { Ctx } from "../api/context.ts";
-import { ApiError, invalid, notFound } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { DomainError, invalid, notFound } from "./errors.ts";
 import type { PurchaseInput, PurchaseRef, SimulatorControl } from "../../simulators/shared/control.ts";
 import { BusValidationError } from "../bus/bus.ts";
 import { DependencyUnavailableError } from "../health/index.ts";
@@ -53,7 +53,7 @@ interface Deps {
 }
 
 function requireTestKey(ctx: Ctx) {
-  if (ctx.live) throw new ApiError("invalid_request", "Test transactions need a test key; live transactions come from the networks.");
+  if (ctx.live) throw new DomainError("invalid", "Test transactions need a test key; live transactions come from the networks.");
 }
 
 /** Polls until the transaction exists and `ready` holds, or the wait is over. */
@@ -98,7 +98,7 @@ async function onboardedLocation(ctx: Ctx, locationId: string, card: { program_i
     if (location.status !== "Active") throw invalid("locationId", `the location is ${location.status} on ${card.scheme}, not Active`);
     if (location.mids.length > 0) return location;
     if (performance.now() >= deadline) {
-      throw new ApiError("service_unavailable", `locationId: the ${card.scheme} test network has not answered the location's onboarding yet; try again in a moment.`, { "Retry-After": "1" });
+      throw new DomainError("unavailable", `locationId: the ${card.scheme} test network has not answered the location's onboarding yet; try again in a moment.`, 1);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -188,9 +188,9 @@ async function testPurchaseOf(ctx: Ctx, transactionId: string) {
  */
 async function requireApplies(simulators: SimulatorControl, ref: PurchaseRef, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
   const standing = await simulators.standing(ref);
-  if (!standing) throw new ApiError("conflict", "transactionId: the network has not recorded the purchase yet; try again in a moment");
+  if (!standing) throw new DomainError("conflict", "transactionId: the network has not recorded the purchase yet; try again in a moment");
   const refusal = refusalOf(standing);
-  if (refusal) throw new ApiError("conflict", `${refusal.field}: ${refusal.reason}`);
+  if (refusal) throw new DomainError("conflict", `${refusal.field}: ${refusal.reason}`);
   return standing;
 }
 

@@ -1,6 +1,6 @@
 // Transactions as the API and the webhooks show them: the spec's Transaction with its offer result.
-import type { Ctx } from "../api/context.ts";
-import { notFound } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { notFound } from "./errors.ts";
 import type { OfferResult } from "../domain/qualification.ts";
 import type { Identifiers } from "../qualifier/normalise/types.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";

@@ -1,8 +1,8 @@
 // `cardlink trigger`: fires one webhook event through the real path — the scheme simulator, the bus,
 // the qualifier, the outbox and the dispatcher — on fixtures kept in a program of the caller's test
 // environment (made on first use, reused after), then waits for the event and its first delivery.
-import type { Ctx } from "../api/context.ts";
-import { ApiError } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { DomainError } from "./errors.ts";
 import type { SimulatorControl } from "../../simulators/shared/control.ts";
 import { addDays, localAt } from "../domain/local-dates.ts";
 import { createProgram } from "./programs.ts";
@@ -57,7 +57,7 @@ async function findMarked(ctx: Ctx, table: "programs" | "brands" | "locations" |
  * offer linked to the location; what is missing (or was deleted) is made again. One caller at a time.
  */
 export async function ensureFixtures(ctx: Ctx): Promise<Fixtures> {
-  if (ctx.live) throw new ApiError("invalid_request", "trigger: works in the test environment; use a test key (sk_test_…).");
+  if (ctx.live) throw new DomainError("invalid", "trigger: works in the test environment; use a test key (sk_test_…).");
   return ctx.db.tx(async (db) => {
     const tx = { ...ctx, db };
     await db.query("select pg_advisory_xact_lock(hashtext($1))", [`fixtures:${ctx.accountId}`]);
@@ -131,7 +131,7 @@ const eventIdsFor = async (ctx: Ctx, event: string, subjectId: string): Promise<
     )
   ).map((r) => r.id);
 
-const RETRY = { "Retry-After": "5" };
+const RETRY_AFTER_SECONDS = 5;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -145,7 +145,7 @@ async function poll<T>(deadline: number, probe: () => Promise<T | undefined>): P
 
 const received = (sent: Sent, what: string): Transaction => {
   if (!sent.transaction) {
-    throw new ApiError("service_unavailable", `trigger: the ${what} ${sent.id} was sent but not recorded in time; is the qualifier running?`, RETRY);
+    throw new DomainError("unavailable", `trigger: the ${what} ${sent.id} was sent but not recorded in time; is the qualifier running?`, RETRY_AFTER_SECONDS);
   }
   return sent.transaction;
 };
@@ -239,7 +239,7 @@ export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerE
       return ids.length > 0 ? ids : undefined;
     })) ?? [];
   if (eventIds.length === 0) {
-    throw new ApiError("service_unavailable", `trigger: no ${event} event was written in time (${summary}).`, RETRY);
+    throw new DomainError("unavailable", `trigger: no ${event} event was written in time (${summary}).`, RETRY_AFTER_SECONDS);
   }
   // Wait until the dispatcher has fanned the events out and tried each delivery once.
   const dispatched = async () =>

@@ -1,8 +1,8 @@
 // Webhook deliveries: fan-out of outbox events to the hooks registered for them, claiming due
 // deliveries per endpoint, renewing the claims, and recording attempts and endpoint health in batches.
 import type { Db } from "./db.ts";
-import type { Ctx } from "../api/context.ts";
-import { notFound } from "../api/errors.ts";
+import type { Ctx } from "./context.ts";
+import { notFound } from "./errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getTransaction } from "./transactions.ts";
 

@@ -1,6 +1,6 @@
 // The opaque `start` cursor: base64url of the last row's sort key, so pages stay stable
 // while rows are inserted (keyset pagination).
-import { ApiError } from "./errors.ts";
+import { invalid } from "./errors.ts";
 
 export type CursorKey = [value: string | number | null, id: string];
 
@@ -20,5 +20,5 @@ export function decodeCursor(start: string): CursorKey {
   } catch {
     // fall through to the one error below
   }
-  throw new ApiError("invalid_request", "start: not a cursor from the `last` field of an earlier response.");
+  throw invalid("start", "not a cursor from the `last` field of an earlier response.");
 }

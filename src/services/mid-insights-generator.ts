@@ -3,8 +3,8 @@
 // index) and the service time, so a seed gives the same data again, in any batch size. No I/O.
 import { createHash } from "node:crypto";
 import { Faker, base, en, en_GB, en_US } from "@faker-js/faker";
-import { countryByAlpha3 } from "./countries.ts";
-import { OFFBOARD_DELAY_MS, latestEvent, networkKey, type MidInsightStatus, type Origin, type Scheme } from "./mid-insights.ts";
+import { countryByAlpha3 } from "../domain/countries.ts";
+import { OFFBOARD_DELAY_MS, latestEvent, networkKey, type MidInsightStatus, type Origin, type Scheme } from "../domain/mid-insights.ts";
 
 const DAY = 86_400_000;
 const MIDS_PER_LOCATION = 3;

@@ -7,7 +7,7 @@ import {
   seedLocation,
   seedMid,
   type SeedPlan,
-} from "../../src/domain/mid-insight-seed.ts";
+} from "../../src/services/mid-insights-generator.ts";
 import { identifierProblems, networkKey } from "../../src/domain/mid-insights.ts";
 
 const plan: SeedPlan = { programId: "5b0c2d9e-1f3a-4c5b-8d6e-7f8091a2b3c4", seed: 42, now: new Date("2026-01-05T12:00:00Z") };
