@@ -8,7 +8,8 @@ import { topicSpecs } from "../../src/bus/topics.ts";
 import { readCredentials } from "../../src/runtime.ts";
 import { DRY_RUN_DEFAULTS, dryRun } from "./dry-run.ts";
 import { startSimulators } from "./hub.ts";
-import { ADAPTERS, SCHEME_NAMES } from "./schemes.ts";
+import { SCHEMES } from "../../src/domain/scheme.ts";
+import { ADAPTERS } from "./schemes.ts";
 import type { Scheme } from "./types.ts";
 
 export const SIMULATOR_USAGE = `  simulate --scheme visa|mastercard|amex --seed N --count N --out FILE
@@ -28,7 +29,7 @@ export const SIMULATOR_USAGE = `  simulate --scheme visa|mastercard|amex --seed 
 type Usage = (message: string) => Error;
 
 function scheme(value: string | undefined, usage: Usage): Scheme {
-  if (!value || !(SCHEME_NAMES as readonly string[]).includes(value)) throw usage("--scheme: must be visa, mastercard or amex");
+  if (!value || !(SCHEMES as readonly string[]).includes(value)) throw usage("--scheme: must be visa, mastercard or amex");
   return value as Scheme;
 }
 

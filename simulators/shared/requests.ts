@@ -4,9 +4,9 @@ import { z } from "zod";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { isLocalDateTime } from "../../src/domain/local-dates.ts";
 import { describeZodError } from "../../src/api/validation.ts";
-import { SCHEME_NAMES } from "./schemes.ts";
+import { SCHEMES } from "../../src/domain/scheme.ts";
 
-const scheme = z.enum(SCHEME_NAMES);
+const scheme = z.enum(SCHEMES);
 const instant = z.iso.datetime({ offset: true, message: "must be an ISO 8601 instant" });
 const countryCode = z.string().refine((c) => countryByAlpha3(c) !== undefined, "must be an ISO 3166-1 alpha-3 country code");
 const nonEmpty = z.string().trim().min(1, "must not be empty");

@@ -6,4 +6,3 @@ import type { SchemeAdapter } from "./scheme.ts";
 import type { Scheme } from "./types.ts";
 
 export const ADAPTERS: Record<Scheme, SchemeAdapter> = { visa, mastercard, amex };
-export const SCHEME_NAMES = ["visa", "mastercard", "amex"] as const satisfies readonly Scheme[];

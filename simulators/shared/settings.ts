@@ -5,7 +5,7 @@ import { z } from "@hono/zod-openapi";
 import type { SimulatorDb as Db } from "./store.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { DEFAULT_MIX, type TrafficMix } from "./generator.ts";
-import { SCHEME_NAMES } from "./schemes.ts";
+import { SCHEMES } from "../../src/domain/scheme.ts";
 import type { MessageKind, Scheme } from "./types.ts";
 
 export async function readFaults(db: Db, scheme: Scheme): Promise<Faults> {
@@ -40,9 +40,9 @@ export const trafficOptionsSchema = z
       .optional()
       .describe("Stop after rate × durationSeconds purchases; without it the run goes on until stopped."),
     schemes: z
-      .array(z.enum(SCHEME_NAMES, { message: "must be visa, mastercard or amex" }))
+      .array(z.enum(SCHEMES, { message: "must be visa, mastercard or amex" }))
       .min(1, "must name at least one scheme")
-      .default([...SCHEME_NAMES])
+      .default([...SCHEMES])
       .describe("The networks that send traffic (default all three)."),
     programId: z.uuid({ message: "must be a UUID" }).optional().describe("Draw cards and locations from this program only."),
     unenrolledCards: share("made with cards the service never enrolled").default(DEFAULT_MIX.unenrolledCards),

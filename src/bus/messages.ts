@@ -2,7 +2,9 @@
 // simulators' tests publish every kind through the schemas, so a drift fails there).
 import { MISSING_REQUEST_ERRORS } from "../domain/missing-transaction.ts";
 
-export type Scheme = "visa" | "mastercard" | "amex";
+import type { Scheme } from "../domain/scheme.ts";
+
+export type { Scheme } from "../domain/scheme.ts";
 
 /** A merchant's ids on one network, named as MID insights name them; only the scheme's own are set. */
 export interface MerchantIds {

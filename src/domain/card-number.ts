@@ -2,8 +2,9 @@
 // accepts, and card expiry on the service clock. Pure: no I/O, nothing here keeps the number.
 import { luhnValid } from "./luhn.ts";
 
-export const SCHEMES = ["visa", "mastercard", "amex"] as const;
-export type Scheme = (typeof SCHEMES)[number];
+import type { Scheme } from "./scheme.ts";
+
+export { SCHEMES, type Scheme } from "./scheme.ts";
 
 /** Prefix and length ranges of the three schemes (Mastercard includes the 2221–2720 range). */
 const SCHEME_PATTERNS: [Scheme, RegExp][] = [

@@ -2,8 +2,9 @@
 // the status transitions, the sort fields and their cursor, and the lastSeenTransactionDate bounds. No I/O.
 
 /** Listed alphabetically: the database enums are declared in this order, so sorting by them is alphabetical. */
-export const SCHEMES = ["amex", "mastercard", "visa"] as const;
-export type Scheme = (typeof SCHEMES)[number];
+import { SCHEMES, type Scheme } from "./scheme.ts";
+
+export { SCHEMES, type Scheme } from "./scheme.ts";
 
 export const MID_INSIGHT_STATUSES = ["offboarded", "onboarded", "sourced"] as const;
 export type MidInsightStatus = (typeof MID_INSIGHT_STATUSES)[number];
@@ -53,7 +54,8 @@ export const NULLABLE_SORT_FIELDS: ReadonlySet<SortField> = new Set([
 const ENUM_SORT_VALUES: Partial<Record<SortField, readonly string[]>> = {
   origin: ORIGINS,
   status: MID_INSIGHT_STATUSES,
-  scheme: SCHEMES,
+  // Sorting by scheme is alphabetical: amex, mastercard, visa.
+  scheme: [...SCHEMES].sort(),
 };
 
 /** How long the simulated network takes to act on an offboard request, in service time. */

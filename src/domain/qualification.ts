@@ -2,7 +2,9 @@
 // Pure functions over plain data; the qualifier gathers the facts, this decides.
 import { roundMoney } from "./money.ts";
 
-export type Scheme = "visa" | "mastercard" | "amex";
+import type { Scheme } from "./scheme.ts";
+
+export type { Scheme } from "./scheme.ts";
 export type ActivationState = "not activated" | "activated" | "deactivated";
 
 export interface CandidateOffer {

@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { Bus, Subscription } from "../bus/bus.ts";
 import { deadLetter } from "../bus/dead-letter.ts";
-import type { Scheme } from "../bus/messages.ts";
+import { SCHEMES } from "../domain/scheme.ts";
 import { transactionTopic } from "../bus/topics.ts";
 import type { Clock } from "../clock/index.ts";
 import type { Db } from "../services/db.ts";
@@ -14,7 +14,6 @@ import { createOfferIndex } from "./offer-index.ts";
 import { processBatch, type Outcome } from "./batch.ts";
 
 const QUALIFIER_GROUP = "qualifier";
-const SCHEMES: Scheme[] = ["visa", "mastercard", "amex"];
 
 export interface QualifierDeps {
   db: Db;

@@ -3,19 +3,20 @@ import { describe, expect, it } from "vitest";
 import { normalise } from "../../src/qualifier/normalise/index.ts";
 import { generatePools, PurchaseStream } from "../../simulators/shared/generator.ts";
 import { HOUR_MS } from "../../simulators/shared/scheme.ts";
-import { ADAPTERS, SCHEME_NAMES } from "../../simulators/shared/schemes.ts";
+import { SCHEMES } from "../../src/domain/scheme.ts";
+import { ADAPTERS } from "../../simulators/shared/schemes.ts";
 import type { NetworkTransaction } from "../../src/qualifier/normalise/types.ts";
 
 const AT = new Date("2026-03-10T15:20:00Z");
 const LATER = new Date(AT.getTime() + 60 * HOUR_MS);
 
-const ok = (scheme: (typeof SCHEME_NAMES)[number], value: unknown): NetworkTransaction => {
+const ok = (scheme: (typeof SCHEMES)[number], value: unknown): NetworkTransaction => {
   const result = normalise(scheme, value);
   if (!result.ok) throw new Error(result.reason);
   return result.value;
 };
 
-describe.each(SCHEME_NAMES)("%s", (scheme) => {
+describe.each(SCHEMES)("%s", (scheme) => {
   const adapter = ADAPTERS[scheme];
   const purchase = new PurchaseStream(adapter, 7, generatePools(adapter, 7, { cards: 2, merchants: 2 })).next(AT).purchase;
 

@@ -9,16 +9,17 @@ import { matchScore } from "../../simulators/shared/matching.ts";
 import { nextBatch } from "../../simulators/mastercard/index.ts";
 import { hashSeed, seededRandom } from "../../simulators/shared/random.ts";
 import { HOUR_MS } from "../../simulators/shared/scheme.ts";
-import { ADAPTERS, SCHEME_NAMES } from "../../simulators/shared/schemes.ts";
+import { SCHEMES } from "../../src/domain/scheme.ts";
+import { ADAPTERS } from "../../simulators/shared/schemes.ts";
 import type { Purchase } from "../../simulators/shared/types.ts";
 
 const AT = new Date("2026-03-10T15:20:00Z");
-const purchaseFor = (scheme: (typeof SCHEME_NAMES)[number], seed = 1): Purchase => {
+const purchaseFor = (scheme: (typeof SCHEMES)[number], seed = 1): Purchase => {
   const adapter = ADAPTERS[scheme];
   return new PurchaseStream(adapter, seed, generatePools(adapter, seed, { cards: 3, merchants: 5 })).next(AT).purchase;
 };
 
-describe.each(SCHEME_NAMES)("%s messages", (scheme) => {
+describe.each(SCHEMES)("%s messages", (scheme) => {
   const adapter = ADAPTERS[scheme];
   const purchase = purchaseFor(scheme);
   const schema = loadSchema(`${scheme}-transaction`);

@@ -7919,7 +7919,7 @@ export interface components {
              * @description Card network.
              * @enum {string}
              */
-            scheme: "amex" | "mastercard" | "visa";
+            scheme: "visa" | "mastercard" | "amex";
             /**
              * @description sourced: found, not yet onboarded at the network; onboarded; offboarded. An offboard request leaves the MID onboarded until the network acts on it (two days of service time).
              * @enum {string}

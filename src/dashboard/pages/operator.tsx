@@ -2,7 +2,7 @@
 // generated traffic (start with rate and seed, stop), accounts and their tiers.
 import type { Hono } from "hono";
 import { LOOKUP_ERROR_CODES } from "../../bus/messages.ts";
-import { SCHEME_NAMES } from "../../../simulators/shared/schemes.ts";
+import { SCHEMES } from "../../domain/scheme.ts";
 import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { all, compact, num, readForm, text } from "../form.ts";
@@ -36,7 +36,7 @@ export function mountOperator(dash: Hono<DashEnv>) {
       callApi<Clock>(c, "GET", "/admin/clock"),
       callApi<Traffic>(c, "GET", "/admin/simulators/traffic"),
       callApi<List<Account>>(c, "GET", `/admin/accounts${qs({ start, limit: 25 })}`),
-      ...SCHEME_NAMES.map((s) => callApi<Faults>(c, "GET", `/admin/simulators/${s}/faults`)),
+      ...SCHEMES.map((s) => callApi<Faults>(c, "GET", `/admin/simulators/${s}/faults`)),
     ]);
     const now = must(clock);
     const t = must(traffic);
@@ -67,7 +67,7 @@ export function mountOperator(dash: Hono<DashEnv>) {
         <section aria-labelledby="faults">
           <h2 id="faults">Faults per scheme</h2>
           <div class="cards">
-            {SCHEME_NAMES.map((s, i) => {
+            {SCHEMES.map((s, i) => {
               const f = must(faults[i]!);
               return (
                 <form method="post" action={`/dashboard/operator/faults/${s}`} class="card" aria-label={`${s} faults`}>
@@ -104,7 +104,7 @@ export function mountOperator(dash: Hono<DashEnv>) {
             <Field name="programId" id="traffic-program" label="Program id" hint="Empty: every program." />
             <fieldset>
               <legend>Schemes (default all three)</legend>
-              {SCHEME_NAMES.map((s) => (
+              {SCHEMES.map((s) => (
                 <span class="check">
                   <input id={`traffic-${s}`} type="checkbox" name="schemes" value={s} checked />
                   <label for={`traffic-${s}`}>{s}</label>

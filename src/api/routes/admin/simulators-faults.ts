@@ -3,10 +3,10 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
 import { faultsShape } from "../../../../simulators/shared/faults.ts";
-import { SCHEME_NAMES } from "../../../../simulators/shared/schemes.ts";
+import { SCHEMES } from "../../../domain/scheme.ts";
 
 const schemeParam = z
-  .enum(SCHEME_NAMES, { message: "must be visa, mastercard or amex" })
+  .enum(SCHEMES, { message: "must be visa, mastercard or amex" })
   .openapi({ param: { name: "scheme", in: "path" }, example: "visa" });
 
 const FaultsSchema = z.object(faultsShape).openapi("SimulatorFaults", {

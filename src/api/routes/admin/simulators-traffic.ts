@@ -3,7 +3,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
 import { trafficOptionsSchema } from "../../../../simulators/shared/settings.ts";
-import { SCHEME_NAMES } from "../../../../simulators/shared/schemes.ts";
+import { SCHEMES } from "../../../domain/scheme.ts";
 
 const counts = z
   .object({
@@ -29,7 +29,7 @@ const TrafficStatusSchema = z
       })
       .nullable()
       .openapi({ description: "The latest run; null before the first." }),
-    counts: z.object(Object.fromEntries(SCHEME_NAMES.map((s) => [s, counts.optional()]))).openapi({ description: "Per scheme of the run." }),
+    counts: z.object(Object.fromEntries(SCHEMES.map((s) => [s, counts.optional()]))).openapi({ description: "Per scheme of the run." }),
   })
   .openapi("TrafficStatus");
 
