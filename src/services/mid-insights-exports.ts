@@ -4,7 +4,7 @@ import type { Ctx } from "./context.ts";
 import { invalid, notFound } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { getProgram } from "./programs.ts";
-import { allMidInsights, type MidInsightFilters } from "./mid-insights.ts";
+import { allMidInsights, type MidInsightFilters } from "./mid-insights-list.ts";
 import { exportEnd, exportPiece, type ExportFormat } from "../domain/mid-insight-export.ts";
 import type { SortField, SortOrder } from "../domain/mid-insights.ts";
 
