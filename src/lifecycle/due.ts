@@ -8,8 +8,8 @@ import type { Health } from "../health/index.ts";
 import type { SimulatorControl } from "../../simulators/shared/control.ts";
 import { forgetExpiredKeys } from "../services/idempotency.ts";
 import { relayTestPurchases } from "../services/test-transactions.ts";
-import { approveDueBrands } from "./brand-consent.ts";
-import { runMarketplaceDue } from "./marketplace.ts";
+import { approveDueBrands } from "../services/brands.ts";
+import { runMarketplaceDue } from "../services/offers.ts";
 import { runOffboardingDue } from "../services/mid-insights.ts";
 import { runQualificationsDue } from "../qualifier/qualification-due.ts";
 

@@ -519,3 +519,15 @@ export async function unlinkLocation(ctx: Ctx, offerId: string, locationId: stri
     if (deleted.length === 0) throw new DomainError("not_found", `Location ${locationId} is not linked to offer ${offerId}.`);
   });
 }
+
+/** The simulated brands' answers to adoptions: gives every adoption whose brand answer fell due by `now` that answer; returns how many it decided. */
+export async function runMarketplaceDue(db: Db, now: Date): Promise<number> {
+  // `updated` is the moment the brand answered on service time, not when this sweep ran.
+  const rows = await db.query(
+    `update offers set approval = case approval_decision when 'accept' then 'accepted' else 'declined' end,
+       accepted = (approval_decision = 'accept'), updated = approval_due
+     where approval = 'pending' and approval_due <= $1 returning id`,
+    [now],
+  );
+  return rows.length;
+}

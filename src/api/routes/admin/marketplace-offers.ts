@@ -5,7 +5,7 @@ import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { createMarketplaceOffer, updateMarketplaceOffer } from "../../../services/marketplace-offers.ts";
-import { seedMarketplace } from "../../../lifecycle/marketplace.ts";
+import { seedMarketplace } from "../../../services/marketplace-seed.ts";
 import { localDateTime, targetingInput } from "../offers/schemas.ts";
 import { MarketplaceOfferAdminSchema, MarketplaceOfferCreateSchema } from "../marketplace-offers/schemas.ts";
 

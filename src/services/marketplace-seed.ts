@@ -1,23 +1,11 @@
-// The simulated marketplace: content providers' offers generated from a seed, and the brands'
-// answers to publishers who adopted an offer, given when their delay has passed on the service clock.
+// The simulated marketplace's content: content providers' offers generated from a seed, and the seeder
+// that stores them. (The brands' answers to adoptions are runMarketplaceDue in offers.ts.)
 import { Faker, en } from "@faker-js/faker";
 import { addMonths, localAt } from "../domain/local-dates.ts";
 import type { MarketplaceOfferInput } from "../domain/offer-marketplace.ts";
 import { statusZone } from "../domain/offer-status.ts";
-import type { Db } from "../services/db.ts";
-import { createMarketplaceOffer, type MarketplaceOfferAdmin } from "../services/marketplace-offers.ts";
-
-/** Gives every adoption whose brand answer fell due by `now` that answer; returns how many it decided. */
-export async function runMarketplaceDue(db: Db, now: Date): Promise<number> {
-  // `updated` is the moment the brand answered on service time, not when this sweep ran.
-  const rows = await db.query(
-    `update offers set approval = case approval_decision when 'accept' then 'accepted' else 'declined' end,
-       accepted = (approval_decision = 'accept'), updated = approval_due
-     where approval = 'pending' and approval_due <= $1 returning id`,
-    [now],
-  );
-  return rows.length;
-}
+import type { Db } from "./db.ts";
+import { createMarketplaceOffer, type MarketplaceOfferAdmin } from "./marketplace-offers.ts";
 
 const COUNTRIES = ["GBR", "USA", "IRL", "FRA", "DEU", "ESP", "NLD", "CAN", "AUS", "JPN"] as const;
 
