@@ -3,7 +3,7 @@
 import type { Db } from "../services/db.ts";
 import type { TransactionRow } from "../services/transactions.ts";
 import { recordQualifiedTransaction } from "../services/offer-activations.ts";
-import { emitEvents } from "./process.ts";
+import { emitEvents } from "../services/publisher-transactions.ts";
 
 export async function runQualificationsDue(db: Db, now: Date, batch = 200): Promise<number> {
   const today = now.toISOString().slice(0, 10);

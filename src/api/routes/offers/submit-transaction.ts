@@ -8,7 +8,7 @@ import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { getOffer } from "../../../services/offers.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { getTransaction } from "../../../services/transactions.ts";
-import { processPublisherTransaction } from "../../../qualifier/process.ts";
+import { processPublisherTransaction } from "../../../services/publisher-transactions.ts";
 import { TransactionSchema } from "../transactions/schemas.ts";
 
 const body = z

@@ -1,16 +1,16 @@
 // Transactions a publisher submits itself (oaas offers), and the stage events the return-period due work
-// emits. Network messages go through the batch qualifier (batch.ts).
-import type { Db } from "../services/db.ts";
+// emits. Network messages go through the batch qualifier (src/qualifier/batch.ts).
+import type { Db } from "./db.ts";
 import type { Clock } from "../clock/index.ts";
 import { decide, type ActivationState, type OfferResult } from "../domain/qualification.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
-import { recordQualifiedTransaction } from "../services/offer-activations.ts";
-import { enqueueEvent } from "../services/outbox.ts";
-import { newId } from "../services/ids.ts";
-import { toTransaction, type TransactionRow } from "../services/transactions.ts";
-import type { Offer } from "../services/offers.ts";
-import type { CardRow, LocationRow } from "./batch.ts";
-import type { NetworkTransaction } from "./normalise/types.ts";
+import { recordQualifiedTransaction } from "./offer-activations.ts";
+import { enqueueEvent } from "./outbox.ts";
+import { newId } from "./ids.ts";
+import { toTransaction, type TransactionRow } from "./transactions.ts";
+import type { Offer } from "./offers.ts";
+import type { CardRow, LocationRow } from "../qualifier/batch.ts";
+import type { NetworkTransaction } from "../qualifier/normalise/types.ts";
 
 export interface ProcessDeps {
   db: Db;
