@@ -22,6 +22,12 @@ export async function openBus(config: Config, clock: Clock, log: Logger): Promis
       brokers: config.KAFKA_BROKERS.split(","),
       codec: registry ? registryCodec(registry) : singleObjectCodec(),
       clientId: `cardlink-${process.pid}`,
+      consumer: {
+        sessionTimeout: config.KAFKA_SESSION_TIMEOUT_MS,
+        heartbeatInterval: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+        // A rebalance waits this long for members to rejoin; a batch in hand commits well within it.
+        rebalanceTimeout: Math.max(config.KAFKA_SESSION_TIMEOUT_MS * 3, 30_000),
+      },
       ...(config.KAFKA_NAMESPACE ? { namespace: config.KAFKA_NAMESPACE } : {}),
       log: busLog,
       now: () => clock.now(),

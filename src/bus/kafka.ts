@@ -94,16 +94,28 @@ export interface KafkaBusOptions {
   now: () => Date;
 }
 
+// kafkajs logs a group rebalance and every failed connection attempt as an error. A rebalance is the
+// group working as designed (a replica joined or left): info. A broker that cannot be reached is reported
+// once, as a warning, by the bus's health watch (src/health), and again when it is back; kafkajs's own
+// line per attempt is kept at debug.
+const REBALANCE = /rebalanc|re-joining|group coordinator|not coordinator|member id|generation/i;
+const CONNECTION = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|connection (error|timeout|closed|refused)|broker not connected|closed connection|disconnected|leadership election|not leader|there is no leader/i;
+
+/** The pino level of one kafkajs log entry. */
+export function kafkaLogLevel(entry: Pick<LogEntry, "level" | "log">): "error" | "warn" | "info" | "debug" {
+  const text = `${entry.log.message} ${String(entry.log.error ?? "")} ${String(entry.log.stack ?? "")}`;
+  if (REBALANCE.test(text)) return "info";
+  if (CONNECTION.test(text)) return "debug";
+  return entry.level <= logLevel.ERROR ? "error" : "warn";
+}
+
 export function createKafkaBus(options: KafkaBusOptions): Bus {
   const log = options.log;
   const kafka = new Kafka({
     clientId: options.clientId ?? "cardlink",
     brokers: options.brokers,
     logLevel: logLevel.WARN,
-    logCreator: () => (entry: LogEntry) => {
-      const level = entry.level <= logLevel.ERROR ? "error" : "warn";
-      log?.[level]({ kafka: entry.namespace, ...entry.log }, entry.log.message);
-    },
+    logCreator: () => (entry: LogEntry) => log?.[kafkaLogLevel(entry)]({ kafka: entry.namespace, ...entry.log }, entry.log.message),
   });
   const codec = options.codec;
   const prefix = options.namespace ? `${options.namespace}.` : "";

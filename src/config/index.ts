@@ -25,6 +25,10 @@ const configSchema = z.object({
     .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "must be letters, digits, - and _")
     .optional(),
   SCHEMA_REGISTRY_URL: optionalUrl,
+  // A consumer that sends no heartbeat for the session timeout is dropped from its group and its partitions
+  // move to the other members: 10 s moves a dead replica's work within ~10 s (the broker accepts 6–300 s).
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6_000, "must be at least 6000 (the broker's minimum)").max(300_000, "must be at most 300000").default(10_000),
+  KAFKA_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(100, "must be at least 100").default(3_000),
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   SERVICE_NAME: z
     .string()
@@ -55,6 +59,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // files, src/bus/single-object-codec.ts); a registry without Kafka would be silently unused.
     if (parsed.data.SCHEMA_REGISTRY_URL && !parsed.data.KAFKA_BROKERS) {
       throw new ConfigError("Invalid configuration: SCHEMA_REGISTRY_URL is set but KAFKA_BROKERS is not");
+    }
+    if (parsed.data.KAFKA_HEARTBEAT_INTERVAL_MS * 3 > parsed.data.KAFKA_SESSION_TIMEOUT_MS) {
+      throw new ConfigError(
+        "Invalid configuration: KAFKA_HEARTBEAT_INTERVAL_MS must be at most a third of KAFKA_SESSION_TIMEOUT_MS, so a missed heartbeat or two does not drop a live consumer",
+      );
     }
     return parsed.data;
   }

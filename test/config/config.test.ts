@@ -13,6 +13,8 @@ describe("configuration", () => {
       RATE_LIMIT_BURST: 200,
       SIMULATOR_SEED: 1,
       LOG_LEVEL: "info",
+      KAFKA_SESSION_TIMEOUT_MS: 10_000,
+      KAFKA_HEARTBEAT_INTERVAL_MS: 3_000,
     });
     for (const unset of ["DATABASE_URL", "KAFKA_BROKERS", "SCHEMA_REGISTRY_URL", "ADMIN_TOKEN", "CLOCK_START"] as const) {
       expect(config[unset], unset).toBeUndefined();
@@ -73,6 +75,8 @@ describe("configuration", () => {
       [{ RATE_LIMIT_BURST: "lots" }, /RATE_LIMIT_BURST:/],
       [{ LOG_LEVEL: "loud" }, /LOG_LEVEL:/],
       [{ SCHEMA_REGISTRY_URL: "http://registry:8081" }, /SCHEMA_REGISTRY_URL is set but KAFKA_BROKERS is not/],
+      [{ KAFKA_SESSION_TIMEOUT_MS: "1000" }, /KAFKA_SESSION_TIMEOUT_MS: must be at least 6000/],
+      [{ KAFKA_HEARTBEAT_INTERVAL_MS: "5000" }, /KAFKA_HEARTBEAT_INTERVAL_MS must be at most a third of KAFKA_SESSION_TIMEOUT_MS/],
     ];
     for (const [env, message] of cases) {
       expect(() => loadConfig(env), JSON.stringify(env)).toThrow(ConfigError);
