@@ -27,6 +27,7 @@ import { toTransaction, type Transaction, type TransactionRow } from "../service
 import type { Offer } from "../services/offers.ts";
 import type { LocationRow as StoredLocation } from "../services/locations.ts";
 import type { OfferIndex } from "./offer-index.ts";
+import type { LocationIndex } from "./location-index.ts";
 import { normalise } from "./normalise/index.ts";
 import type { NetworkTransaction } from "./normalise/types.ts";
 
@@ -42,6 +43,7 @@ export interface BatchDeps {
   db: Db;
   clock: Clock;
   offers: OfferIndex;
+  locations: LocationIndex;
 }
 
 export interface RawMessage {
@@ -78,7 +80,7 @@ export async function processBatch(deps: BatchDeps, messages: RawMessage[]): Pro
   if (pending.length > 0) {
     await deps.db.tx(async (db) => {
       pending = apply(pending, await dropDuplicates(db, pending));
-      const facts = await resolveFacts(db, deps.offers, pending, now);
+      const facts = await resolveFacts(db, deps, pending, now);
       const plan = decideInOrder(pending, facts, now);
       pending = apply(pending, plan.verdicts);
       const claimed = await writeBatch(db, plan, now);
@@ -164,20 +166,7 @@ const originalIdOf = (tx: NetworkTransaction) => (tx.originalKey ? transactionId
 const refundIdOf = (tx: NetworkTransaction) => transactionIdFor(tx.scheme, "refund", tx.purchaseKey);
 const midKey = (programId: string, scheme: string, key: string) => `${programId}|${scheme}|${key}`;
 
-/** The MID fields a location's record must contain for the message's merchant to be that location. */
-function midProbe(tx: NetworkTransaction): Record<string, string> | null {
-  const m = tx.merchant;
-  switch (tx.scheme) {
-    case "visa":
-      return m.vmid ? { vmid: m.vmid, ...(m.vsid ? { vsid: m.vsid } : {}) } : m.visaAcquiringMid ? { visaAcquiringMid: m.visaAcquiringMid } : null;
-    case "mastercard":
-      return m.mcLocationId ? { mcLocationId: m.mcLocationId } : m.mcAcquiringMid ? { mcAcquiringMid: m.mcAcquiringMid } : null;
-    case "amex":
-      return m.seNumber ? { seNumber: m.seNumber } : null;
-  }
-}
-
-async function resolveFacts(db: Db, offerIndex: OfferIndex, items: Item[], now: Date): Promise<Facts> {
+async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locations">, items: Item[], now: Date): Promise<Facts> {
   const cardRows = await db.query<CardRow>("select * from cards where id = any($1::uuid[])", [[...new Set(items.map((i) => i.tx.cardId))]]);
   const cards = new Map(cardRows.map((c) => [c.id, c]));
 
@@ -192,38 +181,18 @@ async function resolveFacts(db: Db, offerIndex: OfferIndex, items: Item[], now: 
   const existingRows = await db.query<TransactionRow>("select * from transactions where id = any($1::uuid[]) order by id for update", [[...ids]]);
   const existing = new Map(existingRows.map((r) => [r.id, r]));
 
-  // Locations by MID, one lookup per distinct (program, scheme, probe) through the GIN index on mids.
-  // Purchases already recorded keep their location; refunds of a known purchase take the purchase's.
-  const probes = new Map<string, { programId: string; scheme: string; probe: string; items: Item[] }>();
+  // Locations by MID, from the in-memory location index (location-index.ts). Purchases already recorded
+  // keep their location; refunds of a known purchase take the purchase's.
+  const locationOf = await indexes.locations.current(db);
+  const locations = new Map<Item, LocationRow>();
   for (const item of items) {
     const { tx } = item;
     const card = cards.get(tx.cardId);
     if (!card || tx.stage === "void") continue;
     if (tx.stage === "refund" ? existing.has(originalIdOf(tx) ?? "") : existing.has(purchaseIdOf(tx))) continue;
-    const probe = midProbe(tx);
-    if (!probe) continue;
-    const text = JSON.stringify([probe]);
-    const key = midKey(card.program_id, tx.scheme, text);
-    const entry = probes.get(key) ?? { programId: card.program_id, scheme: tx.scheme, probe: text, items: [] };
-    entry.items.push(item);
-    probes.set(key, entry);
+    const location = locationOf(card.program_id, tx);
+    if (location) locations.set(item, location);
   }
-  const list = [...probes.values()];
-  const locationRows = list.length
-    ? await db.query<LocationRow & { i: number }>(
-        `select p.i, l.*, b.name as brand_name, b.logo_url as brand_logo_url
-         from unnest($1::int[], $2::uuid[], $3::text[], $4::text[]) as p(i, program_id, scheme, probe)
-         join lateral (
-           select l.* from location_networks n join locations l on l.id = n.location_id
-           where l.program_id = p.program_id and n.scheme = p.scheme and n.status = 'Active' and n.mids @> p.probe::jsonb
-           order by l.created limit 1
-         ) l on true
-         join brands b on b.id = l.brand_id`,
-        [list.map((_, i) => i), list.map((p) => p.programId), list.map((p) => p.scheme), list.map((p) => p.probe)],
-      )
-    : [];
-  const locations = new Map<Item, LocationRow>();
-  for (const row of locationRows) for (const item of list[row.i]!.items) locations.set(item, row);
 
   // MID records, for the MID insights' first and last transactions seen.
   const midKeys = new Map<string, { programId: string; scheme: string; key: string }>();
@@ -244,7 +213,7 @@ async function resolveFacts(db: Db, offerIndex: OfferIndex, items: Item[], now: 
     : [];
   const mids = new Map(midRows.map((r) => [midKey(r.program_id, r.scheme, r.network_key), r.id]));
 
-  const offers = await offerIndex.current(db, now);
+  const offers = await indexes.offers.current(db, now);
   const pairs: { offerId: string; cardId: string }[] = [];
   for (const [item, location] of locations) {
     for (const offer of offers.get(location.id) ?? []) if (offer.activation.enabled) pairs.push({ offerId: offer.id, cardId: item.tx.cardId });

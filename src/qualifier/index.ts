@@ -11,6 +11,7 @@ import { transactionTopic } from "../bus/topics.ts";
 import type { Clock } from "../clock/index.ts";
 import type { Db } from "../services/db.ts";
 import { createOfferIndex } from "./offer-index.ts";
+import { createLocationIndex } from "./location-index.ts";
 import { processBatch, type Outcome } from "./batch.ts";
 
 const QUALIFIER_GROUP = "qualifier";
@@ -28,6 +29,7 @@ export interface QualifierDeps {
 
 export async function startQualifier({ db, bus, clock, log, onOutcome, maxBatchSize }: QualifierDeps): Promise<Subscription> {
   const offers = createOfferIndex();
+  const locations = createLocationIndex();
   const schemeOf = new Map(SCHEMES.map((s) => [transactionTopic(s), s]));
   return bus.subscribe({
     groupId: QUALIFIER_GROUP,
@@ -35,7 +37,7 @@ export async function startQualifier({ db, bus, clock, log, onOutcome, maxBatchS
     ...(maxBatchSize ? { maxBatchSize } : {}),
     batchHandler: async (batch) => {
       const results = await processBatch(
-        { db, clock, offers },
+        { db, clock, offers, locations },
         batch.map((m) => ({ scheme: schemeOf.get(m.topic)!, value: m.value })),
       );
       await Promise.all(

@@ -1,0 +1,96 @@
+// The location index: every Active (location, scheme) by the MIDs a network message can carry, in memory.
+// It reloads when the location_index_version row changes (triggers bump it when a location, its network
+// status or MIDs, or its brand changes), so resolving a batch's locations costs one tiny query for
+// freshness instead of a containment search per distinct MID.
+// Size: one shared location row per location (~1 KiB) plus one map entry per MID form (~150 B), so about
+// 100 MiB per 100k locations onboarded on all three schemes (README "Memory").
+import type { Db } from "../services/db.ts";
+import type { NetworkTransaction } from "./normalise/types.ts";
+import type { LocationRow } from "./batch.ts";
+
+export interface LocationIndex {
+  /**
+   * The location a message's merchant names in `programId`: the earliest created Active location of the
+   * scheme whose MIDs contain the message's, as of this call (read with `db`, inside the caller's
+   * transaction). Undefined when the message carries no MID or none matches.
+   */
+  current(db: Db): Promise<(programId: string, tx: Pick<NetworkTransaction, "scheme" | "merchant">) => LocationRow | undefined>;
+}
+
+type Mid = Record<string, unknown>;
+
+/** The keys one stored MID answers to: each probe the qualifier makes for the scheme (see probeKey). */
+function midKeys(scheme: string, mid: Mid): string[] {
+  const s = (k: string) => (typeof mid[k] === "string" && mid[k] !== "" ? (mid[k] as string) : null);
+  const keys: string[] = [];
+  if (scheme === "visa") {
+    const vmid = s("vmid");
+    const vsid = s("vsid");
+    if (vmid) keys.push(`vmid:${vmid}`);
+    if (vmid && vsid) keys.push(`vmid:${vmid}|vsid:${vsid}`);
+    if (s("visaAcquiringMid")) keys.push(`visaAcquiringMid:${s("visaAcquiringMid")}`);
+  } else if (scheme === "mastercard") {
+    if (s("mcLocationId")) keys.push(`mcLocationId:${s("mcLocationId")}`);
+    if (s("mcAcquiringMid")) keys.push(`mcAcquiringMid:${s("mcAcquiringMid")}`);
+  } else if (scheme === "amex") {
+    if (s("seNumber")) keys.push(`seNumber:${s("seNumber")}`);
+  }
+  return keys;
+}
+
+/**
+ * The key of the MID a message names: Visa's VMID (with its VSID when the message has one) else the
+ * acquiring MID; Mastercard's location id else the acquiring MID; Amex's SE number.
+ */
+export function probeKey(tx: Pick<NetworkTransaction, "scheme" | "merchant">): string | null {
+  const m = tx.merchant;
+  switch (tx.scheme) {
+    case "visa":
+      return m.vmid ? (m.vsid ? `vmid:${m.vmid}|vsid:${m.vsid}` : `vmid:${m.vmid}`) : m.visaAcquiringMid ? `visaAcquiringMid:${m.visaAcquiringMid}` : null;
+    case "mastercard":
+      return m.mcLocationId ? `mcLocationId:${m.mcLocationId}` : m.mcAcquiringMid ? `mcAcquiringMid:${m.mcAcquiringMid}` : null;
+    case "amex":
+      return m.seNumber ? `seNumber:${m.seNumber}` : null;
+  }
+}
+
+export function createLocationIndex(): LocationIndex {
+  let version = -1;
+  let byMid = new Map<string, LocationRow>();
+
+  async function reload(db: Db, next: number) {
+    const rows = await db.query<LocationRow & { scheme: string; mids: Mid[] | null }>(
+      `select l.*, b.name as brand_name, b.logo_url as brand_logo_url, n.scheme::text as scheme, n.mids
+       from location_networks n join locations l on l.id = n.location_id join brands b on b.id = l.brand_id
+       where n.status = 'Active'
+       order by l.created, l.id`,
+    );
+    const map = new Map<string, LocationRow>();
+    const shared = new Map<string, LocationRow>();
+    for (const { scheme, mids, ...row } of rows) {
+      let location = shared.get(row.id);
+      if (!location) shared.set(row.id, (location = row as LocationRow));
+      for (const mid of mids ?? []) {
+        for (const key of midKeys(scheme, mid)) {
+          const k = `${location.program_id}|${scheme}|${key}`;
+          // Rows come oldest first: the earliest created location keeps a MID two locations share.
+          if (!map.has(k)) map.set(k, location);
+        }
+      }
+    }
+    byMid = map;
+    version = next;
+  }
+
+  return {
+    async current(db) {
+      const [row] = await db.query<{ version: number }>("select version from location_index_version");
+      if (Number(row!.version) !== version) await reload(db, Number(row!.version));
+      const index = byMid;
+      return (programId, tx) => {
+        const key = probeKey(tx);
+        return key === null ? undefined : index.get(`${programId}|${tx.scheme}|${key}`);
+      };
+    },
+  };
+}
