@@ -6,7 +6,7 @@ import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { roundMoney } from "../../src/domain/money.ts";
 import { DAY_MS, HOUR_MS, descriptor, type SchemeAdapter } from "./scheme.ts";
-import { derivedUuid, hashSeed, seededRandom } from "./random.ts";
+import { derivedRandom, derivedUuid } from "./random.ts";
 import type { Card, Merchant, Plan, Purchase, Scheme } from "./types.ts";
 
 const CHUNK = 1000;
@@ -110,13 +110,13 @@ function generateMerchant(faker: Faker, adapter: SchemeAdapter, seed: number, as
     countryCode,
     timezone: countryByAlpha3(countryCode)?.mainTimezone ?? "UTC",
     mcc: category.mcc,
-    mids: adapter.assignMids(seededRandom(hashSeed(seed, adapter.scheme, key)), descriptor(name, city), assigned),
+    mids: adapter.assignMids(derivedRandom(seed, adapter.scheme, key), descriptor(name, city), assigned),
   };
 }
 
 function generateCard(faker: Faker, adapter: SchemeAdapter): Card {
   const id = faker.string.uuid();
-  return { id, ...adapter.cardPrefix(seededRandom(hashSeed(adapter.scheme, id))) };
+  return { id, ...adapter.cardPrefix(derivedRandom(adapter.scheme, id)) };
 }
 
 /** A population made up entirely by the generator (the dry run's, and traffic's noise). */

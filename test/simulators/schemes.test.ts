@@ -7,7 +7,7 @@ import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
 import { generatePools, PurchaseStream } from "../../simulators/shared/generator.ts";
 import { matchScore } from "../../simulators/shared/matching.ts";
 import { nextBatch } from "../../simulators/mastercard/index.ts";
-import { hashSeed, seededRandom } from "../../simulators/shared/random.ts";
+import { derivedRandom, digits, hashSeed, seededRandom } from "../../simulators/shared/random.ts";
 import { HOUR_MS } from "../../simulators/shared/scheme.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
 import { ADAPTERS } from "../../simulators/shared/schemes.ts";
@@ -127,5 +127,15 @@ describe("look-up match scores", () => {
     ["exact amount, four days off", { transactionDate: "2026-03-14" }, 60],
   ])("%s", (_label, r, score) => {
     expect(matchScore(purchase, request(r))).toBe(score);
+  });
+});
+
+describe("derived identifiers", () => {
+  // A generator seeded with 32 bits gave the same 15-digit transaction id to two of ~90,000 purchases (the
+  // birthday bound), and the qualifier dropped the second purchase as a duplicate of the first.
+  it("keep 300,000 purchases' Visa transaction ids apart", () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 300_000; i++) ids.add(digits(derivedRandom("visa", `purchase-${i}`), 15));
+    expect(ids.size).toBe(300_000);
   });
 });
