@@ -47,8 +47,12 @@ describe.skipIf(!haveInfra("databaseUrl"))("postgres.js when the server ends a b
     const guard = /\n {4}\/\/ Cardlink patch \(porsager\/postgres#1154[\s\S]*?return false\n {4}\}/;
     expect(source).toMatch(guard);
     writeFileSync(file, source.replace(guard, ""));
-    const run = runScenario(copy);
-    expect(run.status).not.toBe(0);
+    // A race: the close must reach the socket before the buffered write's setImmediate runs. It mostly
+    // does; on a quiet machine the write can win, so the scenario gets up to five tries to show the crash.
+    const runs: ReturnType<typeof runScenario>[] = [];
+    while (runs.length < 5 && runs.at(-1)?.status !== 1) runs.push(runScenario(copy));
+    const run = runs.at(-1)!;
+    expect(run.status, `${runs.length} runs, none crashed`).not.toBe(0);
     expect(run.stderr).toMatch(/TypeError: Cannot read properties of null \(reading 'write'\)\s+at Immediate\.nextWrite/);
-  });
+  }, 180_000);
 });
