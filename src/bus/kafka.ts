@@ -26,6 +26,15 @@ const subjectOf = (topic: string) => `${topic}-value`;
 const LINGER_MS = 2;
 const MAX_SEND_BATCH = 1_000;
 
+/**
+ * How a consumer rides out a broker that is gone: its fetch loop and its connection retry with backoff
+ * (0.3 s doubling to 5 s) for about two and a half minutes, keeping its member id and partitions, and
+ * resume where they stopped when the broker is back. Only past that does kafkajs crash the consumer and
+ * restart it, which rejoins the group. (kafkajs gave up at once when no broker was available;
+ * patches/kafkajs+2.2.4.patch makes that retried too.)
+ */
+const CONSUMER_RETRY = { initialRetryTime: 300, maxRetryTime: 5_000, retries: 30 };
+
 /** How long createTopics waits for every partition of its topics to have a leader. */
 const LEADER_WAIT_MS = 30_000;
 
@@ -97,26 +106,52 @@ export interface KafkaBusOptions {
 // kafkajs logs a group rebalance and every failed connection attempt as an error. A rebalance is the
 // group working as designed (a replica joined or left): info. A broker that cannot be reached is reported
 // once, as a warning, by the bus's health watch (src/health), and again when it is back; kafkajs's own
-// line per attempt is kept at debug.
+// line per attempt is kept at debug. A consumer crash stays an error, whatever caused it, and its restart
+// a warning.
 const REBALANCE = /rebalanc|re-joining|group coordinator|not coordinator|member id|generation/i;
 const CONNECTION = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|connection (error|timeout|closed|refused)|broker not connected|closed connection|disconnected|leadership election|not leader|there is no leader/i;
 
 /** The pino level of one kafkajs log entry. */
 export function kafkaLogLevel(entry: Pick<LogEntry, "level" | "log">): "error" | "warn" | "info" | "debug" {
   const text = `${entry.log.message} ${String(entry.log.error ?? "")} ${String(entry.log.stack ?? "")}`;
+  // A consumer that crashed (and is restarted, rejoining its group) is always worth a line, whatever the cause.
+  if (entry.log.message.startsWith("Crash:")) return "error";
+  if (entry.log.message.startsWith("Restarting the consumer")) return "warn";
+  // Creating topics that exist already (every start after the first) is answered with per-topic errors.
+  if (entry.log.message.startsWith("Response CreateTopics") && entry.log.error === "Topic creation errors") return "debug";
   if (REBALANCE.test(text)) return "info";
   if (CONNECTION.test(text)) return "debug";
   return entry.level <= logLevel.ERROR ? "error" : "warn";
 }
 
+/** Group errors that a member answers by joining the group again (kafkajs's runner does, given one). */
+const REJOIN = new Set(["UNKNOWN_MEMBER_ID", "REBALANCE_IN_PROGRESS", "ILLEGAL_GENERATION", "NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE"]);
+
+/**
+ * A commit refused because the group moved on (a rebalance, or this member's session lapsed while the
+ * broker was away) comes back from kafkajs wrapped as non-retriable, which would crash the consumer for
+ * good. Its cause makes the runner join the group again instead; the uncommitted batch goes to whichever
+ * member gets the partition, and the handlers are idempotent.
+ */
+function groupCause(err: unknown): unknown {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (REJOIN.has(String((e as { type?: unknown }).type))) return e;
+  }
+  return err;
+}
+
 export function createKafkaBus(options: KafkaBusOptions): Bus {
   const log = options.log;
-  const kafka = new Kafka({
+  const client = {
     clientId: options.clientId ?? "cardlink",
     brokers: options.brokers,
     logLevel: logLevel.WARN,
     logCreator: () => (entry: LogEntry) => log?.[kafkaLogLevel(entry)]({ kafka: entry.namespace, ...entry.log }, entry.log.message),
-  });
+  };
+  // The producer and admin keep kafkajs's retries (a publish the broker does not take fails within
+  // seconds, and its caller decides); the consumers get a client of their own that outlasts a restart.
+  const kafka = new Kafka(client);
+  const consumerKafka = new Kafka({ ...client, retry: CONSUMER_RETRY });
   const codec = options.codec;
   const prefix = options.namespace ? `${options.namespace}.` : "";
   const onBroker = (name: string) => prefix + name;
@@ -206,11 +241,20 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     const maxBatch = subscribeOptions.maxBatchSize ?? DEFAULT_MAX_BATCH;
     if (topics.length === 0) throw new BusError("subscribe: give at least one topic");
     for (const topic of topics) schemaOf(topic);
-    const consumer: Consumer = kafka.consumer({ ...options.consumer, groupId: onBroker(groupId), allowAutoTopicCreation: false });
+    const consumer: Consumer = consumerKafka.consumer({ ...options.consumer, groupId: onBroker(groupId), allowAutoTopicCreation: false, retry: CONSUMER_RETRY });
     const stopping = new AbortController();
     const inFlight = new Set<Promise<void>>();
     await consumer.connect();
     await consumer.subscribe({ topics: topics.map(onBroker), fromBeginning: true });
+    // kafkajs restarts a consumer that crashed on a retriable error; one it will not restart has stopped
+    // for good while the process lives on, so that is fatal (the role exits 1 and its supervisor restarts it).
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (payload.restart || stopping.signal.aborted) return;
+      const err = new BusError(`the ${groupId} consumer stopped and kafkajs will not restart it: ${payload.error.message}`, { cause: payload.error });
+      setImmediate(() => {
+        throw err;
+      });
+    });
     const joined = new Promise<void>((resolve) => {
       const off = consumer.on(consumer.events.GROUP_JOIN, () => {
         off();
@@ -240,7 +284,11 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       const partition = batch.partition;
       const commit = async (offset: number) => {
         resolveOffset(String(offset));
-        await consumer.commitOffsets([{ topic: brokerTopic, partition, offset: String(offset + 1) }]);
+        try {
+          await consumer.commitOffsets([{ topic: brokerTopic, partition, offset: String(offset + 1) }]);
+        } catch (err) {
+          throw groupCause(err);
+        }
       };
       for (let start = 0; start < batch.messages.length; start += maxBatch) {
         if (stopping.signal.aborted || !isRunning() || isStale()) return;

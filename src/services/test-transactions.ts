@@ -33,7 +33,9 @@ export interface Sent {
 /** How long a request waits for the bus to take a command before it answers without it (real ms). */
 const PUBLISH_TIMEOUT_MS = 3_000;
 /** How long after its request a purchase not known to be published is left to that request (real ms). */
-const RELAY_AFTER_MS = 10_000;
+const RELAY_AFTER_MS = 5_000;
+/** How many waiting purchases the workers publish together. */
+const RELAY_BATCH = 500;
 
 /** The bus took the command in time, or a DependencyUnavailableError (malformed commands fail as they are). */
 async function publishWithin<T>(publishing: Promise<T>): Promise<T> {
@@ -155,18 +157,26 @@ export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input:
 
 /**
  * Publishes the test purchases whose request could not (the bus was down, or the process ended between
- * its write and its publish): the workers run it on every sweep. A purchase published twice is made once,
- * as the simulators drop a purchase id they have seen.
+ * its write and its publish): the workers run it on every sweep. A batch at a time — published together
+ * (the producer sends them in one round trip) and marked in one statement — until none is left or the
+ * bus refuses. A purchase published twice is made once, as the simulators drop a purchase id they have seen.
  */
 export async function relayTestPurchases({ db, simulators }: { db: Db; simulators: SimulatorControl }): Promise<number> {
-  const waiting = await db.query<{ transaction_id: string; command: PurchaseInput }>(
-    "select transaction_id, command from test_purchases where not published and publish_after <= now() order by publish_after limit 100",
-  );
-  for (const { transaction_id, command } of waiting) {
-    await publishWithin(simulators.purchase(command));
-    await db.query("update test_purchases set published = true, command = null where transaction_id = $1", [transaction_id]);
+  let relayed = 0;
+  for (;;) {
+    const waiting = await db.query<{ transaction_id: string; command: PurchaseInput }>(
+      `select transaction_id, command from test_purchases where not published and publish_after <= now() order by publish_after limit ${RELAY_BATCH}`,
+    );
+    const results = await Promise.allSettled(waiting.map(({ command }) => publishWithin(simulators.purchase(command))));
+    const published = waiting.filter((_, i) => results[i]!.status === "fulfilled").map((w) => w.transaction_id);
+    if (published.length > 0) {
+      await db.query("update test_purchases set published = true, command = null where transaction_id = any($1::uuid[])", [published]);
+    }
+    relayed += published.length;
+    const refused = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (refused) throw refused.reason;
+    if (waiting.length < RELAY_BATCH) return relayed;
   }
-  return waiting.length;
 }
 
 async function testPurchaseOf(ctx: Ctx, transactionId: string) {

@@ -1,6 +1,6 @@
 // How kafkajs's log lines reach Cardlink's log: a rebalance is the group at work (info), a broker that
-// cannot be reached is reported once by the health watch (kafkajs's line per attempt at debug), and
-// anything else keeps kafkajs's own level.
+// cannot be reached is reported once by the health watch (kafkajs's line per attempt at debug), a
+// consumer's crash is an error and its restart a warning, and anything else keeps kafkajs's own level.
 import { logLevel } from "kafkajs";
 import { describe, expect, it } from "vitest";
 import { kafkaLogLevel } from "../../src/bus/kafka.ts";
@@ -14,6 +14,9 @@ describe("kafkajs log levels", () => {
     [entry(logLevel.ERROR, "[Connection] Connection error: connect ECONNREFUSED 127.0.0.1:9092"), "debug"],
     [entry(logLevel.ERROR, "[BrokerPool] Failed to connect to seed broker, trying another broker from the list: Connection error: connect ECONNREFUSED"), "debug"],
     [entry(logLevel.ERROR, "[Consumer] Crash: KafkaJSNonRetriableError: Invalid schema"), "error"],
+    [entry(logLevel.ERROR, "Crash: KafkaJSNumberOfRetriesExceeded: Connection error: connect ECONNREFUSED 127.0.0.1:9092"), "error"],
+    [entry(logLevel.ERROR, "Restarting the consumer in 300ms"), "warn"],
+    [entry(logLevel.ERROR, "Response CreateTopics(key: 19, version: 3)", { error: "Topic creation errors" }), "debug"],
     [entry(logLevel.WARN, "[Producer] Some unusual thing"), "warn"],
   ] as const)("%j → %s", (e, level) => {
     expect(kafkaLogLevel(e)).toBe(level);
