@@ -28,12 +28,12 @@ const MAX_SEND_BATCH = 1_000;
 
 /**
  * How a consumer rides out a broker that is gone: its fetch loop and its connection retry with backoff
- * (0.3 s doubling to 5 s) for about two and a half minutes, keeping its member id and partitions, and
+ * (0.3 s doubling to 2 s) for about two and a half minutes, keeping its member id and partitions, and
  * resume where they stopped when the broker is back. Only past that does kafkajs crash the consumer and
  * restart it, which rejoins the group. (kafkajs gave up at once when no broker was available;
  * patches/kafkajs+2.2.4.patch makes that retried too.)
  */
-const CONSUMER_RETRY = { initialRetryTime: 300, maxRetryTime: 5_000, retries: 30 };
+const CONSUMER_RETRY = { initialRetryTime: 300, maxRetryTime: 2_000, retries: 75 };
 
 /** How long createTopics waits for every partition of its topics to have a leader. */
 const LEADER_WAIT_MS = 30_000;

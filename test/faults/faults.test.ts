@@ -65,6 +65,8 @@ describe.skipIf(!haveInfra("kafkaBrokers") || !canRunFaultStack)("faults mid-str
       answered201AgainAfterMs: Math.round(Math.min(...s.answers.filter((a) => a.status === 201 && a.at >= faultEndAt).map((a) => a.at)) - faultEndAt),
       caughtUpAfterFaultEndMs: caughtUpAt === undefined ? null : Math.round(caughtUpAt - faultEndAt),
       allDeliveredAfterStreamEndMs: allDeliveredAt === undefined ? null : Math.round(allDeliveredAt - streamEndAt),
+      // The slowest answers: status, how long, and when sent relative to the fault's start.
+      slowest: [...s.answers].sort((a, b) => b.ms - a.ms).slice(0, 3).map((a) => ({ status: a.status, ms: Math.round(a.ms), sentAfterFaultMs: Math.round(a.at - faultAt) })),
     };
     process.stdout.write(`fault ${name} figures: ${JSON.stringify(figures)} (role logs: ${LOGS})\n`);
 

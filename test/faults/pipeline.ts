@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Agent, fetch } from "undici";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { luhnCheckDigit } from "../../src/domain/luhn.ts";
 import { openPostgres, type Db } from "../../src/services/db.ts";
@@ -146,6 +147,8 @@ export interface Answer {
   /** When it was sent, ms since the stream started. */
   at: number;
   id?: string;
+  /** Why no answer came (status 0). */
+  error?: string;
 }
 
 export interface Stream {
@@ -156,6 +159,13 @@ export interface Stream {
   /** Ends the stream and waits for every answer. */
   end(): Promise<void>;
 }
+
+/**
+ * The stream's HTTP client. An idle keep-alive connection is dropped after 1 s, well before the api's
+ * 5 s (Node's keep-alive timeout): with undici's default, a margin of 1 s, a busy test process reused
+ * connections the server was closing ("other side closed"), which says nothing about Cardlink.
+ */
+const client = new Agent({ keepAliveMaxTimeout: 1_000 });
 
 /** Test purchases at `perSecond`, round-robin over the world's cards. */
 export function stream(p: Pipeline, world: World, perSecond: number): Stream {
@@ -170,6 +180,7 @@ export function stream(p: Pipeline, world: World, perSecond: number): Stream {
       const sent = performance.now();
       inFlight.push(
         fetch(`${p.api}/v1/transactions/test`, {
+          dispatcher: client,
           method: "POST",
           headers: { ...world.key, "content-type": "application/json", "Idempotency-Key": randomUUID() },
           body: JSON.stringify({ cardId: world.cardIds[n % world.cardIds.length], locationId: world.locationId, amount: 10 + (n % 50) }),
@@ -178,7 +189,10 @@ export function stream(p: Pipeline, world: World, perSecond: number): Stream {
             const body = (await res.json().catch(() => ({}))) as { id?: string };
             answers.push({ n, status: res.status, ms: performance.now() - sent, at: sent - t0, ...(body.id && res.status < 300 ? { id: body.id } : {}) });
           },
-          () => void answers.push({ n, status: 0, ms: performance.now() - sent, at: sent - t0 }),
+          (err: unknown) => {
+            const cause = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+            answers.push({ n, status: 0, ms: performance.now() - sent, at: sent - t0, error: cause });
+          },
         ),
       );
       // A steady rate: the next send is due at n+1 periods from the start, whatever this one cost.

@@ -3784,7 +3784,7 @@ export interface paths {
         put?: never;
         /**
          * Make a test purchase
-         * @description Test keys only. The card's scheme simulator publishes a native authorisation for the purchase at the location (its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s.
+         * @description Test keys only. The card's scheme simulator publishes a native authorisation for the purchase at the location (its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s (less when publishing took long: the answer comes within about 6 s of the request once the purchase is published).
          */
         post: {
             parameters: {
