@@ -37,8 +37,42 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [{
-          group: ["../api/**", "../dashboard/**", "../cli/**", "../main.ts", "../runtime.ts"],
-          message: "Services sit below the transports: refuse with src/services/errors.ts, take a Ctx from src/services/context.ts.",
+          group: ["../api/**", "../dashboard/**", "../cli/**", "../main.ts", "../runtime.ts", "../qualifier/*", "../../simulators/*", "!../../simulators/host"],
+          message: "Services sit below the transports and the roles: refuse with src/services/errors.ts, take a Ctx from src/services/context.ts, reach the simulators through simulators/host.",
+        }],
+      }],
+    },
+  },
+  // The simulated networks are the other side of the bus: their engine and scheme adapters know the
+  // service only through the bus's contracts (schemas, topics, the Bus and Clock interfaces) and the domain's
+  // rules. The host glue (simulators/host: CLI, control, hub) is how the service runs and talks to them.
+  {
+    files: ["simulators/engine/**", "simulators/schemes/**"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          // gitignore-style, in order: everything of src but the domain, the bus's contracts and the Clock.
+          group: [
+            "../../src/*", "!../../src/domain", "!../../src/bus", "!../../src/clock",
+            "../../src/bus/*", "!../../src/bus/bus.ts", "!../../src/bus/messages.ts", "!../../src/bus/messages.generated.ts",
+            "!../../src/bus/topics.ts", "!../../src/bus/dead-letter.ts", "!../../src/bus/avro.ts",
+            "../../src/clock/*", "!../../src/clock/index.ts", "../host/*",
+          ],
+          message: "The simulators' engine and schemes import only the bus contracts and src/domain, never the service or the host glue.",
+        }],
+      }],
+    },
+  },
+  // Nothing reaches into a role: the qualifier is started through src/qualifier/index.ts, the simulators
+  // through simulators/host.
+  {
+    files: ["src/**"],
+    ignores: ["src/qualifier/**", "src/domain/**", "src/services/**"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          group: ["**/qualifier/*", "!**/qualifier/index.ts", "**/simulators/*", "!**/simulators/host"],
+          message: "Use a role's entry (src/qualifier/index.ts, simulators/host/*), not its internals.",
         }],
       }],
     },

@@ -12,8 +12,8 @@ import { createKafkaBus, registryCodec } from "../src/bus/kafka.ts";
 import { singleObjectCodec } from "../src/bus/single-object-codec.ts";
 import type { VisaTransaction } from "../src/bus/messages.ts";
 import { loadSchema } from "../src/bus/avro.ts";
-import { DRY_RUN_DEFAULTS, dryRun } from "../simulators/shared/dry-run.ts";
-import { ADAPTERS } from "../simulators/shared/schemes.ts";
+import { DRY_RUN_DEFAULTS, dryRun } from "../simulators/engine/dry-run.ts";
+import { ADAPTERS } from "../simulators/schemes/index.ts";
 
 const COUNT = Number(process.env.BENCH_BUS_COUNT ?? 20_000);
 const messages = dryRun(ADAPTERS.visa, { ...DRY_RUN_DEFAULTS, seed: 1, count: COUNT, cards: 500 })

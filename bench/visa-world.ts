@@ -3,8 +3,8 @@
 import type { Services } from "../src/api/context.ts";
 import { startRoles } from "../src/roles.ts";
 import type { VisaTransaction } from "../src/bus/messages.ts";
-import { ADAPTERS } from "../simulators/shared/schemes.ts";
-import { emptyMids, type Purchase } from "../simulators/shared/types.ts";
+import { ADAPTERS } from "../simulators/schemes/index.ts";
+import { emptyMids, type Purchase } from "../simulators/engine/types.ts";
 
 export type VisaMids = { vmid: string; vsid: string; visaAcquiringMid: string; visaBin: string };
 export type BenchLocation = { id: string; status: { visa: { mids: VisaMids[] } } };

@@ -12,7 +12,7 @@ import { createApp } from "./api/app.ts";
 import { createAccount, getAccount } from "./services/accounts.ts";
 import { migrate } from "./services/migrate.ts";
 import type { Services } from "./api/context.ts";
-import { SIMULATOR_USAGE, faultsCommand, simulateCommand, simulatorRole, trafficCommand } from "../simulators/shared/cli.ts";
+import { SIMULATOR_USAGE, faultsCommand, simulateCommand, simulatorRole, trafficCommand } from "../simulators/host/cli.ts";
 import { MAX_SEED_COUNT, seedMidInsights } from "./services/mid-insights-seed.ts";
 import { UUID_PATTERN } from "./services/ids.ts";
 import { ALL_ROLES, startRoles } from "./roles.ts";

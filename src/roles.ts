@@ -2,10 +2,9 @@
 // one-role commands (`qualifier`, `dispatcher`, `workers`, `simulator --scheme X`) on Kafka.
 import type { Services } from "./api/context.ts";
 import { topicSpecs } from "./bus/topics.ts";
-import { startSimulators } from "../simulators/shared/hub.ts";
+import { startSimulators } from "../simulators/host/hub.ts";
 import type { Scheme } from "./bus/messages.ts";
-import { startQualifier } from "./qualifier/index.ts";
-import type { Outcome } from "./qualifier/batch.ts";
+import { startQualifier, type Outcome } from "./qualifier/index.ts";
 import { createDispatcher } from "./webhooks/dispatcher.ts";
 import { sweepDue } from "./lifecycle/due.ts";
 import { startLifecycle } from "./lifecycle/network.ts";

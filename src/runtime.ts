@@ -12,7 +12,7 @@ import { createRateLimiter } from "./api/middleware/rate-limit.ts";
 import type { Services } from "./api/context.ts";
 import { randomBase62 } from "./services/ids.ts";
 import { lazyBus, openBus } from "./bus/index.ts";
-import { createSimulatorControl } from "../simulators/shared/control.ts";
+import { createSimulatorControl } from "../simulators/host/control.ts";
 import { runDue } from "./lifecycle/due.ts";
 import { createHealth } from "./health/index.ts";
 

@@ -7,7 +7,7 @@ import type { Db } from "../services/db.ts";
 import type { Account } from "../services/accounts.ts";
 import type { RateLimiter } from "./middleware/rate-limit.ts";
 import type { Bus } from "../bus/bus.ts";
-import type { SimulatorControl } from "../../simulators/shared/control.ts";
+import type { SimulatorControl } from "../../simulators/host/control.ts";
 import type { Health } from "../health/index.ts";
 import type { Ctx } from "../services/context.ts";
 

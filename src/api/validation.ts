@@ -1,19 +1,7 @@
 // Turns zod failures into the one 400 body: every message names the field and the rule.
 import { z, type ZodError } from "zod";
+import { describeZodError } from "../domain/field-errors.ts";
 import { ApiError } from "./errors.ts";
-
-export function describeZodError(error: ZodError, target?: string): string {
-  return error.issues
-    .map((issue) => {
-      if (issue.code === "unrecognized_keys") {
-        const base = issue.path.length ? `${issue.path.join(".")}.` : "";
-        return issue.keys.map((k) => `${base}${k}: unknown field`).join("; ");
-      }
-      const field = issue.path.length ? issue.path.join(".") : (target ?? "body");
-      return `${field}: ${issue.message}`;
-    })
-    .join("; ");
-}
 
 export const validationError = (error: ZodError, target?: string) =>
   new ApiError("invalid_request", describeZodError(error, target));

@@ -5,13 +5,13 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock/index.ts";
 import type { Db } from "../services/db.ts";
 import type { Health } from "../health/index.ts";
-import type { SimulatorControl } from "../../simulators/shared/control.ts";
+import type { SimulatorControl } from "../../simulators/host/control.ts";
 import { forgetExpiredKeys } from "../services/idempotency.ts";
 import { relayTestPurchases } from "../services/test-transactions.ts";
 import { approveDueBrands } from "../services/brands.ts";
 import { runMarketplaceDue } from "../services/offers.ts";
 import { runOffboardingDue } from "../services/mid-insights.ts";
-import { runQualificationsDue } from "../qualifier/qualification-due.ts";
+import { runQualificationsDue } from "../services/qualification-due.ts";
 
 const DUE_WORK: Record<string, (db: Db, now: Date) => Promise<number>> = {
   "brand consent": approveDueBrands,

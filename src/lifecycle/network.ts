@@ -4,7 +4,7 @@
 // and apply the networks' replies from the bus. Runs in the `workers` role (inside `npm start` too).
 import type { Logger } from "pino";
 import { z } from "zod";
-import { describeZodError } from "../api/validation.ts";
+import { describeZodError } from "../domain/field-errors.ts";
 import type { Bus, BusMessage, Subscription } from "../bus/bus.ts";
 import { deadLetter } from "../bus/dead-letter.ts";
 import { LOOKUP_ERROR_CODES, type LookupReply, type OnboardingReply } from "../bus/messages.ts";

@@ -25,11 +25,10 @@ import { instantOf } from "../domain/local-dates.ts";
 import { newId } from "../services/ids.ts";
 import { toTransaction, type Transaction, type TransactionRow } from "../services/transactions.ts";
 import type { Offer } from "../services/offers.ts";
-import type { LocationRow as StoredLocation } from "../services/locations.ts";
 import type { OfferIndex } from "./offer-index.ts";
 import type { LocationIndex } from "./location-index.ts";
 import { normalise } from "./normalise/index.ts";
-import type { NetworkTransaction } from "./normalise/types.ts";
+import type { NetworkTransaction, TransactionCard, TransactionLocation } from "../services/network-transaction.ts";
 
 export type Outcome =
   | { kind: "recorded"; transactionId: string; events: string[] }
@@ -123,22 +122,6 @@ async function dropDuplicates(db: Db, items: Item[]): Promise<Verdict[]> {
 
 // ------------------------------------------------------------------------------------------ facts
 
-export interface CardRow {
-  id: string;
-  account_id: string;
-  live: boolean;
-  program_id: string;
-  first_numbers: string;
-  last_numbers: string;
-  scheme: string;
-  metadata: Record<string, unknown> | null;
-}
-
-/** A location with its brand's name and logo, as the transaction record shows them. */
-export interface LocationRow extends StoredLocation {
-  brand_name: string;
-  brand_logo_url: string | null;
-}
 
 interface ActivationRow {
   id: string;
@@ -149,11 +132,11 @@ interface ActivationRow {
 }
 
 interface Facts {
-  cards: Map<string, CardRow>;
+  cards: Map<string, TransactionCard>;
   /** Transactions already recorded that the batch's messages name (locked for update). */
   existing: Map<string, TransactionRow>;
   /** Per item: the location its MIDs name in its card's program. */
-  locations: Map<Item, LocationRow>;
+  locations: Map<Item, TransactionLocation>;
   /** MID record ids by `programId|scheme|networkKey`. */
   mids: Map<string, string>;
   offers: ReadonlyMap<string, Offer[]>;
@@ -167,7 +150,7 @@ const refundIdOf = (tx: NetworkTransaction) => transactionIdFor(tx.scheme, "refu
 const midKey = (programId: string, scheme: string, key: string) => `${programId}|${scheme}|${key}`;
 
 async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locations">, items: Item[], now: Date): Promise<Facts> {
-  const cardRows = await db.query<CardRow>("select * from cards where id = any($1::uuid[])", [[...new Set(items.map((i) => i.tx.cardId))]]);
+  const cardRows = await db.query<TransactionCard>("select * from cards where id = any($1::uuid[])", [[...new Set(items.map((i) => i.tx.cardId))]]);
   const cards = new Map(cardRows.map((c) => [c.id, c]));
 
   const ids = new Set<string>();
@@ -184,7 +167,7 @@ async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locatio
   // Locations by MID, from the in-memory location index (location-index.ts). Purchases already recorded
   // keep their location; refunds of a known purchase take the purchase's.
   const locationOf = await indexes.locations.current(db);
-  const locations = new Map<Item, LocationRow>();
+  const locations = new Map<Item, TransactionLocation>();
   for (const item of items) {
     const { tx } = item;
     const card = cards.get(tx.cardId);
@@ -426,7 +409,7 @@ function countActivation(plan: Plan, facts: Facts, candidates: Offer[], offerId:
 }
 
 /** Where the record says the purchase happened: the original purchase's place for a refund of one. */
-function placeOf(original: TransactionRow | undefined, location: LocationRow): Pick<Row, "location_id" | "brand_id" | "brand" | "location"> {
+function placeOf(original: TransactionRow | undefined, location: TransactionLocation): Pick<Row, "location_id" | "brand_id" | "brand" | "location"> {
   if (original) {
     const o = original as Row;
     return { location_id: o.location_id, brand_id: o.brand?.id ?? null, brand: o.brand, location: o.location };
@@ -452,7 +435,7 @@ function newRow(i: {
   id: string;
   kind: "purchase" | "refund";
   tx: NetworkTransaction;
-  card: CardRow;
+  card: TransactionCard;
   now: Date;
   result: OfferResult;
   originalId: string | null;

@@ -14,6 +14,8 @@ import { createOfferIndex } from "./offer-index.ts";
 import { createLocationIndex } from "./location-index.ts";
 import { processBatch, type Outcome } from "./batch.ts";
 
+export type { Outcome } from "./batch.ts";
+
 const QUALIFIER_GROUP = "qualifier";
 
 export interface QualifierDeps {

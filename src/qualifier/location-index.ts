@@ -6,8 +6,7 @@
 // on all three schemes, keyed by program, scheme and MID): ≈ 380 MiB of V8 heap per 100k such locations,
 // most of it the 600k key strings (README "Memory").
 import type { Db } from "../services/db.ts";
-import type { NetworkTransaction } from "./normalise/types.ts";
-import type { LocationRow } from "./batch.ts";
+import type { NetworkTransaction, TransactionLocation } from "../services/network-transaction.ts";
 
 export interface LocationIndex {
   /**
@@ -15,7 +14,7 @@ export interface LocationIndex {
    * scheme whose MIDs contain the message's, as of this call (read with `db`, inside the caller's
    * transaction). Undefined when the message carries no MID or none matches.
    */
-  current(db: Db): Promise<(programId: string, tx: Pick<NetworkTransaction, "scheme" | "merchant">) => LocationRow | undefined>;
+  current(db: Db): Promise<(programId: string, tx: Pick<NetworkTransaction, "scheme" | "merchant">) => TransactionLocation | undefined>;
 }
 
 type Mid = Record<string, unknown>;
@@ -57,20 +56,20 @@ export function probeKey(tx: Pick<NetworkTransaction, "scheme" | "merchant">): s
 
 export function createLocationIndex(): LocationIndex {
   let version = -1;
-  let byMid = new Map<string, LocationRow>();
+  let byMid = new Map<string, TransactionLocation>();
 
   async function reload(db: Db, next: number) {
-    const rows = await db.query<LocationRow & { scheme: string; mids: Mid[] | null }>(
+    const rows = await db.query<TransactionLocation & { scheme: string; mids: Mid[] | null }>(
       `select l.*, b.name as brand_name, b.logo_url as brand_logo_url, n.scheme::text as scheme, n.mids
        from location_networks n join locations l on l.id = n.location_id join brands b on b.id = l.brand_id
        where n.status = 'Active'
        order by l.created, l.id`,
     );
-    const map = new Map<string, LocationRow>();
-    const shared = new Map<string, LocationRow>();
+    const map = new Map<string, TransactionLocation>();
+    const shared = new Map<string, TransactionLocation>();
     for (const { scheme, mids, ...row } of rows) {
       let location = shared.get(row.id);
-      if (!location) shared.set(row.id, (location = row as LocationRow));
+      if (!location) shared.set(row.id, (location = row as TransactionLocation));
       for (const mid of mids ?? []) {
         for (const key of midKeys(scheme, mid)) {
           const k = `${location.program_id}|${scheme}|${key}`;

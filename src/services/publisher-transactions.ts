@@ -9,8 +9,7 @@ import { enqueueEvent } from "./outbox.ts";
 import { newId } from "./ids.ts";
 import { toTransaction, type TransactionRow } from "./transactions.ts";
 import type { Offer } from "./offers.ts";
-import type { CardRow, LocationRow } from "../qualifier/batch.ts";
-import type { NetworkTransaction } from "../qualifier/normalise/types.ts";
+import type { NetworkTransaction, TransactionCard, TransactionLocation } from "./network-transaction.ts";
 
 export interface ProcessDeps {
   db: Db;
@@ -37,8 +36,8 @@ interface InsertInput {
   id: string;
   kind: "purchase" | "refund";
   tx: NetworkTransaction;
-  card: CardRow;
-  location: LocationRow | null;
+  card: TransactionCard;
+  location: TransactionLocation | null;
   result: OfferResult;
   originalId: string | null;
   qualificationDue: string | null;
@@ -155,7 +154,7 @@ export async function processPublisherTransaction(
 ): Promise<{ transactionId: string; created: boolean } | { missing: "card" }> {
   const now = deps.clock.now();
   return deps.db.tx(async (db) => {
-    const [card] = await db.query<CardRow>("select * from cards where id = $1 and account_id = $2 and live = $3", [
+    const [card] = await db.query<TransactionCard>("select * from cards where id = $1 and account_id = $2 and live = $3", [
       input.cardId,
       offer.publisherId,
       offer.live,

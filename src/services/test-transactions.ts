@@ -3,7 +3,7 @@
 // the qualifier to record it.
 import type { Ctx } from "./context.ts";
 import { DomainError, invalid, notFound } from "./errors.ts";
-import type { PurchaseInput, PurchaseRef, SimulatorControl } from "../../simulators/shared/control.ts";
+import type { PurchaseInput, PurchaseRef, SimulatorControl } from "../../simulators/host/control.ts";
 import { BusValidationError } from "../bus/bus.ts";
 import { DependencyUnavailableError } from "../health/index.ts";
 import { within } from "../health/dependency.ts";

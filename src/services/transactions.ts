@@ -2,7 +2,7 @@
 import type { Ctx } from "./context.ts";
 import { notFound } from "./errors.ts";
 import type { OfferResult } from "../domain/qualification.ts";
-import type { Identifiers } from "../qualifier/normalise/types.ts";
+import type { Identifiers } from "./network-transaction.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 

@@ -3,7 +3,7 @@
 // environment (made on first use, reused after), then waits for the event and its first delivery.
 import type { Ctx } from "./context.ts";
 import { DomainError } from "./errors.ts";
-import type { SimulatorControl } from "../../simulators/shared/control.ts";
+import type { SimulatorControl } from "../../simulators/host/control.ts";
 import { addDays, localAt } from "../domain/local-dates.ts";
 import { createProgram } from "./programs.ts";
 import { createBrand } from "./brands.ts";

@@ -1,4 +1,5 @@
-// The layer rules in eslint.config.js: each arrow that must not come back fails lint. Linted as text at
+// The layer rules in eslint.config.js (domain ← services ← transports; no role's internals; the simulated
+// networks on the bus's contracts): each arrow that must not come back fails lint. Linted as text at
 // the path the import would be written in, so the tree itself stays untouched.
 import { ESLint } from "eslint";
 import { fileURLToPath } from "node:url";
@@ -21,6 +22,16 @@ describe("layer rules", () => {
     ["src/domain/example.ts", 'import type { Bus } from "../bus/bus.ts";\nexport type B = Bus;\n'],
     ["src/domain/example.ts", 'import { readFileSync } from "node:fs";\nexport const r = readFileSync;\n'],
     ["src/domain/example.ts", 'import postgres from "postgres";\nexport const p = postgres;\n'],
+    ["src/services/example.ts", 'import type { Outcome } from "../qualifier/batch.ts";\nexport type O = Outcome;\n'],
+    ["src/services/example.ts", 'import { faultsSchema } from "../../simulators/engine/faults.ts";\nexport const f = faultsSchema;\n'],
+    ["src/api/routes/example.ts", 'import { processBatch } from "../../qualifier/batch.ts";\nexport const p = processBatch;\n'],
+    ["src/example.ts", 'import { normalise } from "./qualifier/normalise/index.ts";\nexport const n = normalise;\n'],
+    ["src/api/routes/admin/example.ts", 'import { faultsShape } from "../../../../simulators/engine/faults.ts";\nexport const f = faultsShape;\n'],
+    ["simulators/engine/example.ts", 'import type { Db } from "../../src/services/db.ts";\nexport type D = Db;\n'],
+    ["simulators/engine/example.ts", 'import { validationError } from "../../src/api/validation.ts";\nexport const v = validationError;\n'],
+    ["simulators/engine/example.ts", 'import { openBus } from "../../src/bus/index.ts";\nexport const o = openBus;\n'],
+    ["simulators/engine/example.ts", 'import { createSimulatorControl } from "../host/control.ts";\nexport const c = createSimulatorControl;\n'],
+    ["simulators/schemes/example.ts", 'import { readCredentials } from "../../src/runtime.ts";\nexport const r = readCredentials;\n'],
   ])("%s may not %s", async (path, source) => {
     expect(await restricted(path, source)).toHaveLength(1);
   }, 60_000);
@@ -28,6 +39,12 @@ describe("layer rules", () => {
   it.each([
     ["src/services/example.ts", 'import { money } from "../domain/money.ts";\nexport const m = money;\n'],
     ["src/domain/example.ts", 'import { luhnValid } from "./luhn.ts";\nexport const l = luhnValid;\n'],
+    ["src/example.ts", 'import { startQualifier } from "./qualifier/index.ts";\nexport const s = startQualifier;\n'],
+    ["src/example.ts", 'import { startSimulators } from "../simulators/host/hub.ts";\nexport const s = startSimulators;\n'],
+    ["src/services/example.ts", 'import type { SimulatorControl } from "../../simulators/host/control.ts";\nexport type S = SimulatorControl;\n'],
+    ["simulators/engine/example.ts", 'import type { VisaTransaction } from "../../src/bus/messages.ts";\nexport type V = VisaTransaction;\n'],
+    ["simulators/engine/example.ts", 'import { roundMoney } from "../../src/domain/money.ts";\nexport const r = roundMoney;\n'],
+    ["simulators/schemes/example.ts", 'import type { Clock } from "../../src/clock/index.ts";\nexport type C = Clock;\n'],
   ])("%s may %s", async (path, source) => {
     expect(await restricted(path, source)).toEqual([]);
   }, 60_000);

@@ -12,8 +12,8 @@ import type { Subscription } from "../../src/bus/bus.ts";
 import type { Db } from "../../src/services/db.ts";
 import { instantOf } from "../../src/domain/local-dates.ts";
 import { recordOnboardingReply } from "../../src/services/mid-insights.ts";
-import { ADAPTERS } from "../../simulators/shared/schemes.ts";
-import { emptyMids, type Purchase } from "../../simulators/shared/types.ts";
+import { ADAPTERS } from "../../simulators/schemes/index.ts";
+import { emptyMids, type Purchase } from "../../simulators/engine/types.ts";
 
 let h: Harness;
 let simulators: RunningRoles;

@@ -11,8 +11,8 @@ import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
 import type { Db } from "../../src/services/db.ts";
 import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
 import type { DeadLetter } from "../../src/bus/messages.ts";
-import { generatePools, PurchaseStream } from "../../simulators/shared/generator.ts";
-import { ADAPTERS } from "../../simulators/shared/schemes.ts";
+import { generatePools, PurchaseStream } from "../../simulators/engine/generator.ts";
+import { ADAPTERS } from "../../simulators/schemes/index.ts";
 
 let h: Harness;
 let simulators: RunningRoles;

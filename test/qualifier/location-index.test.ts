@@ -7,7 +7,7 @@ import { createHarness, expectStatus, type Harness } from "../support/harness.ts
 import { world, type World } from "../support/offers-world.ts";
 import { startRoles, type RunningRoles } from "../../src/roles.ts";
 import { createLocationIndex } from "../../src/qualifier/location-index.ts";
-import { emptyMids } from "../../simulators/shared/types.ts";
+import { emptyMids } from "../../simulators/engine/types.ts";
 
 let h: Harness;
 let roles: RunningRoles;

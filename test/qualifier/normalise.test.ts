@@ -1,11 +1,11 @@
 // Each scheme's native messages, as its simulator builds them, normalised into the neutral form.
 import { describe, expect, it } from "vitest";
 import { normalise } from "../../src/qualifier/normalise/index.ts";
-import { generatePools, PurchaseStream } from "../../simulators/shared/generator.ts";
-import { HOUR_MS } from "../../simulators/shared/scheme.ts";
+import { generatePools, PurchaseStream } from "../../simulators/engine/generator.ts";
+import { HOUR_MS } from "../../simulators/engine/scheme.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
-import { ADAPTERS } from "../../simulators/shared/schemes.ts";
-import type { NetworkTransaction } from "../../src/qualifier/normalise/types.ts";
+import { ADAPTERS } from "../../simulators/schemes/index.ts";
+import type { NetworkTransaction } from "../../src/services/network-transaction.ts";
 
 const AT = new Date("2026-03-10T15:20:00Z");
 const LATER = new Date(AT.getTime() + 60 * HOUR_MS);

@@ -8,9 +8,9 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadSchema, normalize } from "../../src/bus/avro.ts";
 import type { AmexTransaction, MastercardTransaction, VisaTransaction } from "../../src/bus/messages.ts";
-import { DRY_RUN_DEFAULTS, dryRun } from "../../simulators/shared/dry-run.ts";
-import { HOUR_MS } from "../../simulators/shared/scheme.ts";
-import { ADAPTERS } from "../../simulators/shared/schemes.ts";
+import { DRY_RUN_DEFAULTS, dryRun } from "../../simulators/engine/dry-run.ts";
+import { HOUR_MS } from "../../simulators/engine/scheme.ts";
+import { ADAPTERS } from "../../simulators/schemes/index.ts";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "cardlink-dry-run-"));

@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AmexTransaction, LookupReply, MastercardTransaction, OnboardingReply, VisaTransaction } from "../../src/bus/messages.ts";
 import { TOPICS, transactionTopic } from "../../src/bus/topics.ts";
-import { FaultDice } from "../../simulators/shared/faults.ts";
-import { DAY_MS } from "../../simulators/shared/scheme.ts";
+import { FaultDice } from "../../simulators/engine/faults.ts";
+import { DAY_MS } from "../../simulators/engine/scheme.ts";
 import { expectError, expectStatus } from "../support/harness.ts";
 import { readTopic, sampleCard, sampleLocation, simulatorHarness, waitFor, type SimulatorHarness, type TopicReader } from "./helpers.ts";
 

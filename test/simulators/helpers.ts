@@ -2,8 +2,8 @@
 // that records what lands on a topic, and the service records traffic and commands draw on.
 import { randomUUID } from "node:crypto";
 import type { BusMessage } from "../../src/bus/bus.ts";
-import { startSimulators, type RunningSimulators } from "../../simulators/shared/hub.ts";
-import type { Scheme } from "../../simulators/shared/types.ts";
+import { startSimulators, type RunningSimulators } from "../../simulators/host/hub.ts";
+import type { Scheme } from "../../simulators/engine/types.ts";
 import { createHarness, type Harness } from "../support/harness.ts";
 
 export interface SimulatorHarness extends Harness {

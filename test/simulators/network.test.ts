@@ -7,8 +7,8 @@ import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
 import type { AmexTransaction, DeadLetter, LookupReply, LookupRequest, MastercardTransaction, OnboardingReply, OnboardingRequest, VisaTransaction } from "../../src/bus/messages.ts";
 import { TOPICS, transactionTopic } from "../../src/bus/topics.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
-import { DAY_MS, HOUR_MS } from "../../simulators/shared/scheme.ts";
-import { emptyMids } from "../../simulators/shared/types.ts";
+import { DAY_MS, HOUR_MS } from "../../simulators/engine/scheme.ts";
+import { emptyMids } from "../../simulators/engine/types.ts";
 import { readTopic, sampleCard, sampleLocation, simulatorHarness, waitFor, type SimulatorHarness, type TopicReader } from "./helpers.ts";
 
 let h: SimulatorHarness;

@@ -4,14 +4,14 @@ import { describe, expect, it } from "vitest";
 import { loadSchema, normalize } from "../../src/bus/avro.ts";
 import type { LookupRequest } from "../../src/bus/messages.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
-import { generatePools, PurchaseStream } from "../../simulators/shared/generator.ts";
-import { matchScore } from "../../simulators/shared/matching.ts";
-import { nextBatch } from "../../simulators/mastercard/index.ts";
-import { derivedRandom, digits, hashSeed, seededRandom } from "../../simulators/shared/random.ts";
-import { HOUR_MS } from "../../simulators/shared/scheme.ts";
+import { generatePools, PurchaseStream } from "../../simulators/engine/generator.ts";
+import { matchScore } from "../../simulators/engine/matching.ts";
+import { nextBatch } from "../../simulators/schemes/mastercard.ts";
+import { derivedRandom, digits, hashSeed, seededRandom } from "../../simulators/engine/random.ts";
+import { HOUR_MS } from "../../simulators/engine/scheme.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
-import { ADAPTERS } from "../../simulators/shared/schemes.ts";
-import type { Purchase } from "../../simulators/shared/types.ts";
+import { ADAPTERS } from "../../simulators/schemes/index.ts";
+import type { Purchase } from "../../simulators/engine/types.ts";
 
 const AT = new Date("2026-03-10T15:20:00Z");
 const purchaseFor = (scheme: (typeof SCHEMES)[number], seed = 1): Purchase => {

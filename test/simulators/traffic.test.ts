@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { VisaTransaction } from "../../src/bus/messages.ts";
 import { transactionTopic } from "../../src/bus/topics.ts";
-import { startSimulators } from "../../simulators/shared/hub.ts";
-import type { TrafficStatus } from "../../simulators/shared/control.ts";
+import { startSimulators } from "../../simulators/host/hub.ts";
+import type { TrafficStatus } from "../../simulators/host/control.ts";
 import { expectError, expectStatus, type Client } from "../support/harness.ts";
 import { readTopic, simulatorHarness, waitFor, type SimulatorHarness, type TopicReader } from "./helpers.ts";
 

@@ -2,7 +2,7 @@
 // NetworkTransaction. A message that fails gets a reason naming the field, for the dead-letter topic.
 import { z } from "zod";
 import type { AmexTransaction, MastercardTransaction, Scheme, VisaTransaction } from "../../bus/messages.ts";
-import type { NetworkTransaction, Normalised, Stage } from "./types.ts";
+import type { NetworkTransaction, Normalised, Stage } from "../../services/network-transaction.ts";
 
 const localDateTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, "must be YYYY-MM-DDThh:mm:ss");
 const nullableString = z.string().min(1).nullable();

@@ -2,7 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
-import { trafficOptionsSchema } from "../../../../simulators/shared/settings.ts";
+import { trafficOptionsSchema } from "../../../../simulators/host/control.ts";
 import { SCHEMES } from "../../../domain/scheme.ts";
 
 const counts = z

@@ -6,11 +6,11 @@ import type { Services } from "../../src/api/context.ts";
 import type { Config } from "../../src/config/index.ts";
 import { topicSpecs } from "../../src/bus/topics.ts";
 import { readCredentials } from "../../src/runtime.ts";
-import { DRY_RUN_DEFAULTS, dryRun } from "./dry-run.ts";
+import { DRY_RUN_DEFAULTS, dryRun } from "../engine/dry-run.ts";
 import { startSimulators } from "./hub.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
-import { ADAPTERS } from "./schemes.ts";
-import type { Scheme } from "./types.ts";
+import { ADAPTERS } from "../schemes/index.ts";
+import type { Scheme } from "../engine/types.ts";
 
 export const SIMULATOR_USAGE = `  simulate --scheme visa|mastercard|amex --seed N --count N --out FILE
            [--cards N] [--merchants N] [--start ISO] [--gap SECONDS]

@@ -1,12 +1,12 @@
 // Runs simulated networks in this process: all three inside `npm start`, one per `simulator --scheme`.
 import type { Bus } from "../../src/bus/bus.ts";
 import type { Clock } from "../../src/clock/index.ts";
-import type { SimulatorDb as Db } from "./store.ts";
+import type { SimulatorDb as Db } from "../engine/store.ts";
 import type { Logger } from "pino";
 import type { SimulatorControl } from "./control.ts";
-import { NetworkSimulator } from "./network.ts";
-import { ADAPTERS } from "./schemes.ts";
-import type { Scheme } from "./types.ts";
+import { NetworkSimulator } from "../engine/network.ts";
+import { ADAPTERS } from "../schemes/index.ts";
+import type { Scheme } from "../engine/types.ts";
 
 export interface RunningSimulators {
   networks: NetworkSimulator[];

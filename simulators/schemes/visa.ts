@@ -4,9 +4,9 @@ import type { VisaTransaction } from "../../src/bus/messages.ts";
 import { transactionTopic } from "../../src/bus/topics.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
-import { alphanumeric, derivedRandom, digits } from "../shared/random.ts";
-import { baseEntry, clearingDelayMs, descriptor, isoDate, type SchemeAdapter } from "../shared/scheme.ts";
-import { emptyMids, type MessageKind, type Purchase } from "../shared/types.ts";
+import { alphanumeric, derivedRandom, digits } from "../engine/random.ts";
+import { baseEntry, clearingDelayMs, descriptor, isoDate, type SchemeAdapter } from "../engine/scheme.ts";
+import { emptyMids, type MessageKind, type Purchase } from "../engine/types.ts";
 
 const ids = (purchaseId: string) => {
   const random = derivedRandom("visa", purchaseId);

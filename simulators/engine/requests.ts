@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { isLocalDateTime } from "../../src/domain/local-dates.ts";
-import { describeZodError } from "../../src/api/validation.ts";
+import { describeZodError } from "../../src/domain/field-errors.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
 
 const scheme = z.enum(SCHEMES);

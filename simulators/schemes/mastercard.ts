@@ -5,9 +5,9 @@ import type { MastercardTransaction } from "../../src/bus/messages.ts";
 import { transactionTopic } from "../../src/bus/topics.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
-import { alphanumeric, derivedRandom, digits } from "../shared/random.ts";
-import { DAY_MS, HOUR_MS, baseEntry, isoDate, type SchemeAdapter } from "../shared/scheme.ts";
-import { emptyMids, type MessageKind, type Purchase } from "../shared/types.ts";
+import { alphanumeric, derivedRandom, digits } from "../engine/random.ts";
+import { DAY_MS, HOUR_MS, baseEntry, isoDate, type SchemeAdapter } from "../engine/scheme.ts";
+import { emptyMids, type MessageKind, type Purchase } from "../engine/types.ts";
 
 const BANKNET_PREFIXES = ["MCC", "MDS", "MWE"];
 

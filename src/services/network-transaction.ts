@@ -1,5 +1,7 @@
-// The scheme-neutral view of one network message that the rest of the qualifier works on.
-import type { MerchantIds, Scheme } from "../../bus/messages.ts";
+// The scheme-neutral view of one network message (the qualifier's normalised form, and what the services
+// record), and the card and location rows it is matched to.
+import type { MerchantIds, Scheme } from "../bus/messages.ts";
+import type { LocationRow } from "./locations.ts";
 
 export type Stage = "auth" | "clearing" | "refund" | "void";
 
@@ -36,3 +38,21 @@ export interface NetworkTransaction {
 }
 
 export type Normalised = { ok: true; value: NetworkTransaction } | { ok: false; reason: string };
+
+/** The card a transaction is matched to, as stored. */
+export interface TransactionCard {
+  id: string;
+  account_id: string;
+  live: boolean;
+  program_id: string;
+  first_numbers: string;
+  last_numbers: string;
+  scheme: string;
+  metadata: Record<string, unknown> | null;
+}
+
+/** A location with its brand's name and logo, as the transaction record shows them. */
+export interface TransactionLocation extends LocationRow {
+  brand_name: string;
+  brand_logo_url: string | null;
+}

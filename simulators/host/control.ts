@@ -6,13 +6,17 @@ import type { Bus } from "../../src/bus/bus.ts";
 import type { MerchantIds, SimulatorCommand } from "../../src/bus/messages.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
-import type { SimulatorDb as Db } from "./store.ts";
+import type { SimulatorDb as Db } from "../engine/store.ts";
 import type { PurchaseStanding } from "../../src/domain/purchase-follow-ups.ts";
-import { findPurchase, standingOf } from "./history.ts";
-import { NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
-import { ADAPTERS } from "./schemes.ts";
-import { insertRun, latestRun, readFaults, runCounts, stopRuns, writeFaults, type SchemeCounts, type TrafficOptions, type TrafficRun } from "./settings.ts";
-import { emptyMids, type Scheme } from "./types.ts";
+import { findPurchase, standingOf } from "../engine/history.ts";
+import { NO_FAULTS, faultsSchema, type Faults } from "../engine/faults.ts";
+import { ADAPTERS } from "../schemes/index.ts";
+import { insertRun, latestRun, readFaults, runCounts, stopRuns, writeFaults, type SchemeCounts, type TrafficOptions, type TrafficRun } from "../engine/settings.ts";
+import { emptyMids, type Scheme } from "../engine/types.ts";
+
+// The shapes the operator surface validates settings with (the /admin routes name them in the OpenAPI document).
+export { faultsShape } from "../engine/faults.ts";
+export { trafficOptionsSchema } from "../engine/settings.ts";
 
 export interface PurchaseInput {
   scheme: Scheme;
