@@ -2,7 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
-import { commonErrors, jsonBody, jsonResponse, listOf, pageQuery, uuid } from "../../schemas.ts";
+import { commonErrors, emailAddress, jsonBody, jsonResponse, listOf, pageQuery, uuid } from "../../schemas.ts";
 import { createAccount, listAccounts, updateAccount } from "../../../services/accounts.ts";
 
 const tier = z.enum(["standard", "premium"], { message: "must be standard or premium" });
@@ -36,7 +36,7 @@ const create = createRoute({
       z.strictObject({
         name: z.string().trim().min(1, "must not be empty").max(200),
         tier: tier.default("standard"),
-        email: z.email({ message: "must be an e-mail address" }).optional(),
+        email: emailAddress.optional(),
       }),
     ),
   },

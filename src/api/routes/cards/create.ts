@@ -18,6 +18,7 @@ const body = z
         `number. Test keys accept only the test numbers (${TEST_NUMBER_RULE}); live keys refuse them. ` +
         "Only the first six and last four digits are kept.",
       example: "4444000000004008",
+      pattern: "^[0-9]{12,19}$",
     }),
     expMonth: z.number().int("must be a whole number").min(1, "must be 1 to 12").max(12, "must be 1 to 12").openapi({ example: 12 }),
     expYear: z

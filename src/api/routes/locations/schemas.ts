@@ -41,7 +41,7 @@ const VisaMid = z
     visaBin: mid("visaBin").optional().openapi({ description: "Acquirer BIN, 6 to 11 digits." }),
   })
   .refine((m) => Object.keys(m).length > 0, "must have at least one of vmid, vsid, visaAcquiringMid, visaBin")
-  .openapi("VisaMid");
+  .openapi("VisaMid", { minProperties: 1 });
 
 const MastercardMid = z
   .strictObject({
@@ -49,7 +49,7 @@ const MastercardMid = z
     mcAcquiringMid: mid("mcAcquiringMid").optional().openapi({ description: "Acquiring MID, 1 to 15 letters or digits." }),
   })
   .refine((m) => Object.keys(m).length > 0, "must have at least one of mcLocationId, mcAcquiringMid")
-  .openapi("MastercardMid");
+  .openapi("MastercardMid", { minProperties: 1 });
 
 const AmexMid = z
   .strictObject({ seNumber: mid("seNumber").openapi({ description: "Service establishment number, exactly 10 digits." }) })

@@ -108,7 +108,7 @@ export const MarketplaceOfferCreateSchema = z
       .min(1, "must name at least one channel")
       .refine((v) => new Set(v).size === v.length, "must not repeat a channel")
       .optional()
-      .openapi({ description: "Where the offer can be used (default in-store)." }),
+      .openapi({ uniqueItems: true, description: "Where the offer can be used (default in-store)." }),
     startDate: localDateTime,
     endDate: localDateTime.optional().openapi({ description: "Default 12 months after startDate." }),
     type: typeInput,

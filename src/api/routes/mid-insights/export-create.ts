@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { emailAddress, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { rule } from "../../validation.ts";
 import { DEFAULT_ORDER, DEFAULT_SORT } from "../../../domain/mid-insights.ts";
 import { createMidInsightExport } from "../../../services/mid-insights-exports.ts";
@@ -13,7 +13,7 @@ const body = z
   .strictObject({
     format: z.enum(["csv", "json"], rule("must be csv or json")).openapi({ description: "File format." }),
     recipients: z
-      .array(z.email({ message: "must be an e-mail address" }))
+      .array(emailAddress)
       .min(1, "must list 1 to 5 e-mail addresses")
       .max(5, "must list at most 5 e-mail addresses")
       .refine((list) => new Set(list.map((a) => a.toLowerCase())).size === list.length, "must not repeat an address")

@@ -4,13 +4,26 @@ import { z } from "@hono/zod-openapi";
 import { ErrorBodySchema } from "../../schemas.ts";
 import { isLocalDateTime } from "../../../domain/local-dates.ts";
 import { SCHEMES } from "../../../domain/card-number.ts";
-import { FUNDING_TYPES, TARGETING_NAMES } from "../../../domain/offer.ts";
+import { FUNDING_TYPES, TARGETING_MAX_DAYS, TARGETING_NAMES } from "../../../domain/offer.ts";
 import { OFFER_STATUSES } from "../../../domain/offer-status.ts";
+
+/**
+ * isLocalDateTime as a regular expression: 31-day months, 30-day months, February to the 28th, and the
+ * 29th of February in leap years (divisible by 4, not by 100 unless by 400); year 0000 is not one.
+ */
+const YEAR = "(?!0000)[0-9]{4}";
+const LEAP_YEAR = "([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)";
+const MONTH_DAY = "((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))";
+export const LOCAL_DATE_TIME_PATTERN = `^(${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`;
 
 export const localDateTime = z
   .string()
   .refine(isLocalDateTime, "must be a local date-time YYYY-MM-DDThh:mm:ss (no zone)")
-  .openapi({ description: "Local to the location: `YYYY-MM-DDThh:mm:ss`, no zone.", example: "2026-02-01T00:00:00" });
+  .openapi({
+    description: "Local to the location: `YYYY-MM-DDThh:mm:ss`, no zone; a real calendar date, years 0001 to 9999.",
+    example: "2026-02-01T00:00:00",
+    pattern: LOCAL_DATE_TIME_PATTERN,
+  });
 
 /** A UUID field of a body: "required" when missing, like every other field. */
 export const uuidField = () => z.uuid({ error: (issue) => (issue.input === undefined ? "required" : "must be a UUID") });
@@ -46,13 +59,13 @@ export const daysOfWeek = z
   .array(z.number().int("must be a whole number").min(0, "must be 0 to 6").max(6, "must be 0 to 6"))
   .min(1, "must name at least one day")
   .refine(unique, "must not repeat a day")
-  .openapi({ description: "Days the offer runs, 0 = Sunday to 6 = Saturday (default every day).", example: [1, 2, 3, 4, 5] });
+  .openapi({ uniqueItems: true, description: "Days the offer runs, 0 = Sunday to 6 = Saturday (default every day).", example: [1, 2, 3, 4, 5] });
 
 export const schemes = z
   .array(z.enum(SCHEMES, { message: "must be visa, mastercard or amex" }))
   .min(1, "must name at least one scheme")
   .refine(unique, "must not repeat a scheme")
-  .openapi({ description: "Card networks the offer runs on (default all three).", example: ["visa", "mastercard"] });
+  .openapi({ uniqueItems: true, description: "Card networks the offer runs on (default all three).", example: ["visa", "mastercard"] });
 
 export const minTransactionAmount = amount.openapi({ description: "Smallest transaction that qualifies (default 0)." });
 export const maxTransactionAmount = amount.nullable().openapi({
@@ -78,7 +91,12 @@ export const targetingInput = z
   .strictObject({
     name: z.enum(TARGETING_NAMES, { message: "must be new, lapsed or existing" }),
     from: z.number().int("must be a whole number of days").min(0, "must be 0 or more").optional(),
-    to: z.number().int("must be a whole number of days").min(0, "must be 0 or more").optional().openapi({ description: "At most 365." }),
+    to: z
+      .number()
+      .int("must be a whole number of days")
+      .min(0, "must be 0 or more")
+      .max(TARGETING_MAX_DAYS, `must be at most ${TARGETING_MAX_DAYS}`)
+      .optional(),
   })
   .openapi({
     description:

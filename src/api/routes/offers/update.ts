@@ -29,7 +29,8 @@ const fixed = z
   .unknown()
   .refine(() => false, "cannot be changed after creation")
   .optional()
-  .openapi({ description: "Set at creation; sending it is a 400." });
+  // `not: {}` accepts no value: the document says the field cannot be sent, as the server does.
+  .openapi({ description: "Set at creation; sending it is a 400.", not: {} } as { description: string });
 
 const body = z
   .strictObject({
