@@ -144,8 +144,15 @@ export const jsonResponse = <T extends z.ZodTypeAny>(schema: T, description: str
   content: { "application/json": { schema } },
 });
 
-/** An e-mail address as zod checks it; the document gives zod's pattern beside `format: email`. */
-export const emailAddress = z.email({ message: "must be an e-mail address" }).openapi({ pattern: z.regexes.email.source });
+/**
+ * An e-mail address as zod checks it, with RFC 5321's lengths (at most 64 characters before the @, 254 in
+ * all, 63 in a domain label) as `format: email` validators apply them; the document gives the same rules as a pattern.
+ */
+const EMAIL_LENGTHS = /^(?=[^@]{1,64}@)(?=.{1,254}$)(?=[^@]*@([^.@]{1,63}\.)+[^.@]{1,63}$)/;
+export const emailAddress = z
+  .email({ message: "must be an e-mail address" })
+  .refine((address) => EMAIL_LENGTHS.test(address), "must be an e-mail address (at most 64 characters before the @, 254 in all, 63 in a domain label)")
+  .openapi({ pattern: EMAIL_LENGTHS.source + z.regexes.email.source.replace(/^\^/, ""), maxLength: 254 });
 
 /** An ISO 3166-1 alpha-3 country code known to src/domain/countries.ts. */
 export const countryCode = z
