@@ -39,6 +39,12 @@ function boundIntegers(node: unknown): void {
   for (const value of Object.values(schema)) boundIntegers(value);
 }
 
+/** Whether a request carries a body by its headers (a length above 0, or chunked). */
+const hasBody = (request: Request) => {
+  const length = request.headers.get("content-length");
+  return (length !== null && length.trim() !== "0") || request.headers.has("transfer-encoding");
+};
+
 const methodNotAllowed = (method: string, path: string, allowed: string[]) =>
   new ApiError("method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(", ")}.`, { Allow: allowed.join(", ") });
 
@@ -71,6 +77,10 @@ export function createApp(services: Services, options: { adminToken: string }) {
       // and can be retried once it is back.
       services.log.debug({ err, requestId, path: c.req.path }, "dependency unavailable");
       error = unavailable();
+    } else if (err instanceof HTTPException && err.status === 415 && !hasBody(c.req.raw)) {
+      // A route that takes a JSON body, sent none under another Content-Type: the body is missing (400),
+      // as it is without a Content-Type; 415 is for a body that is there in another media type.
+      error = new ApiError("invalid_request", "body: required, a JSON object sent with Content-Type: application/json");
     } else if (err instanceof HTTPException && err.status < 500) {
       error = new ApiError(err.status === 400 ? "invalid_request" : "unsupported_media_type", `body: ${err.message}`);
     } else {

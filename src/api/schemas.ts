@@ -26,6 +26,14 @@ export const commonErrors = {
   429: errorResponse("Rate limit exceeded; see Retry-After."),
 } as const;
 
+/**
+ * The 400 of an operation with rules a JSON Schema cannot state (one field against another, or against
+ * stored state): the usual sentence, then those rules in words. A request that breaks one is 400 naming
+ * the field and the rule, like a request the schema refuses.
+ */
+export const invalidWhen = (rules: string[], base: string = commonErrors[400].description) =>
+  errorResponse(`${base} Beyond the schema, also 400: ${rules.join("; ")}.`);
+
 export const uuid = (name: string) =>
   z.uuid({ message: "must be a UUID" }).openapi({ param: { name, in: "path" }, example: "3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b" });
 

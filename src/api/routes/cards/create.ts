@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, countryCode, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
+import { commonErrors, countryCode, invalidWhen, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
 import { TEST_NUMBER_RULE } from "../../../domain/card-number.ts";
@@ -45,7 +45,14 @@ export const route = createRoute({
   description: "Enrols a card in the program. The scheme is detected from the number; the number itself is never stored.",
   middleware: [ownedBy("programId", getProgram)] as const,
   request: { params: z.object({ programId: uuid("programId") }), body: jsonBody(body) },
-  responses: { 201: jsonResponse(CardSchema, "The enrolled card."), ...commonErrors },
+  responses: {
+    201: jsonResponse(CardSchema, "The enrolled card."),
+    ...commonErrors,
+    400: invalidWhen([
+      "number: not Luhn-valid, not a Visa, Mastercard or Amex number, not a test number under a test key, or a test number under a live key",
+      "expYear and expMonth: in the past on the service clock",
+    ]),
+  },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>

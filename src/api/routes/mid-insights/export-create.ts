@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { emailAddress, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { emailAddress, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { rule } from "../../validation.ts";
 import { DEFAULT_ORDER, DEFAULT_SORT } from "../../../domain/mid-insights.ts";
 import { createMidInsightExport } from "../../../services/mid-insights-exports.ts";
@@ -44,7 +44,14 @@ export const route = createRoute({
     "file, addressed to up to five recipients or to the account's e-mail address. The simulator sends no mail: it " +
     "records the recipients, and the file is downloaded from fileUrl.",
   request: { params: z.object({ programId: uuid("programId") }), body: jsonBody(body) },
-  responses: { 201: jsonResponse(MidInsightExportSchema, "The export, with its file ready."), ...insightsErrors },
+  responses: {
+    201: jsonResponse(MidInsightExportSchema, "The export, with its file ready."),
+    ...insightsErrors,
+    400: invalidWhen(
+      ["recipients: missing while the account has no e-mail address", "recipients: an address twice (ignoring case)"],
+      insightsErrors[400].description,
+    ),
+  },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {

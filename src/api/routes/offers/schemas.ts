@@ -16,6 +16,21 @@ const LEAP_YEAR = "([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[
 const MONTH_DAY = "((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))";
 export const LOCAL_DATE_TIME_PATTERN = `^(${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`;
 
+/** The offer rules between fields, in words (the 400s of the offer operations name them). */
+export const OFFER_FIELD_RULES = [
+  "endDate: not after startDate",
+  "maxTransactionAmount: below minTransactionAmount",
+  "type.maxRewardAmount: on an amount offer",
+  "type.value: over 100 on a discount offer (a percentage)",
+  "type.value (amount offers), type.maxRewardAmount, min/maxTransactionAmount, feeSplit and fees (amount offers): more decimal places than the currency of countryCode has",
+  "feeSplit and fees: over 100 on a discount offer",
+  "activation.qualifiedTransactionsLimit: with activation.enabled false",
+  "targeting.from and targeting.to: missing for lapsed or existing targeting, or from not less than to",
+  "feeSplit: in the marketplace/targeting variant; fees and targeting: in the first variant",
+  "countryCode: a country without a currency",
+  "funded.id: missing when funded.type is not card-linking",
+];
+
 export const localDateTime = z
   .string()
   .refine(isLocalDateTime, "must be a local date-time YYYY-MM-DDThh:mm:ss (no zone)")

@@ -4,7 +4,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { invalid, notFound } from "../../errors.ts";
-import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { getOffer } from "../../../services/offers.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { getTransaction } from "../../../services/transactions.ts";
@@ -47,6 +47,7 @@ export const route = createRoute({
     201: jsonResponse(TransactionSchema, "The transaction with its offer result."),
     200: jsonResponse(TransactionSchema, "The transaction already recorded for this reference."),
     ...commonErrors,
+    400: invalidWhen(["offerId: an offer whose transactionSource is not oaas"]),
   },
 });
 
