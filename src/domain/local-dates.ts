@@ -3,6 +3,19 @@
 
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 
+/**
+ * A real calendar date YYYY-MM-DD of years 0001-9999 as a regular expression (no anchors), for JSON
+ * Schema patterns: 31-day months, 30-day months, February to the 28th, and the 29th of February in leap
+ * years (divisible by 4, not by 100 unless by 400).
+ */
+const YEAR = "(?!0000)[0-9]{4}";
+const LEAP_YEAR = "([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)";
+const MONTH_DAY = "((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))";
+export const CALENDAR_DATE_PATTERN = `(${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`;
+
+/** isLocalDateTime as a JSON Schema pattern. */
+export const LOCAL_DATE_TIME_PATTERN = `^${CALENDAR_DATE_PATTERN}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`;
+
 interface Fields {
   year: number;
   month: number;
@@ -23,7 +36,7 @@ function fields(local: string): Fields | null {
  * Milliseconds since the epoch of a UTC calendar time. Date.UTC reads years 0-99 as 1900-1999, so the
  * year is set on its own: 0001-01-01 is year 1, not 1901.
  */
-function utcMs(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
+export function utcMs(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
   const d = new Date(Date.UTC(2000, 0, 1, hour, minute, second));
   d.setUTCFullYear(year, month - 1, day);
   return d.getTime();

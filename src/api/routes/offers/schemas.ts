@@ -2,19 +2,11 @@
 // (also used by the marketplace routes).
 import { z } from "@hono/zod-openapi";
 import { ErrorBodySchema } from "../../schemas.ts";
-import { isLocalDateTime } from "../../../domain/local-dates.ts";
+import { LOCAL_DATE_TIME_PATTERN, isLocalDateTime } from "../../../domain/local-dates.ts";
 import { SCHEMES } from "../../../domain/card-number.ts";
 import { FUNDING_TYPES, TARGETING_MAX_DAYS, TARGETING_NAMES } from "../../../domain/offer.ts";
 import { OFFER_STATUSES } from "../../../domain/offer-status.ts";
 
-/**
- * isLocalDateTime as a regular expression: 31-day months, 30-day months, February to the 28th, and the
- * 29th of February in leap years (divisible by 4, not by 100 unless by 400); year 0000 is not one.
- */
-const YEAR = "(?!0000)[0-9]{4}";
-const LEAP_YEAR = "([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)";
-const MONTH_DAY = "((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))";
-export const LOCAL_DATE_TIME_PATTERN = `^(${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`;
 
 /** The offer rules between fields, in words (the 400s of the offer operations name them). */
 export const OFFER_FIELD_RULES = [
