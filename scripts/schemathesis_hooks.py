@@ -76,7 +76,12 @@ DOCUMENTED = [
         r"status: syncing works only for live programs with a live key",
     ]),
     (r"PATCH /v1/locations/\{locationId\}", 400, [r"timezone: must be an IANA time zone, such as Europe/London"]),
+    (r"GET /v1/programs/\{programId\}/mid-insights", 400, [
+        r"lastSeenTransactionDateFrom: must not be after lastSeenTransactionDateTo",
+    ]),
     (r"POST /v1/programs/\{programId\}/mid-insights/exports", 400, [
+        r"filters\.lastSeenTransactionDateFrom: must not be after filters\.lastSeenTransactionDateTo",
+        r"filters\.lastSeenTransactionDateFrom: must not be after lastSeenTransactionDateTo",
         r"recipients: required: the account has no e-mail address to send the export to",
         r"recipients: must not repeat an address",
     ]),
@@ -94,6 +99,7 @@ DOCUMENTED = [
         r"locationId: the location belongs to another program than the card's; use a location of the card's program",
         r"transactionDate: must be within the last \d+ days: (visa|mastercard|amex) searches \d+ days back \(the earliest date today is [0-9-]+\)",
         r"transactionDate: must not be in the future.*",
+        r"amount: must have at most \d+ decimal places in [A-Z]{3}",
     ]),
     (r"POST /admin/clock/advance", 400, [r"body: give days, hours, minutes or seconds greater than 0"]),
     (r"POST /admin/programs/\{programId\}/mid-insights/seed", 400, [

@@ -6,7 +6,7 @@ import { emailAddress, invalidWhen, jsonBody, jsonResponse, uuid } from "../../s
 import { rule } from "../../validation.ts";
 import { DEFAULT_ORDER, DEFAULT_SORT } from "../../../domain/mid-insights.ts";
 import { createMidInsightExport } from "../../../services/mid-insights-exports.ts";
-import { checkDateRange, filterShape, givenFilters, orderParam, sortParam, toFilters } from "./filters.ts";
+import { DATE_BOUNDS_ORDER_RULE, checkDateRange, filterShape, givenFilters, orderParam, sortParam, toFilters } from "./filters.ts";
 import { MidInsightExportSchema, insightsErrors, insightsRoute } from "./schemas.ts";
 
 const body = z
@@ -48,7 +48,11 @@ export const route = createRoute({
     201: jsonResponse(MidInsightExportSchema, "The export, with its file ready."),
     ...insightsErrors,
     400: invalidWhen(
-      ["recipients: missing while the account has no e-mail address", "recipients: an address twice (ignoring case)"],
+      [
+        "recipients: missing while the account has no e-mail address",
+        "recipients: an address twice (ignoring case)",
+        `filters.${DATE_BOUNDS_ORDER_RULE}`,
+      ],
       insightsErrors[400].description,
     ),
   },

@@ -35,6 +35,9 @@ const exactFilter = (description: string, example: string) =>
     .optional()
     .openapi({ description, example });
 
+/** The filters' rule between fields, in words (the 400s of the list and of exports name it). */
+export const DATE_BOUNDS_ORDER_RULE = "lastSeenTransactionDateFrom: after lastSeenTransactionDateTo";
+
 export const filterShape = {
   brandId: uuidFilter("Only insights of this brand."),
   id: uuidFilter("Only the insight with this id."),

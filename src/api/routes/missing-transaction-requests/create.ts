@@ -48,6 +48,7 @@ export const route = createRoute({
     ...commonErrors,
     400: invalidWhen([
       "locationId: a location of another program than the card's",
+      "amount: more decimal places than the currency of the card's country has",
       "transactionDate: in the future or before the card's network searches back (Visa, Mastercard and Amex windows, on the service clock)",
     ]),
   },
