@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addDays, addMonths, instantOf, isLocalDateTime, localAt } from "../../src/domain/local-dates.ts";
+import { LOCAL_DATE_TIME_PATTERN, addDays, addMonths, instantOf, isLocalDateTime, localAt } from "../../src/domain/local-dates.ts";
 
 describe("local date-times", () => {
   it.each([
@@ -71,5 +71,13 @@ describe("local date-times", () => {
     expect(isLocalDateTime("0001-01-01T00:00:00")).toBe(true);
     expect(isLocalDateTime("0000-01-01T00:00:00")).toBe(false);
     expect(isLocalDateTime("0004-02-29T00:00:00")).toBe(true);
+  });
+
+  it.each([
+    "2026-01-05T12:00:00", "2028-02-29T00:00:00", "2000-02-29T00:00:00", "1900-02-29T00:00:00", "0004-02-29T00:00:00",
+    "0001-01-01T00:00:00", "0000-01-01T00:00:00", "9999-12-31T23:59:59", "2026-04-31T00:00:00", "2026-04-30T23:59:59",
+    "2026-13-01T00:00:00", "2026-01-05T24:00:00", "2026-01-05T12:60:00", "2026-01-05T12:00:60", "2026-00-10T00:00:00",
+  ])("the document's pattern agrees with isLocalDateTime on %s", (value) => {
+    expect(new RegExp(LOCAL_DATE_TIME_PATTERN).test(value)).toBe(isLocalDateTime(value));
   });
 });
