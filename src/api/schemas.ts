@@ -159,7 +159,11 @@ export const jsonResponse = <T extends z.ZodTypeAny>(schema: T, description: str
 const EMAIL_LENGTHS = /^(?=[^@]{1,64}@)(?=.{1,254}$)(?=[^@]*@([^.@]{1,63}\.)+[^.@]{1,63}$)/;
 export const emailAddress = z
   .email({ message: "must be an e-mail address" })
-  .refine((address) => EMAIL_LENGTHS.test(address), "must be an e-mail address (at most 64 characters before the @, 254 in all, 63 in a domain label)")
+  // Only for an address of the right shape: one that is not already has its 400 from z.email.
+  .refine(
+    (address) => !z.regexes.email.test(address) || EMAIL_LENGTHS.test(address),
+    "must be an e-mail address (at most 64 characters before the @, 254 in all, 63 in a domain label)",
+  )
   .openapi({ pattern: EMAIL_LENGTHS.source + z.regexes.email.source.replace(/^\^/, ""), maxLength: 254 });
 
 /** An ISO 3166-1 alpha-3 country code known to src/domain/countries.ts. */
