@@ -101,6 +101,25 @@ export const codePoints = (s: string) => {
   return n;
 };
 
+/**
+ * What String.prototype.trim removes (ECMAScript WhiteSpace and LineTerminator), spelled out: `\s` differs
+ * between the regular-expression engines that read the document (Python's, Rust's, ECMAScript's).
+ */
+const TRIMMED = "\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
+
+/**
+ * Text kept trimmed: at least one character that is not white space, at most `max` characters once trimmed,
+ * counted as JSON Schema counts them (code points). The document says the same with minLength, maxLength
+ * and a pattern.
+ */
+export const trimmedText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .refine((s) => s.length > 0, "must not be empty")
+    .refine((s) => codePoints(s) <= max, `must be at most ${max} characters`)
+    .openapi({ minLength: 1, maxLength: max, pattern: `[^${TRIMMED}]` });
+
 /** The first metadata rule `value` breaks, with the field it is at; undefined when it keeps them all. */
 function metadataProblem(value: Record<string, unknown>): { path: (string | number)[]; message: string } | undefined {
   const stack: { value: unknown; path: (string | number)[]; depth: number }[] = [{ value, path: [], depth: 1 }];

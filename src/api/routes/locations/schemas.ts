@@ -1,11 +1,12 @@
 // The location record as the API shows it, and the fields its create and update inputs share.
 import { z } from "@hono/zod-openapi";
+import { trimmedText } from "../../schemas.ts";
 import { isTimeZone } from "../../../domain/countries.ts";
 import { NETWORK_STATUSES } from "../../../domain/location-status.ts";
 import { MID_FORMATS, type MidField } from "../../../domain/mid-formats.ts";
 
 const text = (max: number) =>
-  z.string().trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
+  trimmedText(max);
 
 export const address = text(200).openapi({ example: "1 High Street" });
 export const city = text(100).openapi({ example: "London" });

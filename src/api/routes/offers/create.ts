@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, countryCode, invalidWhen, jsonBody, jsonResponse, metadataSchema } from "../../schemas.ts";
+import { commonErrors, countryCode, invalidWhen, jsonBody, jsonResponse, metadataSchema, trimmedText } from "../../schemas.ts";
 import { FUNDING_TYPES } from "../../../domain/offer.ts";
 import { createOffer } from "../../../services/offers.ts";
 import {
@@ -40,7 +40,7 @@ const body = z
     schemes: schemes.optional(),
     funded: z
       .strictObject({
-        id: z.string().trim().min(1, "must not be empty").max(200).optional(),
+        id: trimmedText(200).optional(),
         type: z.enum(FUNDING_TYPES, { message: "must be merchant, card-linking or affiliate" }).optional(),
       })
       .optional()

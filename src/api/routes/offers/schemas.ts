@@ -1,7 +1,7 @@
 // The offer record and activation record as the API shows them, and the fields offer inputs share
 // (also used by the marketplace routes).
 import { z } from "@hono/zod-openapi";
-import { ErrorBodySchema } from "../../schemas.ts";
+import { ErrorBodySchema, trimmedText } from "../../schemas.ts";
 import { LOCAL_DATE_TIME_PATTERN, isLocalDateTime } from "../../../domain/local-dates.ts";
 import { SCHEMES } from "../../../domain/card-number.ts";
 import { FUNDING_TYPES, TARGETING_MAX_DAYS, TARGETING_NAMES } from "../../../domain/offer.ts";
@@ -35,7 +35,7 @@ export const localDateTime = z
 /** A UUID field of a body: "required" when missing, like every other field. */
 export const uuidField = () => z.uuid({ error: (issue) => (issue.input === undefined ? "required" : "must be a UUID") });
 
-export const offerName = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
+export const offerName = trimmedText(200);
 
 const amount = z.number().finite().min(0, "must be 0 or more");
 const positive = z.number().finite().positive("must be greater than 0");
@@ -102,7 +102,7 @@ export const targetingInput = z
       .number()
       .int("must be a whole number of days")
       .min(0, "must be 0 or more")
-      .max(TARGETING_MAX_DAYS, `must be at most ${TARGETING_MAX_DAYS}`)
+      .max(TARGETING_MAX_DAYS, `must be at most ${TARGETING_MAX_DAYS} days`)
       .optional(),
   })
   .openapi({
