@@ -21,8 +21,9 @@ import schemathesis
 
 ANY_LIST = r"GET /(v1|admin)/.*"
 
-# Offer inputs (POST /v1/offers, PATCH /v1/offers/{offerId}, POST /admin/marketplace-offers): the rules
-# between fields, stated in the OfferCreate / MarketplaceOfferCreate descriptions.
+# Offer inputs (POST /v1/offers, PATCH /v1/offers/{offerId}, the /admin/marketplace-offers create and
+# update): the rules between fields, stated in those operations' 400 (OFFER_FIELD_RULES in
+# src/api/routes/offers/schemas.ts).
 OFFER_RULES = [
     r"endDate: must be after startDate",
     r"maxTransactionAmount: must not be below minTransactionAmount",
@@ -47,7 +48,8 @@ OFFER_UPDATE_RULES = OFFER_RULES + [
     r"endDate: an extension is at most \d+ months at a time; the latest now is [0-9T:-]+",
 ]
 
-# (operation label regex, status, rule regexes). Each rule is documented where the comment says.
+# (operation label regex, status, rule regexes). Each rule is stated in the operation's 400 response
+# ("Beyond the schema, also 400: …", invalidWhen in src/api/schemas.ts) or where the comment says.
 DOCUMENTED = [
     # The `start` parameter: "cursors are opaque, and a value that is not one of them is 400".
     (ANY_LIST, 400, [r"start: not a cursor from the `last` field of an earlier response\.?"]),
