@@ -1,4 +1,5 @@
-"""Sums up one schemathesis NDJSON report: operations, requests, 5xx answers and failed checks.
+"""Sums up one schemathesis NDJSON report: operations, requests, 2xx and 5xx answers, failed checks, and
+the rejections scripts/schemathesis_hooks.py accepted as documented (a rule the document states).
 
 Usage: schemathesis-summary.py <label> <report-dir>. Prints one line and exits 1 when any request got a
 5xx answer or any check failed (a schema violation in either direction, or any other check).
@@ -14,7 +15,7 @@ if not paths:
     print(f"schemathesis {label}: no report in {report_dir}")
     sys.exit(1)
 
-operations, requests, server_errors = set(), 0, 0
+operations, requests, successes, server_errors, documented = set(), 0, 0, 0, 0
 failed = Counter()
 examples = []
 for line in open(paths[-1], encoding="utf-8"):
@@ -23,10 +24,14 @@ for line in open(paths[-1], encoding="utf-8"):
     if not finished:
         continue
     recorder = finished["recorder"]
-    operations.add(recorder["label"])
+    if recorder["label"] != "Stateful tests":
+        operations.add(recorder["label"])
+    documented += sum((recorder.get("filtered_failures") or {}).values())
     for interaction in recorder.get("interactions", {}).values():
         requests += 1
         response = interaction.get("response") or {}
+        if 200 <= response.get("status_code", 0) < 300:
+            successes += 1
         if response.get("status_code", 0) >= 500:
             server_errors += 1
     for case_id, checks in recorder.get("checks", {}).items():
@@ -39,8 +44,8 @@ for line in open(paths[-1], encoding="utf-8"):
 
 violations = sum(n for name, n in failed.items() if name != "not_a_server_error")
 detail = ", ".join(f"{name}={n}" for name, n in sorted(failed.items()))
-print(f"schemathesis {label}: operations={len(operations)} requests={requests} 5xx={server_errors} "
-      f"violations={violations}" + (f" ({detail})" if detail else ""))
+print(f"schemathesis {label}: operations={len(operations)} requests={requests} 2xx={successes} 5xx={server_errors} "
+      f"violations={violations} documented-rejections={documented}" + (f" ({detail})" if detail else ""))
 for example in examples:
     print(example)
 sys.exit(1 if server_errors or failed else 0)

@@ -20,6 +20,31 @@ const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 const routePattern = (path: string) =>
   new RegExp(`^${path.split("/").map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join("/")}$`);
 
+/**
+ * zod's int() is a safe integer: a whole number beyond ±(2^53 - 1) is refused. Every integer schema of the
+ * document without its own bound gets that one, so the document accepts no integer the server refuses.
+ */
+function boundIntegers(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) boundIntegers(item);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  const schema = node as Record<string, unknown>;
+  const type = schema.type;
+  if (type === "integer" || (Array.isArray(type) && type.includes("integer"))) {
+    if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) schema.minimum = Number.MIN_SAFE_INTEGER;
+    if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) schema.maximum = Number.MAX_SAFE_INTEGER;
+  }
+  for (const value of Object.values(schema)) boundIntegers(value);
+}
+
+/** Whether a request carries a body by its headers (a length above 0, or chunked). */
+const hasBody = (request: Request) => {
+  const length = request.headers.get("content-length");
+  return (length !== null && length.trim() !== "0") || request.headers.has("transfer-encoding");
+};
+
 const methodNotAllowed = (method: string, path: string, allowed: string[]) =>
   new ApiError("method_not_allowed", `${method} is not allowed on ${path}; use ${allowed.join(", ")}.`, { Allow: allowed.join(", ") });
 
@@ -52,6 +77,10 @@ export function createApp(services: Services, options: { adminToken: string }) {
       // and can be retried once it is back.
       services.log.debug({ err, requestId, path: c.req.path }, "dependency unavailable");
       error = unavailable();
+    } else if (err instanceof HTTPException && err.status === 415 && !hasBody(c.req.raw)) {
+      // A route that takes a JSON body, sent none under another Content-Type: the body is missing (400),
+      // as it is without a Content-Type; 415 is for a body that is there in another media type.
+      error = new ApiError("invalid_request", "body: required, a JSON object sent with Content-Type: application/json");
     } else if (err instanceof HTTPException && err.status < 500) {
       error = new ApiError(err.status === 400 ? "invalid_request" : "unsupported_media_type", `body: ${err.message}`);
     } else {
@@ -108,7 +137,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
       "with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; " +
       "409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees " +
       "its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters.",
-    schema: { type: "string", minLength: 1, maxLength: 255, example: "5f1c1c2e-8f7b-4a57-9c0e-2f4b6f1f9a10" },
+    schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[!-~]{1,255}$", example: "5f1c1c2e-8f7b-4a57-9c0e-2f4b6f1f9a10" },
   });
   const openApiConfig = {
     openapi: "3.1.0" as const,
@@ -118,7 +147,10 @@ export function createApp(services: Services, options: { adminToken: string }) {
       description:
         "Card-linked offers, MID insights, missing transaction requests and locations over simulated Visa, " +
         "Mastercard and Amex networks. Errors are `{error: {code, message, requestId}}`; lists are " +
-        "`{items, count, last}` with `limit` (1-100, default 100) and the `start` cursor taken from `last`.",
+        "`{items, count, last}` with `limit` (1-100, default 100) and the `start` cursor taken from `last`. " +
+        "No string may contain U+0000 (NUL): a request with one is 400 naming the field. Rules a schema cannot " +
+        "state (one field against another, or against stored state) are listed in each operation's description; " +
+        "breaking one is 400 naming the field and the rule.",
     },
     servers: [{ url: "/" }],
     security: [{ ServiceKey: [] }],
@@ -146,6 +178,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
         item.post.responses["422"] = errorAnswer(item.post, "idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it.");
       }
     }
+    boundIntegers(doc);
     return c.json(doc);
   });
   mountDocs(app);

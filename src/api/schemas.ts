@@ -1,7 +1,7 @@
 // OpenAPI schemas shared by every route: the error body, list pages, ids and pagination query.
 import { z } from "@hono/zod-openapi";
 import { errorStatus } from "./errors.ts";
-import { countryByAlpha3 } from "../domain/countries.ts";
+import { COUNTRY_CODES, countryByAlpha3 } from "../domain/countries.ts";
 
 export const ErrorBodySchema = z
   .object({
@@ -26,6 +26,14 @@ export const commonErrors = {
   429: errorResponse("Rate limit exceeded; see Retry-After."),
 } as const;
 
+/**
+ * The 400 of an operation with rules a JSON Schema cannot state (one field against another, or against
+ * stored state): the usual sentence, then those rules in words. A request that breaks one is 400 naming
+ * the field and the rule, like a request the schema refuses.
+ */
+export const invalidWhen = (rules: string[], base: string = commonErrors[400].description) =>
+  errorResponse(`${base} Beyond the schema, also 400: ${rules.join("; ")}.`);
+
 export const uuid = (name: string) =>
   z.uuid({ message: "must be a UUID" }).openapi({ param: { name, in: "path" }, example: "3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b" });
 
@@ -35,13 +43,23 @@ export const limitParam = z
   .transform(Number)
   .refine((n) => n >= 1 && n <= 100, "must be between 1 and 100")
   .optional()
-  .openapi({ param: { name: "limit", in: "query" }, description: "Page size, 1 to 100 (default 100).", example: "20", type: "string" });
+  .openapi({
+    param: { name: "limit", in: "query" },
+    description: "Page size, 1 to 100 (default 100).",
+    example: "20",
+    type: "string",
+    pattern: "^0*([1-9][0-9]?|100)$",
+  });
 
 export const startParam = z
   .string()
   .min(1)
   .optional()
-  .openapi({ param: { name: "start", in: "query" }, description: "The `last` cursor of the previous page." });
+  .openapi({
+    param: { name: "start", in: "query" },
+    description:
+      "The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400.",
+  });
 
 export const pageQuery = z.object({ limit: limitParam, start: startParam });
 
@@ -76,18 +94,44 @@ function metadataValueJsonSchema(levels: number): Record<string, unknown> {
   };
 }
 
+/** A string's length as JSON Schema counts it (minLength, maxLength): in code points, not UTF-16 units. */
+export const codePoints = (s: string) => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+/**
+ * What String.prototype.trim removes (ECMAScript WhiteSpace and LineTerminator), spelled out: `\s` differs
+ * between the regular-expression engines that read the document (Python's, Rust's, ECMAScript's).
+ */
+const TRIMMED = "\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
+
+/**
+ * Text kept trimmed: at least one character that is not white space, at most `max` characters once trimmed,
+ * counted as JSON Schema counts them (code points). The document says the same with minLength, maxLength
+ * and a pattern.
+ */
+export const trimmedText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .refine((s) => s.length > 0, "must not be empty")
+    .refine((s) => codePoints(s) <= max, `must be at most ${max} characters`)
+    .openapi({ minLength: 1, maxLength: max, pattern: `[^${TRIMMED}]` });
+
 /** The first metadata rule `value` breaks, with the field it is at; undefined when it keeps them all. */
 function metadataProblem(value: Record<string, unknown>): { path: (string | number)[]; message: string } | undefined {
   const stack: { value: unknown; path: (string | number)[]; depth: number }[] = [{ value, path: [], depth: 1 }];
   while (stack.length > 0) {
     const { value: v, path, depth } = stack.pop()!;
-    if (typeof v === "string" && v.length > L.valueLength) return { path, message: `must be at most ${L.valueLength} characters` };
+    if (typeof v === "string" && codePoints(v) > L.valueLength) return { path, message: `must be at most ${L.valueLength} characters` };
     if (v === null || typeof v !== "object") continue;
     if (depth > L.depth) return { path, message: `metadata nests at most ${L.depth} levels deep` };
     const entries = Array.isArray(v) ? v.map((item, i) => [i, item] as const) : Object.entries(v);
     if (entries.length > L.keys) return { path, message: `at most ${L.keys} ${Array.isArray(v) ? "items" : "keys"}` };
     for (const [key, item] of entries) {
-      if (typeof key === "string" && (key.length === 0 || key.length > L.keyLength)) {
+      if (typeof key === "string" && (key.length === 0 || codePoints(key) > L.keyLength)) {
         return { path: [...path, key], message: `keys must be 1 to ${L.keyLength} characters` };
       }
       stack.push({ value: item, path: [...path, key], depth: depth + 1 });
@@ -127,8 +171,22 @@ export const jsonResponse = <T extends z.ZodTypeAny>(schema: T, description: str
   content: { "application/json": { schema } },
 });
 
+/**
+ * An e-mail address as zod checks it, with RFC 5321's lengths (at most 64 characters before the @, 254 in
+ * all, 63 in a domain label) as `format: email` validators apply them; the document gives the same rules as a pattern.
+ */
+const EMAIL_LENGTHS = /^(?=[^@]{1,64}@)(?=.{1,254}$)(?=[^@]*@([^.@]{1,63}\.)+[^.@]{1,63}$)/;
+export const emailAddress = z
+  .email({ message: "must be an e-mail address" })
+  // Only for an address of the right shape: one that is not already has its 400 from z.email.
+  .refine(
+    (address) => !z.regexes.email.test(address) || EMAIL_LENGTHS.test(address),
+    "must be an e-mail address (at most 64 characters before the @, 254 in all, 63 in a domain label)",
+  )
+  .openapi({ pattern: EMAIL_LENGTHS.source + z.regexes.email.source.replace(/^\^/, ""), maxLength: 254 });
+
 /** An ISO 3166-1 alpha-3 country code known to src/domain/countries.ts. */
 export const countryCode = z
   .string()
   .refine((c) => countryByAlpha3(c) !== undefined, "must be an ISO 3166-1 alpha-3 code, such as GBR or USA")
-  .openapi({ description: "ISO 3166-1 alpha-3 country code.", example: "GBR" });
+  .openapi({ description: "ISO 3166-1 alpha-3 country code.", example: "GBR", enum: [...COUNTRY_CODES] });

@@ -55,6 +55,9 @@ for (const c of worldCountries) {
 
 export const countryByAlpha3 = (code: string): Country | undefined => byAlpha3.get(code);
 
+/** Every ISO 3166-1 alpha-3 code known here, sorted. */
+export const COUNTRY_CODES: readonly string[] = [...byAlpha3.keys()].sort();
+
 export const isTimeZone = (zone: string): boolean => {
   try {
     new Intl.DateTimeFormat("en", { timeZone: zone });

@@ -3,6 +3,19 @@
 
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 
+/**
+ * A real calendar date YYYY-MM-DD of years 0001-9999 as a regular expression (no anchors), for JSON
+ * Schema patterns: 31-day months, 30-day months, February to the 28th, and the 29th of February in leap
+ * years (divisible by 4, not by 100 unless by 400).
+ */
+const YEAR = "(?!0000)[0-9]{4}";
+const LEAP_YEAR = "([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)";
+const MONTH_DAY = "((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))";
+export const CALENDAR_DATE_PATTERN = `(${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`;
+
+/** isLocalDateTime as a JSON Schema pattern. */
+export const LOCAL_DATE_TIME_PATTERN = `^${CALENDAR_DATE_PATTERN}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$`;
+
 interface Fields {
   year: number;
   month: number;
@@ -19,7 +32,17 @@ function fields(local: string): Fields | null {
   return { year, month, day, hour, minute, second };
 }
 
-const daysInMonth = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+/**
+ * Milliseconds since the epoch of a UTC calendar time. Date.UTC reads years 0-99 as 1900-1999, so the
+ * year is set on its own: 0001-01-01 is year 1, not 1901.
+ */
+export function utcMs(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const d = new Date(Date.UTC(2000, 0, 1, hour, minute, second));
+  d.setUTCFullYear(year, month - 1, day);
+  return d.getTime();
+}
+
+const daysInMonth = (year: number, month: number) => new Date(utcMs(year, month + 1, 0)).getUTCDate();
 
 /** True for a real calendar date-time written exactly as `YYYY-MM-DDThh:mm:ss`. */
 export function isLocalDateTime(value: string): boolean {
@@ -63,7 +86,7 @@ export function addMonths(local: string, months: number): string {
 /** `local` moved by whole days (calendar days: the wall-clock time stays). */
 export function addDays(local: string, days: number): string {
   const f = mustParse(local);
-  const d = new Date(Date.UTC(f.year, f.month - 1, f.day + days));
+  const d = new Date(utcMs(f.year, f.month, f.day + days));
   return format({ ...f, year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() });
 }
 
@@ -81,25 +104,43 @@ function formatter(zone: string): Intl.DateTimeFormat {
       hour: "2-digit",
       minute: "2-digit",
       second: "2-digit",
+      era: "short",
     });
     formatters.set(zone, f);
   }
   return f;
 }
 
-/** The wall-clock date-time in `zone` at `instant`, to the second. */
-export function localAt(instant: Date, zone: string): string {
+/** The wall-clock fields in `zone` at `instant` (years before 1 AD as 0, -1, …; after 9999 as they are). */
+function wallFields(instant: Date, zone: string): Fields {
   const parts = Object.fromEntries(formatter(zone).formatToParts(instant).map((p) => [p.type, p.value]));
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
+  const year = Number(parts.year);
+  return {
+    year: parts.era === "BC" || parts.era === "B" ? 1 - year : year,
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour),
+    minute: Number(parts.minute),
+    second: Number(parts.second),
+  };
+}
+
+/** The wall-clock date-time in `zone` at `instant`, to the second; the year has four digits (0001-9999). */
+export function localAt(instant: Date, zone: string): string {
+  return format(wallFields(instant, zone));
 }
 
 const wallMs = (local: string) => {
   const f = mustParse(local);
-  return Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second);
+  return utcMs(f.year, f.month, f.day, f.hour, f.minute, f.second);
 };
 
 /** How far `zone`'s wall clock is ahead of UTC at `ms`, in milliseconds. */
-const offsetAt = (zone: string, ms: number) => wallMs(localAt(new Date(ms - (ms % 1000)), zone)) - (ms - (ms % 1000));
+const offsetAt = (zone: string, ms: number) => {
+  const whole = ms - (((ms % 1000) + 1000) % 1000);
+  const f = wallFields(new Date(whole), zone);
+  return utcMs(f.year, f.month, f.day, f.hour, f.minute, f.second) - whole;
+};
 
 const DAY_MS = 86_400_000;
 

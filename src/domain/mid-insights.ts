@@ -3,6 +3,7 @@
 
 /** Listed alphabetically: the database enums are declared in this order, so sorting by them is alphabetical. */
 import { SCHEMES, type Scheme } from "./scheme.ts";
+import { CALENDAR_DATE_PATTERN, utcMs } from "./local-dates.ts";
 
 export { SCHEMES, type Scheme } from "./scheme.ts";
 
@@ -170,10 +171,20 @@ const DAY_MS = 86_400_000;
 
 export const DATE_BOUND_RULE = "must be an ISO 8601 date (YYYY-MM-DD) or date-time (YYYY-MM-DDThh:mm:ssZ)";
 
+/** Years 0001-9999 (Date.UTC alone would read 0001-0099 as 1901-1999). */
 function validCalendarDate(y: number, m: number, d: number): boolean {
-  const t = new Date(Date.UTC(y, m - 1, d));
-  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+  const t = new Date(utcMs(y, m, d));
+  return y >= 1 && t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
 }
+
+/** The instants a bound can name: stored times are within years 0001-9999, so a bound past them is clamped. */
+const EARLIEST_MS = utcMs(1, 1, 1);
+const LATEST_MS = utcMs(10000, 1, 1) - 1;
+const clamped = (ms: number) => new Date(Math.min(LATEST_MS, Math.max(EARLIEST_MS, ms)));
+
+/** DATE_BOUND_RULE as a JSON Schema pattern. */
+export const DATE_BOUND_PATTERN =
+  `^${CALENDAR_DATE_PATTERN}(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,9})?)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?)?$`;
 
 /**
  * The inclusive instant a `lastSeenTransactionDateFrom`/`To` value stands for, or undefined when it is not
@@ -185,8 +196,8 @@ export function parseDateBound(value: string, edge: "from" | "to"): Date | undef
   if (date) {
     const [y, m, d] = [Number(date[1]), Number(date[2]), Number(date[3])];
     if (!validCalendarDate(y, m, d)) return undefined;
-    const start = Date.UTC(y, m - 1, d);
-    return new Date(edge === "from" ? start : start + DAY_MS - 1);
+    const start = utcMs(y, m, d);
+    return clamped(edge === "from" ? start : start + DAY_MS - 1);
   }
   const dt = DATE_TIME.exec(value);
   if (!dt) return undefined;
@@ -198,7 +209,7 @@ export function parseDateBound(value: string, edge: "from" | "to"): Date | undef
   const zone = dt[8] ?? "Z";
   const offsetMin = zone === "Z" ? 0 : (zone.startsWith("-") ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
   if (zone !== "Z" && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4, 6)) > 59)) return undefined;
-  return new Date(Date.UTC(y, mo - 1, d, h, mi, s) + ms - offsetMin * 60_000);
+  return clamped(utcMs(y, mo, d, h, mi, s) + ms - offsetMin * 60_000);
 }
 
 /** The UTC day an instant falls on, YYYY-MM-DD. */

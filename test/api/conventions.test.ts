@@ -150,3 +150,40 @@ describe("every /v1 route", () => {
     expect((await h.request("GET", "/health")).status).toBe(200);
   });
 });
+
+describe("every PATCH operation of the OpenAPI document", () => {
+  it("answers a PATCH without a body with 400 naming the body, /v1 and /admin alike", async () => {
+    const doc = await expectStatus<{ paths: Record<string, Record<string, unknown>> }>(await h.request("GET", "/v1/openapi.json"), 200);
+    const patches = Object.entries(doc.paths)
+      .filter(([, ops]) => "patch" in ops)
+      .map(([path]) => path);
+    expect(patches).toEqual(expect.arrayContaining(["/v1/programs/{programId}", "/admin/accounts/{accountId}", "/admin/marketplace-offers/{offerId}"]));
+    const marketplaceOffer = await expectStatus<{ id: string }>(
+      await h.admin("POST", "/admin/marketplace-offers", {
+        name: "PATCH offer",
+        brandName: "PATCH brand",
+        countryCode: "GBR",
+        startDate: "2026-01-01T00:00:00",
+        type: { name: "amount", value: 5 },
+        supplier: { id: "cp_patch", type: "affiliate", name: "PATCH Rewards" },
+      }),
+      201,
+    );
+    const adminIds: Graph = { accountId: owner.id, offerId: marketplaceOffer.id, scheme: "visa" };
+    for (const path of patches) {
+      const admin = path.startsWith("/admin/");
+      const filled = fill(path, admin ? adminIds : liveGraph);
+      const headers: Record<string, string> = admin
+        ? { Authorization: "Bearer adm_test_token_0123456789abcdef" }
+        : { "Cardlink-Key": owner.keys.live };
+      const contentTypes: Record<string, string>[] = [{}, { "content-type": "application/json" }, { "content-type": "text/plain" }];
+      for (const extra of contentTypes) {
+        const res = await h.request("PATCH", filled, { headers: { ...headers, ...extra } });
+        const message = await expectError(res, 400, "invalid_request").catch((e: Error) => {
+          throw new Error(`PATCH ${path} without a body, headers ${JSON.stringify(extra)}: ${e.message}`);
+        });
+        expect(message, `PATCH ${path} ${JSON.stringify(extra)}`).toMatch(/^body: /);
+      }
+    }
+  });
+});

@@ -154,6 +154,9 @@ describe("exporting MID insights", () => {
       ],
       [{ format: "csv", recipients: ["a@example.com"], sort: "name" }, /^sort: must be one of created, /],
       [{ format: "csv", recipients: ["a@example.com"], mailTo: "x" }, /^mailTo: unknown field$/],
+      // RFC 5321's lengths, as the document's `format: email` and pattern state them.
+      [{ format: "csv", recipients: [`${"a".repeat(65)}@example.com`] }, /^recipients\.0: must be an e-mail address \(at most 64 characters before the @/],
+      [{ format: "csv", recipients: [`a@${"b".repeat(64)}.com`] }, /^recipients\.0: must be an e-mail address \(at most 64 characters before the @/],
     ];
     for (const [body, message] of cases) {
       expect(await expectError(await p.client.post(`${p.path}/exports`, body), 400, "invalid_request"), JSON.stringify(body)).toMatch(message);

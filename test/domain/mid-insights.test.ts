@@ -6,6 +6,7 @@ import {
   latestEvent,
   networkKey,
   parseDateBound,
+  DATE_BOUND_PATTERN,
   splitIntoDays,
   transition,
 } from "../../src/domain/mid-insights.ts";
@@ -144,4 +145,33 @@ describe("the list cursor", () => {
     expect(decodeCursor(forge("unknown-origin", "origin"), "origin", "asc")).toMatch(/not a cursor/);
     expect(decodeCursor(forge("2025-12-01T10:00:00.000Z", "created", "x"), "created", "asc")).toMatch(/not a cursor/);
   });
+});
+
+describe("lastSeenTransactionDate bounds at the edges of the years", () => {
+  it.each([
+    ["0001-01-01", "from", "0001-01-01T00:00:00.000Z"],
+    ["0050-06-30", "to", "0050-06-30T23:59:59.999Z"],
+    ["0048-02-29", "from", "0048-02-29T00:00:00.000Z"],
+    // Past years 0001-9999 an offset is clamped to them: nothing is stored outside.
+    ["0001-01-01T00:00+23:59", "from", "0001-01-01T00:00:00.000Z"],
+    ["9999-12-31T23:59:59.999999999-23:59", "to", "9999-12-31T23:59:59.999Z"],
+  ] as const)("reads %s (%s) as %s", (value, edge, instant) => {
+    expect(parseDateBound(value, edge)?.toISOString()).toBe(instant);
+  });
+
+  it.each(["0000-01-01", "0050-02-29", "2025-02-29", "2025-13-01", "2025-12-01T24:00", "2025-12-01T10:00+24:00"])(
+    "refuses %s, as the document's pattern does",
+    (value) => {
+      expect(parseDateBound(value, "from")).toBeUndefined();
+      expect(new RegExp(DATE_BOUND_PATTERN).test(value)).toBe(false);
+    },
+  );
+
+  it.each(["2025-12-01", "0048-02-29", "2000-02-29", "2025-12-31T23:59:59Z", "2025-12-01T10:00", "2025-12-01T10:00:00.123+05:30"])(
+    "accepts %s, as the document's pattern does",
+    (value) => {
+      expect(parseDateBound(value, "from")).toBeDefined();
+      expect(new RegExp(DATE_BOUND_PATTERN).test(value)).toBe(true);
+    },
+  );
 });

@@ -13,7 +13,7 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                 };
                 header?: never;
@@ -272,7 +272,7 @@ export interface paths {
                         "application/json": components["schemas"]["Program"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: status syncing: on a test program or under a test key. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -396,7 +396,7 @@ export interface paths {
                         "application/json": components["schemas"]["MidInsightList"] | components["schemas"]["MidInsightCount"];
                     };
                 };
-                /** @description Invalid request: the message names the parameter and its rule; also a missing or unknown version header, naming the supported versions. */
+                /** @description Invalid request: the message names the parameter and its rule; also a missing or unknown version header, naming the supported versions. Beyond the schema, also 400: lastSeenTransactionDateFrom: after lastSeenTransactionDateTo. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -624,7 +624,7 @@ export interface paths {
                         "application/json": components["schemas"]["MidInsightExport"];
                     };
                 };
-                /** @description Invalid request: the message names the parameter and its rule; also a missing or unknown version header, naming the supported versions. */
+                /** @description Invalid request: the message names the parameter and its rule; also a missing or unknown version header, naming the supported versions. Beyond the schema, also 400: recipients: missing while the account has no e-mail address; recipients: an address twice (ignoring case); filters.lastSeenTransactionDateFrom: after lastSeenTransactionDateTo. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -821,7 +821,7 @@ export interface paths {
                     };
                     content: {
                         "text/csv": string;
-                        "application/json": string;
+                        "application/json": components["schemas"]["MidInsightExportFileRecords"];
                     };
                 };
                 /** @description Invalid request: the message names the parameter and its rule; also a missing or unknown version header, naming the supported versions. */
@@ -901,7 +901,7 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                 };
                 header?: never;
@@ -1154,7 +1154,7 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                 };
                 header?: never;
@@ -1253,7 +1253,7 @@ export interface paths {
                         "application/json": components["schemas"]["Card"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: number: not Luhn-valid, not a Visa, Mastercard or Amex number, not a test number under a test key, or a test number under a live key; expYear and expMonth: in the past on the service clock. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1479,7 +1479,7 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                     /** @description Only this brand's locations. */
                     brandId?: string;
@@ -1580,7 +1580,7 @@ export interface paths {
                         "application/json": components["schemas"]["Location"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: brandId: no brand with this id for this account and environment, or its consent not approved; timezone: not an IANA time zone the service knows; status syncing: under a test key or on a test program. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1812,7 +1812,7 @@ export interface paths {
                         "application/json": components["schemas"]["Location"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: timezone: not an IANA time zone the service knows. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1877,7 +1877,7 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                 };
                 header?: never;
@@ -2276,14 +2276,14 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                     /** @description Only offers in this status now. */
                     status?: "requests" | "upcoming" | "live" | "expired";
                     /** @description Only this brand's offers. */
                     brandId?: string;
                     /** @description Only offers in this country. */
-                    countryCode?: string;
+                    countryCode?: "ABW" | "AFG" | "AGO" | "AIA" | "ALA" | "ALB" | "AND" | "ARE" | "ARG" | "ARM" | "ASM" | "ATA" | "ATF" | "ATG" | "AUS" | "AUT" | "AZE" | "BDI" | "BEL" | "BEN" | "BES" | "BFA" | "BGD" | "BGR" | "BHR" | "BHS" | "BIH" | "BLM" | "BLR" | "BLZ" | "BMU" | "BOL" | "BRA" | "BRB" | "BRN" | "BTN" | "BVT" | "BWA" | "CAF" | "CAN" | "CCK" | "CHE" | "CHL" | "CHN" | "CIV" | "CMR" | "COD" | "COG" | "COK" | "COL" | "COM" | "CPV" | "CRI" | "CUB" | "CUW" | "CXR" | "CYM" | "CYP" | "CZE" | "DEU" | "DJI" | "DMA" | "DNK" | "DOM" | "DZA" | "ECU" | "EGY" | "ERI" | "ESH" | "ESP" | "EST" | "ETH" | "FIN" | "FJI" | "FLK" | "FRA" | "FRO" | "FSM" | "GAB" | "GBR" | "GEO" | "GGY" | "GHA" | "GIB" | "GIN" | "GLP" | "GMB" | "GNB" | "GNQ" | "GRC" | "GRD" | "GRL" | "GTM" | "GUF" | "GUM" | "GUY" | "HKG" | "HMD" | "HND" | "HRV" | "HTI" | "HUN" | "IDN" | "IMN" | "IND" | "IOT" | "IRL" | "IRN" | "IRQ" | "ISL" | "ISR" | "ITA" | "JAM" | "JEY" | "JOR" | "JPN" | "KAZ" | "KEN" | "KGZ" | "KHM" | "KIR" | "KNA" | "KOR" | "KWT" | "LAO" | "LBN" | "LBR" | "LBY" | "LCA" | "LIE" | "LKA" | "LSO" | "LTU" | "LUX" | "LVA" | "MAC" | "MAF" | "MAR" | "MCO" | "MDA" | "MDG" | "MDV" | "MEX" | "MHL" | "MKD" | "MLI" | "MLT" | "MMR" | "MNE" | "MNG" | "MNP" | "MOZ" | "MRT" | "MSR" | "MTQ" | "MUS" | "MWI" | "MYS" | "MYT" | "NAM" | "NCL" | "NER" | "NFK" | "NGA" | "NIC" | "NIU" | "NLD" | "NOR" | "NPL" | "NRU" | "NZL" | "OMN" | "PAK" | "PAN" | "PCN" | "PER" | "PHL" | "PLW" | "PNG" | "POL" | "PRI" | "PRK" | "PRT" | "PRY" | "PSE" | "PYF" | "QAT" | "REU" | "ROU" | "RUS" | "RWA" | "SAU" | "SDN" | "SEN" | "SGP" | "SGS" | "SHN" | "SJM" | "SLB" | "SLE" | "SLV" | "SMR" | "SOM" | "SPM" | "SRB" | "SSD" | "STP" | "SUR" | "SVK" | "SVN" | "SWE" | "SWZ" | "SXM" | "SYC" | "SYR" | "TCA" | "TCD" | "TGO" | "THA" | "TJK" | "TKL" | "TKM" | "TLS" | "TON" | "TTO" | "TUN" | "TUR" | "TUV" | "TWN" | "TZA" | "UGA" | "UKR" | "UMI" | "UNK" | "URY" | "USA" | "UZB" | "VAT" | "VCT" | "VEN" | "VGB" | "VIR" | "VNM" | "VUT" | "WLF" | "WSM" | "YEM" | "ZAF" | "ZMB" | "ZWE";
                     /** @description Only live offers whose endDate falls within this many days ('expiring soon'). */
                     expiresWithin?: string;
                     /** @description `true`: the dashboard's 'expiring soon' group, live offers ending within expiresWithin days (default 30). */
@@ -2381,7 +2381,7 @@ export interface paths {
                         "application/json": components["schemas"]["Offer"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: endDate: not after startDate; maxTransactionAmount: below minTransactionAmount; type.maxRewardAmount: on an amount offer; type.value: over 100 on a discount offer (a percentage); type.value (amount offers), type.maxRewardAmount, min/maxTransactionAmount, feeSplit and fees (amount offers): more decimal places than the currency of countryCode has; feeSplit and fees: over 100 on a discount offer; activation.qualifiedTransactionsLimit: with activation.enabled false; targeting.from and targeting.to: missing for lapsed or existing targeting, or from not less than to; feeSplit: in the marketplace/targeting variant; fees and targeting: in the first variant; countryCode: a country without a currency; funded.id: missing when funded.type is not card-linking; brandId: no brand with this id for this account and environment; publisherId: not your account id. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2640,7 +2640,7 @@ export interface paths {
                         "application/json": components["schemas"]["Offer"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: endDate: not after startDate; maxTransactionAmount: below minTransactionAmount; type.maxRewardAmount: on an amount offer; type.value: over 100 on a discount offer (a percentage); type.value (amount offers), type.maxRewardAmount, min/maxTransactionAmount, feeSplit and fees (amount offers): more decimal places than the currency of countryCode has; feeSplit and fees: over 100 on a discount offer; activation.qualifiedTransactionsLimit: with activation.enabled false; targeting.from and targeting.to: missing for lapsed or existing targeting, or from not less than to; feeSplit: in the marketplace/targeting variant; fees and targeting: in the first variant; countryCode: a country without a currency; funded.id: missing when funded.type is not card-linking; endDate: not later than the current date (service clock, the country's main zone); endDate: an extension past 12 months after the current endDate (first variant). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3185,7 +3185,7 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                     /** @description Exactly this card, `not activated` when it never was. */
                     cardId?: string;
@@ -3312,7 +3312,7 @@ export interface paths {
                         "application/json": components["schemas"]["Transaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: offerId: an offer whose transactionSource is not oaas. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3390,13 +3390,13 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                     /** @description Only this brand (case-insensitive). */
                     brandName?: string;
                     channel?: "online" | "in-store";
                     /** @description ISO 3166-1 alpha-3 country code. */
-                    countryCode?: string;
+                    countryCode?: "ABW" | "AFG" | "AGO" | "AIA" | "ALA" | "ALB" | "AND" | "ARE" | "ARG" | "ARM" | "ASM" | "ATA" | "ATF" | "ATG" | "AUS" | "AUT" | "AZE" | "BDI" | "BEL" | "BEN" | "BES" | "BFA" | "BGD" | "BGR" | "BHR" | "BHS" | "BIH" | "BLM" | "BLR" | "BLZ" | "BMU" | "BOL" | "BRA" | "BRB" | "BRN" | "BTN" | "BVT" | "BWA" | "CAF" | "CAN" | "CCK" | "CHE" | "CHL" | "CHN" | "CIV" | "CMR" | "COD" | "COG" | "COK" | "COL" | "COM" | "CPV" | "CRI" | "CUB" | "CUW" | "CXR" | "CYM" | "CYP" | "CZE" | "DEU" | "DJI" | "DMA" | "DNK" | "DOM" | "DZA" | "ECU" | "EGY" | "ERI" | "ESH" | "ESP" | "EST" | "ETH" | "FIN" | "FJI" | "FLK" | "FRA" | "FRO" | "FSM" | "GAB" | "GBR" | "GEO" | "GGY" | "GHA" | "GIB" | "GIN" | "GLP" | "GMB" | "GNB" | "GNQ" | "GRC" | "GRD" | "GRL" | "GTM" | "GUF" | "GUM" | "GUY" | "HKG" | "HMD" | "HND" | "HRV" | "HTI" | "HUN" | "IDN" | "IMN" | "IND" | "IOT" | "IRL" | "IRN" | "IRQ" | "ISL" | "ISR" | "ITA" | "JAM" | "JEY" | "JOR" | "JPN" | "KAZ" | "KEN" | "KGZ" | "KHM" | "KIR" | "KNA" | "KOR" | "KWT" | "LAO" | "LBN" | "LBR" | "LBY" | "LCA" | "LIE" | "LKA" | "LSO" | "LTU" | "LUX" | "LVA" | "MAC" | "MAF" | "MAR" | "MCO" | "MDA" | "MDG" | "MDV" | "MEX" | "MHL" | "MKD" | "MLI" | "MLT" | "MMR" | "MNE" | "MNG" | "MNP" | "MOZ" | "MRT" | "MSR" | "MTQ" | "MUS" | "MWI" | "MYS" | "MYT" | "NAM" | "NCL" | "NER" | "NFK" | "NGA" | "NIC" | "NIU" | "NLD" | "NOR" | "NPL" | "NRU" | "NZL" | "OMN" | "PAK" | "PAN" | "PCN" | "PER" | "PHL" | "PLW" | "PNG" | "POL" | "PRI" | "PRK" | "PRT" | "PRY" | "PSE" | "PYF" | "QAT" | "REU" | "ROU" | "RUS" | "RWA" | "SAU" | "SDN" | "SEN" | "SGP" | "SGS" | "SHN" | "SJM" | "SLB" | "SLE" | "SLV" | "SMR" | "SOM" | "SPM" | "SRB" | "SSD" | "STP" | "SUR" | "SVK" | "SVN" | "SWE" | "SWZ" | "SXM" | "SYC" | "SYR" | "TCA" | "TCD" | "TGO" | "THA" | "TJK" | "TKL" | "TKM" | "TLS" | "TON" | "TTO" | "TUN" | "TUR" | "TUV" | "TWN" | "TZA" | "UGA" | "UKR" | "UMI" | "UNK" | "URY" | "USA" | "UZB" | "VAT" | "VCT" | "VEN" | "VGB" | "VIR" | "VNM" | "VUT" | "WLF" | "WSM" | "YEM" | "ZAF" | "ZMB" | "ZWE";
                     /** @description Only offers running on this card network. */
                     scheme?: "visa" | "mastercard" | "amex";
                     /** @description `available` (default): not ended and not yet added by you. `all`: every marketplace offer. */
@@ -3600,7 +3600,7 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                 };
                 header?: never;
@@ -3820,7 +3820,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingTransaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key (test keys only); locationId: a location that is not in the card's program. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3927,7 +3927,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingTransaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: transactionId: a transaction not made with POST /transactions/test. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4047,7 +4047,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingTransaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: transactionId: a transaction not made with POST /transactions/test. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4163,7 +4163,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingTransaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: transactionId: a transaction not made with POST /transactions/test. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4330,7 +4330,7 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                     cardId?: string;
                     locationId?: string;
@@ -4423,7 +4423,7 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                 };
                 header?: never;
@@ -4538,7 +4538,7 @@ export interface paths {
                         "application/json": components["schemas"]["MissingTransactionRequest"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: locationId: a location of another program than the card's; amount: more decimal places than the currency of the card's country has; transactionDate: in the future or before the card's network searches back (Visa, Mastercard and Amex windows, on the service clock). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4699,7 +4699,7 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                     status?: "pending" | "processing" | "successful" | "failed";
                     cardId?: string;
@@ -4812,7 +4812,7 @@ export interface paths {
                         "application/json": components["schemas"]["TriggerFixtures"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key: trigger works in the test environment only. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4912,7 +4912,7 @@ export interface paths {
                         "application/json": components["schemas"]["TriggerResult"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key: trigger works in the test environment only. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5068,7 +5068,7 @@ export interface paths {
                 query?: {
                     /** @description Page size, 1 to 100 (default 100). */
                     limit?: string;
-                    /** @description The `last` cursor of the previous page. */
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
                 };
                 header?: never;
@@ -5629,7 +5629,7 @@ export interface paths {
                         "application/json": components["schemas"]["Clock"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: days, hours, minutes and seconds all 0 or missing (the move must be greater than 0); a move that would take service time past 9900-01-01. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5975,7 +5975,7 @@ export interface paths {
                         "application/json": components["schemas"]["TrafficStatus"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: targetingTags: shares adding up to more than 1; unknownMerchants + notOnboardedLocations over 1. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6134,7 +6134,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: programId: a test program (MID insights exist for live programs only). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6294,7 +6294,7 @@ export interface paths {
                         "application/json": components["schemas"]["MarketplaceOfferAdmin"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: endDate: not after startDate; maxTransactionAmount: below minTransactionAmount; type.maxRewardAmount: on an amount offer; type.value: over 100 on a discount offer (a percentage); type.value (amount offers), type.maxRewardAmount, min/maxTransactionAmount, feeSplit and fees (amount offers): more decimal places than the currency of countryCode has; feeSplit and fees: over 100 on a discount offer; activation.qualifiedTransactionsLimit: with activation.enabled false; targeting.from and targeting.to: missing for lapsed or existing targeting, or from not less than to; feeSplit: in the marketplace/targeting variant; fees and targeting: in the first variant; countryCode: a country without a currency; funded.id: missing when funded.type is not card-linking. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6458,7 +6458,7 @@ export interface paths {
                         "application/json": components["schemas"]["MarketplaceOfferAdmin"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: endDate: not after startDate; maxTransactionAmount: below minTransactionAmount; type.maxRewardAmount: on an amount offer; type.value: over 100 on a discount offer (a percentage); type.value (amount offers), type.maxRewardAmount, min/maxTransactionAmount, feeSplit and fees (amount offers): more decimal places than the currency of countryCode has; feeSplit and fees: over 100 on a discount offer; activation.qualifiedTransactionsLimit: with activation.enabled false; targeting.from and targeting.to: missing for lapsed or existing targeting, or from not less than to; feeSplit: in the marketplace/targeting variant; fees and targeting: in the first variant; countryCode: a country without a currency; funded.id: missing when funded.type is not card-linking; endDate: not later than the current date (service clock, the country's main zone). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8214,6 +8214,37 @@ export interface components {
              */
             order?: "asc" | "desc";
         };
+        /** @description The JSON file: one record per insight, every column, as in the CSV. */
+        MidInsightExportFileRecords: {
+            id: string | null;
+            brandId: string | null;
+            locationId: string | null;
+            midId: string | null;
+            programId: string | null;
+            scheme: string | null;
+            status: string | null;
+            created: string | null;
+            cardNetworkMerchantName: string | null;
+            mcAcquiringMid: string | null;
+            mcLocationId: string | null;
+            seNumber: string | null;
+            visaAcquiringMid: string | null;
+            visaBin: string | null;
+            vmid: string | null;
+            vsid: string | null;
+            midRequestId: string | null;
+            origin: string | null;
+            sourcedAt: string | null;
+            onboardedAt: string | null;
+            offboardedAt: string | null;
+            lastSeenTransactionDate: string | null;
+            lastSeenTransactionId: string | null;
+            firstTransactionClearingId: string | null;
+            firstTransactionAuthId: string | null;
+            offboardRequestedAt: string | null;
+            eventTs: string | null;
+            updated: string | null;
+        }[];
         Brand: {
             /** Format: uuid */
             id: string;
@@ -8336,8 +8367,9 @@ export interface components {
             /**
              * @description ISO 3166-1 alpha-3 country code.
              * @example GBR
+             * @enum {string}
              */
-            countryCode: string;
+            countryCode: "ABW" | "AFG" | "AGO" | "AIA" | "ALA" | "ALB" | "AND" | "ARE" | "ARG" | "ARM" | "ASM" | "ATA" | "ATF" | "ATG" | "AUS" | "AUT" | "AZE" | "BDI" | "BEL" | "BEN" | "BES" | "BFA" | "BGD" | "BGR" | "BHR" | "BHS" | "BIH" | "BLM" | "BLR" | "BLZ" | "BMU" | "BOL" | "BRA" | "BRB" | "BRN" | "BTN" | "BVT" | "BWA" | "CAF" | "CAN" | "CCK" | "CHE" | "CHL" | "CHN" | "CIV" | "CMR" | "COD" | "COG" | "COK" | "COL" | "COM" | "CPV" | "CRI" | "CUB" | "CUW" | "CXR" | "CYM" | "CYP" | "CZE" | "DEU" | "DJI" | "DMA" | "DNK" | "DOM" | "DZA" | "ECU" | "EGY" | "ERI" | "ESH" | "ESP" | "EST" | "ETH" | "FIN" | "FJI" | "FLK" | "FRA" | "FRO" | "FSM" | "GAB" | "GBR" | "GEO" | "GGY" | "GHA" | "GIB" | "GIN" | "GLP" | "GMB" | "GNB" | "GNQ" | "GRC" | "GRD" | "GRL" | "GTM" | "GUF" | "GUM" | "GUY" | "HKG" | "HMD" | "HND" | "HRV" | "HTI" | "HUN" | "IDN" | "IMN" | "IND" | "IOT" | "IRL" | "IRN" | "IRQ" | "ISL" | "ISR" | "ITA" | "JAM" | "JEY" | "JOR" | "JPN" | "KAZ" | "KEN" | "KGZ" | "KHM" | "KIR" | "KNA" | "KOR" | "KWT" | "LAO" | "LBN" | "LBR" | "LBY" | "LCA" | "LIE" | "LKA" | "LSO" | "LTU" | "LUX" | "LVA" | "MAC" | "MAF" | "MAR" | "MCO" | "MDA" | "MDG" | "MDV" | "MEX" | "MHL" | "MKD" | "MLI" | "MLT" | "MMR" | "MNE" | "MNG" | "MNP" | "MOZ" | "MRT" | "MSR" | "MTQ" | "MUS" | "MWI" | "MYS" | "MYT" | "NAM" | "NCL" | "NER" | "NFK" | "NGA" | "NIC" | "NIU" | "NLD" | "NOR" | "NPL" | "NRU" | "NZL" | "OMN" | "PAK" | "PAN" | "PCN" | "PER" | "PHL" | "PLW" | "PNG" | "POL" | "PRI" | "PRK" | "PRT" | "PRY" | "PSE" | "PYF" | "QAT" | "REU" | "ROU" | "RUS" | "RWA" | "SAU" | "SDN" | "SEN" | "SGP" | "SGS" | "SHN" | "SJM" | "SLB" | "SLE" | "SLV" | "SMR" | "SOM" | "SPM" | "SRB" | "SSD" | "STP" | "SUR" | "SVK" | "SVN" | "SWE" | "SWZ" | "SXM" | "SYC" | "SYR" | "TCA" | "TCD" | "TGO" | "THA" | "TJK" | "TKL" | "TKM" | "TLS" | "TON" | "TTO" | "TUN" | "TUR" | "TUV" | "TWN" | "TZA" | "UGA" | "UKR" | "UMI" | "UNK" | "URY" | "USA" | "UZB" | "VAT" | "VCT" | "VEN" | "VGB" | "VIR" | "VNM" | "VUT" | "WLF" | "WSM" | "YEM" | "ZAF" | "ZMB" | "ZWE";
             /**
              * @description The cardholder accepted the program's terms of use.
              * @enum {boolean}
@@ -8395,8 +8427,9 @@ export interface components {
             /**
              * @description ISO 3166-1 alpha-3 country code.
              * @example GBR
+             * @enum {string}
              */
-            countryCode: string;
+            countryCode: "ABW" | "AFG" | "AGO" | "AIA" | "ALA" | "ALB" | "AND" | "ARE" | "ARG" | "ARM" | "ASM" | "ATA" | "ATF" | "ATG" | "AUS" | "AUT" | "AZE" | "BDI" | "BEL" | "BEN" | "BES" | "BFA" | "BGD" | "BGR" | "BHR" | "BHS" | "BIH" | "BLM" | "BLR" | "BLZ" | "BMU" | "BOL" | "BRA" | "BRB" | "BRN" | "BTN" | "BVT" | "BWA" | "CAF" | "CAN" | "CCK" | "CHE" | "CHL" | "CHN" | "CIV" | "CMR" | "COD" | "COG" | "COK" | "COL" | "COM" | "CPV" | "CRI" | "CUB" | "CUW" | "CXR" | "CYM" | "CYP" | "CZE" | "DEU" | "DJI" | "DMA" | "DNK" | "DOM" | "DZA" | "ECU" | "EGY" | "ERI" | "ESH" | "ESP" | "EST" | "ETH" | "FIN" | "FJI" | "FLK" | "FRA" | "FRO" | "FSM" | "GAB" | "GBR" | "GEO" | "GGY" | "GHA" | "GIB" | "GIN" | "GLP" | "GMB" | "GNB" | "GNQ" | "GRC" | "GRD" | "GRL" | "GTM" | "GUF" | "GUM" | "GUY" | "HKG" | "HMD" | "HND" | "HRV" | "HTI" | "HUN" | "IDN" | "IMN" | "IND" | "IOT" | "IRL" | "IRN" | "IRQ" | "ISL" | "ISR" | "ITA" | "JAM" | "JEY" | "JOR" | "JPN" | "KAZ" | "KEN" | "KGZ" | "KHM" | "KIR" | "KNA" | "KOR" | "KWT" | "LAO" | "LBN" | "LBR" | "LBY" | "LCA" | "LIE" | "LKA" | "LSO" | "LTU" | "LUX" | "LVA" | "MAC" | "MAF" | "MAR" | "MCO" | "MDA" | "MDG" | "MDV" | "MEX" | "MHL" | "MKD" | "MLI" | "MLT" | "MMR" | "MNE" | "MNG" | "MNP" | "MOZ" | "MRT" | "MSR" | "MTQ" | "MUS" | "MWI" | "MYS" | "MYT" | "NAM" | "NCL" | "NER" | "NFK" | "NGA" | "NIC" | "NIU" | "NLD" | "NOR" | "NPL" | "NRU" | "NZL" | "OMN" | "PAK" | "PAN" | "PCN" | "PER" | "PHL" | "PLW" | "PNG" | "POL" | "PRI" | "PRK" | "PRT" | "PRY" | "PSE" | "PYF" | "QAT" | "REU" | "ROU" | "RUS" | "RWA" | "SAU" | "SDN" | "SEN" | "SGP" | "SGS" | "SHN" | "SJM" | "SLB" | "SLE" | "SLV" | "SMR" | "SOM" | "SPM" | "SRB" | "SSD" | "STP" | "SUR" | "SVK" | "SVN" | "SWE" | "SWZ" | "SXM" | "SYC" | "SYR" | "TCA" | "TCD" | "TGO" | "THA" | "TJK" | "TKL" | "TKM" | "TLS" | "TON" | "TTO" | "TUN" | "TUR" | "TUV" | "TWN" | "TZA" | "UGA" | "UKR" | "UMI" | "UNK" | "URY" | "USA" | "UZB" | "VAT" | "VCT" | "VEN" | "VGB" | "VIR" | "VNM" | "VUT" | "WLF" | "WSM" | "YEM" | "ZAF" | "ZMB" | "ZWE";
             /** @example SW1A 1AA */
             postcode: string;
             /**
@@ -8634,8 +8667,9 @@ export interface components {
             /**
              * @description Country where the offer is available; decides its currency and the zone of its status.
              * @example GBR
+             * @enum {string}
              */
-            countryCode: string;
+            countryCode: "ABW" | "AFG" | "AGO" | "AIA" | "ALA" | "ALB" | "AND" | "ARE" | "ARG" | "ARM" | "ASM" | "ATA" | "ATF" | "ATG" | "AUS" | "AUT" | "AZE" | "BDI" | "BEL" | "BEN" | "BES" | "BFA" | "BGD" | "BGR" | "BHR" | "BHS" | "BIH" | "BLM" | "BLR" | "BLZ" | "BMU" | "BOL" | "BRA" | "BRB" | "BRN" | "BTN" | "BVT" | "BWA" | "CAF" | "CAN" | "CCK" | "CHE" | "CHL" | "CHN" | "CIV" | "CMR" | "COD" | "COG" | "COK" | "COL" | "COM" | "CPV" | "CRI" | "CUB" | "CUW" | "CXR" | "CYM" | "CYP" | "CZE" | "DEU" | "DJI" | "DMA" | "DNK" | "DOM" | "DZA" | "ECU" | "EGY" | "ERI" | "ESH" | "ESP" | "EST" | "ETH" | "FIN" | "FJI" | "FLK" | "FRA" | "FRO" | "FSM" | "GAB" | "GBR" | "GEO" | "GGY" | "GHA" | "GIB" | "GIN" | "GLP" | "GMB" | "GNB" | "GNQ" | "GRC" | "GRD" | "GRL" | "GTM" | "GUF" | "GUM" | "GUY" | "HKG" | "HMD" | "HND" | "HRV" | "HTI" | "HUN" | "IDN" | "IMN" | "IND" | "IOT" | "IRL" | "IRN" | "IRQ" | "ISL" | "ISR" | "ITA" | "JAM" | "JEY" | "JOR" | "JPN" | "KAZ" | "KEN" | "KGZ" | "KHM" | "KIR" | "KNA" | "KOR" | "KWT" | "LAO" | "LBN" | "LBR" | "LBY" | "LCA" | "LIE" | "LKA" | "LSO" | "LTU" | "LUX" | "LVA" | "MAC" | "MAF" | "MAR" | "MCO" | "MDA" | "MDG" | "MDV" | "MEX" | "MHL" | "MKD" | "MLI" | "MLT" | "MMR" | "MNE" | "MNG" | "MNP" | "MOZ" | "MRT" | "MSR" | "MTQ" | "MUS" | "MWI" | "MYS" | "MYT" | "NAM" | "NCL" | "NER" | "NFK" | "NGA" | "NIC" | "NIU" | "NLD" | "NOR" | "NPL" | "NRU" | "NZL" | "OMN" | "PAK" | "PAN" | "PCN" | "PER" | "PHL" | "PLW" | "PNG" | "POL" | "PRI" | "PRK" | "PRT" | "PRY" | "PSE" | "PYF" | "QAT" | "REU" | "ROU" | "RUS" | "RWA" | "SAU" | "SDN" | "SEN" | "SGP" | "SGS" | "SHN" | "SJM" | "SLB" | "SLE" | "SLV" | "SMR" | "SOM" | "SPM" | "SRB" | "SSD" | "STP" | "SUR" | "SVK" | "SVN" | "SWE" | "SWZ" | "SXM" | "SYC" | "SYR" | "TCA" | "TCD" | "TGO" | "THA" | "TJK" | "TKL" | "TKM" | "TLS" | "TON" | "TTO" | "TUN" | "TUR" | "TUV" | "TWN" | "TZA" | "UGA" | "UKR" | "UMI" | "UNK" | "URY" | "USA" | "UZB" | "VAT" | "VCT" | "VEN" | "VGB" | "VIR" | "VNM" | "VUT" | "WLF" | "WSM" | "YEM" | "ZAF" | "ZMB" | "ZWE";
             name: string;
             /**
              * Format: uuid
@@ -8738,7 +8772,6 @@ export interface components {
                 /** @enum {string} */
                 name: "new" | "lapsed" | "existing";
                 from?: number;
-                /** @description At most 365. */
                 to?: number;
             } | null;
             /**
@@ -8820,7 +8853,6 @@ export interface components {
                 /** @enum {string} */
                 name: "new" | "lapsed" | "existing";
                 from?: number;
-                /** @description At most 365. */
                 to?: number;
             } | null;
             /**
@@ -9802,12 +9834,13 @@ export interface components {
             /**
              * @description ISO 3166-1 alpha-3 country code.
              * @example GBR
+             * @enum {string}
              */
-            countryCode: string;
+            countryCode: "ABW" | "AFG" | "AGO" | "AIA" | "ALA" | "ALB" | "AND" | "ARE" | "ARG" | "ARM" | "ASM" | "ATA" | "ATF" | "ATG" | "AUS" | "AUT" | "AZE" | "BDI" | "BEL" | "BEN" | "BES" | "BFA" | "BGD" | "BGR" | "BHR" | "BHS" | "BIH" | "BLM" | "BLR" | "BLZ" | "BMU" | "BOL" | "BRA" | "BRB" | "BRN" | "BTN" | "BVT" | "BWA" | "CAF" | "CAN" | "CCK" | "CHE" | "CHL" | "CHN" | "CIV" | "CMR" | "COD" | "COG" | "COK" | "COL" | "COM" | "CPV" | "CRI" | "CUB" | "CUW" | "CXR" | "CYM" | "CYP" | "CZE" | "DEU" | "DJI" | "DMA" | "DNK" | "DOM" | "DZA" | "ECU" | "EGY" | "ERI" | "ESH" | "ESP" | "EST" | "ETH" | "FIN" | "FJI" | "FLK" | "FRA" | "FRO" | "FSM" | "GAB" | "GBR" | "GEO" | "GGY" | "GHA" | "GIB" | "GIN" | "GLP" | "GMB" | "GNB" | "GNQ" | "GRC" | "GRD" | "GRL" | "GTM" | "GUF" | "GUM" | "GUY" | "HKG" | "HMD" | "HND" | "HRV" | "HTI" | "HUN" | "IDN" | "IMN" | "IND" | "IOT" | "IRL" | "IRN" | "IRQ" | "ISL" | "ISR" | "ITA" | "JAM" | "JEY" | "JOR" | "JPN" | "KAZ" | "KEN" | "KGZ" | "KHM" | "KIR" | "KNA" | "KOR" | "KWT" | "LAO" | "LBN" | "LBR" | "LBY" | "LCA" | "LIE" | "LKA" | "LSO" | "LTU" | "LUX" | "LVA" | "MAC" | "MAF" | "MAR" | "MCO" | "MDA" | "MDG" | "MDV" | "MEX" | "MHL" | "MKD" | "MLI" | "MLT" | "MMR" | "MNE" | "MNG" | "MNP" | "MOZ" | "MRT" | "MSR" | "MTQ" | "MUS" | "MWI" | "MYS" | "MYT" | "NAM" | "NCL" | "NER" | "NFK" | "NGA" | "NIC" | "NIU" | "NLD" | "NOR" | "NPL" | "NRU" | "NZL" | "OMN" | "PAK" | "PAN" | "PCN" | "PER" | "PHL" | "PLW" | "PNG" | "POL" | "PRI" | "PRK" | "PRT" | "PRY" | "PSE" | "PYF" | "QAT" | "REU" | "ROU" | "RUS" | "RWA" | "SAU" | "SDN" | "SEN" | "SGP" | "SGS" | "SHN" | "SJM" | "SLB" | "SLE" | "SLV" | "SMR" | "SOM" | "SPM" | "SRB" | "SSD" | "STP" | "SUR" | "SVK" | "SVN" | "SWE" | "SWZ" | "SXM" | "SYC" | "SYR" | "TCA" | "TCD" | "TGO" | "THA" | "TJK" | "TKL" | "TKM" | "TLS" | "TON" | "TTO" | "TUN" | "TUR" | "TUV" | "TWN" | "TZA" | "UGA" | "UKR" | "UMI" | "UNK" | "URY" | "USA" | "UZB" | "VAT" | "VCT" | "VEN" | "VGB" | "VIR" | "VNM" | "VUT" | "WLF" | "WSM" | "YEM" | "ZAF" | "ZMB" | "ZWE";
             /** @description Where the offer can be used (default in-store). */
             channels?: ("online" | "in-store")[];
             /**
-             * @description Local to the location: `YYYY-MM-DDThh:mm:ss`, no zone.
+             * @description Local to the location: `YYYY-MM-DDThh:mm:ss`, no zone; a real calendar date, years 0001 to 9999.
              * @example 2026-02-01T00:00:00
              */
             startDate: string;
@@ -9893,7 +9926,6 @@ export interface components {
                 /** @enum {string} */
                 name: "new" | "lapsed" | "existing";
                 from?: number;
-                /** @description At most 365. */
                 to?: number;
             } | null;
             /** @enum {string} */
@@ -9941,7 +9973,7 @@ export interface components {
          */
         MarketplaceOfferUpdate: {
             /**
-             * @description Local to the location: `YYYY-MM-DDThh:mm:ss`, no zone.
+             * @description Local to the location: `YYYY-MM-DDThh:mm:ss`, no zone; a real calendar date, years 0001 to 9999.
              * @example 2026-02-01T00:00:00
              */
             endDate?: string;
@@ -9957,7 +9989,6 @@ export interface components {
                 /** @enum {string} */
                 name: "new" | "lapsed" | "existing";
                 from?: number;
-                /** @description At most 365. */
                 to?: number;
             } | null;
         };

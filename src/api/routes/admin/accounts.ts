@@ -2,7 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
-import { commonErrors, jsonBody, jsonResponse, listOf, pageQuery, uuid } from "../../schemas.ts";
+import { commonErrors, emailAddress, jsonBody, jsonResponse, listOf, pageQuery, trimmedText, uuid } from "../../schemas.ts";
 import { createAccount, listAccounts, updateAccount } from "../../../services/accounts.ts";
 
 const tier = z.enum(["standard", "premium"], { message: "must be standard or premium" });
@@ -34,9 +34,9 @@ const create = createRoute({
   request: {
     body: jsonBody(
       z.strictObject({
-        name: z.string().trim().min(1, "must not be empty").max(200),
+        name: trimmedText(200),
         tier: tier.default("standard"),
-        email: z.email({ message: "must be an e-mail address" }).optional(),
+        email: emailAddress.optional(),
       }),
     ),
   },
@@ -51,7 +51,7 @@ const update = createRoute({
   security: [{ AdminToken: [] }],
   request: {
     params: z.object({ accountId: uuid("accountId") }),
-    body: jsonBody(z.strictObject({ tier: tier.optional(), name: z.string().trim().min(1).max(200).optional() })),
+    body: jsonBody(z.strictObject({ tier: tier.optional(), name: trimmedText(200).optional() })),
   },
   responses: { 200: jsonResponse(AccountSchema, "The account."), ...commonErrors },
 });

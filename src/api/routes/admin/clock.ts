@@ -2,7 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { invalid } from "../../errors.ts";
-import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
 import { LATEST_SERVICE_TIME, MAX_ADVANCE_DAYS, durationMs, type Clock } from "../../../clock/index.ts";
 
 const ClockSchema = z
@@ -52,7 +52,11 @@ const advance = createRoute({
         }),
     ),
   },
-  responses: { 200: jsonResponse(ClockSchema, "The service time after the move."), ...commonErrors },
+  responses: {
+    200: jsonResponse(ClockSchema, "The service time after the move."),
+    ...commonErrors,
+    400: invalidWhen(["days, hours, minutes and seconds all 0 or missing (the move must be greater than 0)", "a move that would take service time past 9900-01-01"]),
+  },
 });
 
 const describe = (clock: Clock) => ({ now: clock.now().toISOString(), mode: clock.mode, speed: clock.speed });

@@ -3,10 +3,10 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
-import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { createMarketplaceOffer, updateMarketplaceOffer } from "../../../services/marketplace-offers.ts";
 import { seedMarketplace } from "../../../services/marketplace-seed.ts";
-import { localDateTime, targetingInput } from "../offers/schemas.ts";
+import { OFFER_FIELD_RULES, localDateTime, targetingInput } from "../offers/schemas.ts";
 import { MarketplaceOfferAdminSchema, MarketplaceOfferCreateSchema } from "../marketplace-offers/schemas.ts";
 
 const create = createRoute({
@@ -17,7 +17,11 @@ const create = createRoute({
   description: "The offer rules apply as for `POST /v1/offers`; marketplace offers are of the marketplace/targeting variant (fees).",
   security: [{ AdminToken: [] }],
   request: { body: jsonBody(MarketplaceOfferCreateSchema) },
-  responses: { 201: jsonResponse(MarketplaceOfferAdminSchema, "The marketplace offer."), ...commonErrors },
+  responses: {
+    201: jsonResponse(MarketplaceOfferAdminSchema, "The marketplace offer."),
+    ...commonErrors,
+    400: invalidWhen(OFFER_FIELD_RULES),
+  },
 });
 
 const seed = createRoute({
@@ -66,7 +70,11 @@ const update = createRoute({
         .openapi("MarketplaceOfferUpdate", { example: { endDate: "2027-06-30T23:59:59" } }),
     ),
   },
-  responses: { 200: jsonResponse(MarketplaceOfferAdminSchema, "The marketplace offer."), ...commonErrors },
+  responses: {
+    200: jsonResponse(MarketplaceOfferAdminSchema, "The marketplace offer."),
+    ...commonErrors,
+    400: invalidWhen([...OFFER_FIELD_RULES, "endDate: not later than the current date (service clock, the country's main zone)"]),
+  },
 });
 
 export function mountMarketplaceOffers(r: OpenAPIHono<AppEnv>) {

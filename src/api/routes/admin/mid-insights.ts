@@ -1,7 +1,7 @@
 // POST /admin/programs/{programId}/mid-insights/seed: generated MIDs and insights for demos and load tests.
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
-import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { rule } from "../../validation.ts";
 import { MAX_SEED_COUNT, seedMidInsights } from "../../../services/mid-insights-seed.ts";
 
@@ -43,6 +43,7 @@ const seed = createRoute({
       "The number of insights created.",
     ),
     ...commonErrors,
+    400: invalidWhen(["programId: a test program (MID insights exist for live programs only)"]),
   },
 });
 

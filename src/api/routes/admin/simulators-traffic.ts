@@ -1,7 +1,7 @@
 // GET /admin/simulators/traffic, POST /admin/simulators/traffic/start and /stop: generated network traffic.
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
-import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
 import { trafficOptionsSchema } from "../../../../simulators/host/control.ts";
 import { SCHEMES } from "../../../domain/scheme.ts";
 
@@ -59,7 +59,11 @@ const start = createRoute({
   request: {
     body: jsonBody(trafficOptionsSchema.openapi("TrafficOptions", { example: { rate: 20, seed: 42, durationSeconds: 60, schemes: ["visa", "mastercard"] } })),
   },
-  responses: { 201: jsonResponse(TrafficStatusSchema, "The new run."), ...commonErrors },
+  responses: {
+    201: jsonResponse(TrafficStatusSchema, "The new run."),
+    ...commonErrors,
+    400: invalidWhen(["targetingTags: shares adding up to more than 1", "unknownMerchants + notOnboardedLocations over 1"]),
+  },
 });
 
 const stop = createRoute({

@@ -2,13 +2,13 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, jsonBody, jsonResponse, metadataSchema } from "../../schemas.ts";
+import { commonErrors, jsonBody, jsonResponse, metadataSchema, trimmedText } from "../../schemas.ts";
 import { createBrand } from "../../../services/brands.ts";
 import { BrandSchema } from "./schemas.ts";
 
 const body = z
   .strictObject({
-    name: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
+    name: trimmedText(200),
     logoUrl: z
       .url({ protocol: /^https?$/, message: "must be an http or https URL" })
       .max(2048, "must be at most 2048 characters")

@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, countryCode, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
+import { commonErrors, countryCode, invalidWhen, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
 import { TEST_NUMBER_RULE } from "../../../domain/card-number.ts";
@@ -18,6 +18,7 @@ const body = z
         `number. Test keys accept only the test numbers (${TEST_NUMBER_RULE}); live keys refuse them. ` +
         "Only the first six and last four digits are kept.",
       example: "4444000000004008",
+      pattern: "^[0-9]{12,19}$",
     }),
     expMonth: z.number().int("must be a whole number").min(1, "must be 1 to 12").max(12, "must be 1 to 12").openapi({ example: 12 }),
     expYear: z
@@ -44,7 +45,14 @@ export const route = createRoute({
   description: "Enrols a card in the program. The scheme is detected from the number; the number itself is never stored.",
   middleware: [ownedBy("programId", getProgram)] as const,
   request: { params: z.object({ programId: uuid("programId") }), body: jsonBody(body) },
-  responses: { 201: jsonResponse(CardSchema, "The enrolled card."), ...commonErrors },
+  responses: {
+    201: jsonResponse(CardSchema, "The enrolled card."),
+    ...commonErrors,
+    400: invalidWhen([
+      "number: not Luhn-valid, not a Visa, Mastercard or Amex number, not a test number under a test key, or a test number under a live key",
+      "expYear and expMonth: in the past on the service clock",
+    ]),
+  },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>

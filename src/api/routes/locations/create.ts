@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, countryCode, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
+import { commonErrors, countryCode, invalidWhen, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
 import { createLocation } from "../../../services/locations.ts";
@@ -45,7 +45,15 @@ export const route = createRoute({
     "once. Live: Idle on every scheme, or Syncing with `status: syncing` (a test key gets 400 for that).",
   middleware: [ownedBy("programId", getProgram)] as const,
   request: { params: z.object({ programId: uuid("programId") }), body: jsonBody(body) },
-  responses: { 201: jsonResponse(LocationSchema, "The location."), ...commonErrors },
+  responses: {
+    201: jsonResponse(LocationSchema, "The location."),
+    ...commonErrors,
+    400: invalidWhen([
+      "brandId: no brand with this id for this account and environment, or its consent not approved",
+      "timezone: not an IANA time zone the service knows",
+      "status syncing: under a test key or on a test program",
+    ]),
+  },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>

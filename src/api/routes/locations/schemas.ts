@@ -1,11 +1,12 @@
 // The location record as the API shows it, and the fields its create and update inputs share.
 import { z } from "@hono/zod-openapi";
+import { trimmedText } from "../../schemas.ts";
 import { isTimeZone } from "../../../domain/countries.ts";
 import { NETWORK_STATUSES } from "../../../domain/location-status.ts";
 import { MID_FORMATS, type MidField } from "../../../domain/mid-formats.ts";
 
 const text = (max: number) =>
-  z.string().trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
+  trimmedText(max);
 
 export const address = text(200).openapi({ example: "1 High Street" });
 export const city = text(100).openapi({ example: "London" });
@@ -41,7 +42,7 @@ const VisaMid = z
     visaBin: mid("visaBin").optional().openapi({ description: "Acquirer BIN, 6 to 11 digits." }),
   })
   .refine((m) => Object.keys(m).length > 0, "must have at least one of vmid, vsid, visaAcquiringMid, visaBin")
-  .openapi("VisaMid");
+  .openapi("VisaMid", { minProperties: 1 });
 
 const MastercardMid = z
   .strictObject({
@@ -49,7 +50,7 @@ const MastercardMid = z
     mcAcquiringMid: mid("mcAcquiringMid").optional().openapi({ description: "Acquiring MID, 1 to 15 letters or digits." }),
   })
   .refine((m) => Object.keys(m).length > 0, "must have at least one of mcLocationId, mcAcquiringMid")
-  .openapi("MastercardMid");
+  .openapi("MastercardMid", { minProperties: 1 });
 
 const AmexMid = z
   .strictObject({ seNumber: mid("seNumber").openapi({ description: "Service establishment number, exactly 10 digits." }) })

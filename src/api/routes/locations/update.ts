@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { getLocation, updateLocation } from "../../../services/locations.ts";
 import { address, city, geolocation, LocationSchema, mids, postcode, timezone } from "./schemas.ts";
@@ -32,7 +32,11 @@ export const route = createRoute({
   summary: "Update a location",
   middleware: [ownedBy("locationId", getLocation)] as const,
   request: { params: z.object({ locationId: uuid("locationId") }), body: jsonBody(body) },
-  responses: { 200: jsonResponse(LocationSchema, "The location."), ...commonErrors },
+  responses: {
+    200: jsonResponse(LocationSchema, "The location."),
+    ...commonErrors,
+    400: invalidWhen(["timezone: not an IANA time zone the service knows"]),
+  },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>

@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, countryCode, jsonResponse, limitParam, listOf, startParam } from "../../schemas.ts";
+import { commonErrors, countryCode, jsonResponse, limitParam, listOf, startParam, trimmedText } from "../../schemas.ts";
 import { SCHEMES } from "../../../domain/card-number.ts";
 import { listMarketplaceOffers } from "../../../services/marketplace-offers.ts";
 import { channel, MarketplaceOfferSchema } from "./schemas.ts";
@@ -12,7 +12,7 @@ const param = (name: string) => ({ param: { name, in: "query" as const } });
 const query = z.object({
   limit: limitParam,
   start: startParam,
-  brandName: z.string().trim().min(1, "must not be empty").max(200).optional().openapi({ ...param("brandName"), description: "Only this brand (case-insensitive).", example: "Brightside Coffee" }),
+  brandName: trimmedText(200).optional().openapi({ ...param("brandName"), description: "Only this brand (case-insensitive).", example: "Brightside Coffee" }),
   channel: channel.optional().openapi({ ...param("channel"), example: "online" }),
   countryCode: countryCode.optional().openapi({ ...param("countryCode") }),
   scheme: z.enum(SCHEMES, { message: "must be visa, mastercard or amex" }).optional().openapi({ ...param("scheme"), description: "Only offers running on this card network.", example: "visa" }),

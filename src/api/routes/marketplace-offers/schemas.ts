@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { SCHEMES } from "../../../domain/card-number.ts";
 import { CHANNELS, SUPPLIER_TYPES } from "../../../domain/offer-marketplace.ts";
 import { TARGETING_NAMES } from "../../../domain/offer.ts";
-import { countryCode } from "../../schemas.ts";
+import { countryCode, trimmedText } from "../../schemas.ts";
 import {
   activationInput,
   additionalTerms,
@@ -100,7 +100,7 @@ export const MarketplaceOfferAdminSchema = z
 export const MarketplaceOfferCreateSchema = z
   .strictObject({
     name: offerName,
-    brandName: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
+    brandName: trimmedText(200),
     brandLogoURL: brandLogoURL.optional(),
     countryCode,
     channels: z
@@ -108,7 +108,7 @@ export const MarketplaceOfferCreateSchema = z
       .min(1, "must name at least one channel")
       .refine((v) => new Set(v).size === v.length, "must not repeat a channel")
       .optional()
-      .openapi({ description: "Where the offer can be used (default in-store)." }),
+      .openapi({ uniqueItems: true, description: "Where the offer can be used (default in-store)." }),
     startDate: localDateTime,
     endDate: localDateTime.optional().openapi({ description: "Default 12 months after startDate." }),
     type: typeInput,
@@ -124,9 +124,9 @@ export const MarketplaceOfferCreateSchema = z
     additionalTerms: additionalTerms.optional(),
     supplier: z
       .strictObject({
-        id: z.string().trim().min(1, "must not be empty").max(200),
+        id: trimmedText(200),
         type: z.enum(SUPPLIER_TYPES, { message: "must be merchant or affiliate" }),
-        name: z.string().trim().min(1, "must not be empty").max(200),
+        name: trimmedText(200),
       })
       .openapi({ description: "The content provider offering it." }),
     brandDecision: z

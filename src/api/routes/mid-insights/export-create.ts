@@ -2,18 +2,18 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { emailAddress, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { rule } from "../../validation.ts";
 import { DEFAULT_ORDER, DEFAULT_SORT } from "../../../domain/mid-insights.ts";
 import { createMidInsightExport } from "../../../services/mid-insights-exports.ts";
-import { checkDateRange, filterShape, givenFilters, orderParam, sortParam, toFilters } from "./filters.ts";
+import { DATE_BOUNDS_ORDER_RULE, checkDateRange, filterShape, givenFilters, orderParam, sortParam, toFilters } from "./filters.ts";
 import { MidInsightExportSchema, insightsErrors, insightsRoute } from "./schemas.ts";
 
 const body = z
   .strictObject({
     format: z.enum(["csv", "json"], rule("must be csv or json")).openapi({ description: "File format." }),
     recipients: z
-      .array(z.email({ message: "must be an e-mail address" }))
+      .array(emailAddress)
       .min(1, "must list 1 to 5 e-mail addresses")
       .max(5, "must list at most 5 e-mail addresses")
       .refine((list) => new Set(list.map((a) => a.toLowerCase())).size === list.length, "must not repeat an address")
@@ -44,7 +44,18 @@ export const route = createRoute({
     "file, addressed to up to five recipients or to the account's e-mail address. The simulator sends no mail: it " +
     "records the recipients, and the file is downloaded from fileUrl.",
   request: { params: z.object({ programId: uuid("programId") }), body: jsonBody(body) },
-  responses: { 201: jsonResponse(MidInsightExportSchema, "The export, with its file ready."), ...insightsErrors },
+  responses: {
+    201: jsonResponse(MidInsightExportSchema, "The export, with its file ready."),
+    ...insightsErrors,
+    400: invalidWhen(
+      [
+        "recipients: missing while the account has no e-mail address",
+        "recipients: an address twice (ignoring case)",
+        `filters.${DATE_BOUNDS_ORDER_RULE}`,
+      ],
+      insightsErrors[400].description,
+    ),
+  },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {

@@ -3,9 +3,14 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { uuid } from "../../schemas.ts";
-import { contentType } from "../../../domain/mid-insight-export.ts";
+import { EXPORT_COLUMNS, contentType } from "../../../domain/mid-insight-export.ts";
 import { openMidInsightExportFile } from "../../../services/mid-insights-exports.ts";
 import { insightsErrors, insightsRoute } from "./schemas.ts";
+
+/** A JSON export: an array of records with every column, each a string or null. */
+const ExportFileRecords = z
+  .array(z.strictObject(Object.fromEntries(EXPORT_COLUMNS.map((column) => [column, z.string().nullable()]))))
+  .openapi("MidInsightExportFileRecords", { description: "The JSON file: one record per insight, every column, as in the CSV." });
 
 export const route = createRoute({
   method: "get",
@@ -18,7 +23,7 @@ export const route = createRoute({
       description: "The file, as an attachment: CSV with a header row, or a JSON array of insights.",
       content: {
         "text/csv": { schema: z.string().openapi({ example: "id,brandId,locationId,...\r\n" }) },
-        "application/json": { schema: z.string().openapi({ example: "[\n{\"id\":\"…\"}\n]\n" }) },
+        "application/json": { schema: ExportFileRecords },
       },
     },
     ...insightsErrors,

@@ -2,6 +2,7 @@
 // invalid value is a 400 naming the parameter and its rule.
 import { z } from "@hono/zod-openapi";
 import {
+  DATE_BOUND_PATTERN,
   DATE_BOUND_RULE,
   IDENTIFIER_RULES,
   ORIGINS,
@@ -21,7 +22,7 @@ const dateBound = (edge: "from" | "to", description: string) =>
     .string()
     .refine((v) => parseDateBound(v, edge) !== undefined, DATE_BOUND_RULE)
     .optional()
-    .openapi({ description, example: edge === "from" ? "2025-12-01" : "2025-12-31T23:59:59Z" });
+    .openapi({ description, example: edge === "from" ? "2025-12-01" : "2025-12-31T23:59:59Z", pattern: DATE_BOUND_PATTERN });
 
 const digitsFilter = (pattern: RegExp, rule: string, description: string, example: string) =>
   z.string().regex(pattern, rule).optional().openapi({ description, example });
@@ -33,6 +34,9 @@ const exactFilter = (description: string, example: string) =>
     .max(64, "must be at most 64 characters")
     .optional()
     .openapi({ description, example });
+
+/** The filters' rule between fields, in words (the 400s of the list and of exports name it). */
+export const DATE_BOUNDS_ORDER_RULE = "lastSeenTransactionDateFrom: after lastSeenTransactionDateTo";
 
 export const filterShape = {
   brandId: uuidFilter("Only insights of this brand."),

@@ -3,11 +3,12 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { invalid } from "../../errors.ts";
-import { jsonResponse, limitParam, uuid } from "../../schemas.ts";
+import { invalidWhen, jsonResponse, limitParam, uuid } from "../../schemas.ts";
 import { DEFAULT_ORDER, DEFAULT_SORT, decodeCursor } from "../../../domain/mid-insights.ts";
 import { countMidInsights, listMidInsights } from "../../../services/mid-insights-list.ts";
 import { checkDateRange, filterShape, orderParam, sortParam, toFilters } from "./filters.ts";
 import { MidInsightSchema, insightsErrors, insightsRoute } from "./schemas.ts";
+import { DATE_BOUNDS_ORDER_RULE } from "./filters.ts";
 
 const query = z
   .strictObject({
@@ -56,6 +57,7 @@ export const route = createRoute({
   responses: {
     200: jsonResponse(z.union([ListSchema, CountSchema]), "A page of insights, or only the count with select=count."),
     ...insightsErrors,
+    400: invalidWhen([DATE_BOUNDS_ORDER_RULE], insightsErrors[400].description),
   },
 });
 

@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { getCard } from "../../../services/cards.ts";
 import { createMissingTransactionRequest } from "../../../services/missing-transaction-requests.ts";
@@ -43,7 +43,15 @@ export const route = createRoute({
     "location and to MID insights (origin missing-transaction-lookup).",
   middleware: [ownedBy("cardId", getCard)] as const,
   request: { params: z.object({ cardId: uuid("cardId") }), body: jsonBody(body) },
-  responses: { 201: jsonResponse(MissingTransactionRequestSchema, "The request."), ...commonErrors },
+  responses: {
+    201: jsonResponse(MissingTransactionRequestSchema, "The request."),
+    ...commonErrors,
+    400: invalidWhen([
+      "locationId: a location of another program than the card's",
+      "amount: more decimal places than the currency of the card's country has",
+      "transactionDate: in the future or before the card's network searches back (Visa, Mastercard and Amex windows, on the service clock)",
+    ]),
+  },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>

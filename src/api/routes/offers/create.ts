@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, countryCode, jsonBody, jsonResponse, metadataSchema } from "../../schemas.ts";
+import { commonErrors, countryCode, invalidWhen, jsonBody, jsonResponse, metadataSchema, trimmedText } from "../../schemas.ts";
 import { FUNDING_TYPES } from "../../../domain/offer.ts";
 import { createOffer } from "../../../services/offers.ts";
 import {
@@ -17,6 +17,7 @@ import {
   maxTransactionAmount,
   minTransactionAmount,
   offerName,
+  OFFER_FIELD_RULES,
   OfferSchema,
   returnPeriod,
   schemes,
@@ -39,7 +40,7 @@ const body = z
     schemes: schemes.optional(),
     funded: z
       .strictObject({
-        id: z.string().trim().min(1, "must not be empty").max(200).optional(),
+        id: trimmedText(200).optional(),
         type: z.enum(FUNDING_TYPES, { message: "must be merchant, card-linking or affiliate" }).optional(),
       })
       .optional()
@@ -91,6 +92,11 @@ export const route = createRoute({
   responses: {
     201: jsonResponse(OfferSchema, "The offer."),
     ...commonErrors,
+    400: invalidWhen([
+      ...OFFER_FIELD_RULES,
+      "brandId: no brand with this id for this account and environment",
+      "publisherId: not your account id",
+    ]),
     ...conflictResponse("Another offer of the brand breaks rule 4 with this one (the message names activation.enabled)."),
   },
 });

@@ -31,6 +31,7 @@ const query = z.object({
       type: "string",
       description: "Only live offers whose endDate falls within this many days ('expiring soon').",
       example: "30",
+      pattern: "^0*([1-9][0-9]?|[12][0-9][0-9]|3[0-5][0-9]|36[0-5])$",
     }),
   expiringSoon: z
     .enum(["true", "false"], { message: "must be true or false" })

@@ -1,21 +1,41 @@
 // The offer record and activation record as the API shows them, and the fields offer inputs share
 // (also used by the marketplace routes).
 import { z } from "@hono/zod-openapi";
-import { ErrorBodySchema } from "../../schemas.ts";
-import { isLocalDateTime } from "../../../domain/local-dates.ts";
+import { ErrorBodySchema, trimmedText } from "../../schemas.ts";
+import { LOCAL_DATE_TIME_PATTERN, isLocalDateTime } from "../../../domain/local-dates.ts";
 import { SCHEMES } from "../../../domain/card-number.ts";
-import { FUNDING_TYPES, TARGETING_NAMES } from "../../../domain/offer.ts";
+import { FUNDING_TYPES, TARGETING_MAX_DAYS, TARGETING_NAMES } from "../../../domain/offer.ts";
 import { OFFER_STATUSES } from "../../../domain/offer-status.ts";
+
+
+/** The offer rules between fields, in words (the 400s of the offer operations name them). */
+export const OFFER_FIELD_RULES = [
+  "endDate: not after startDate",
+  "maxTransactionAmount: below minTransactionAmount",
+  "type.maxRewardAmount: on an amount offer",
+  "type.value: over 100 on a discount offer (a percentage)",
+  "type.value (amount offers), type.maxRewardAmount, min/maxTransactionAmount, feeSplit and fees (amount offers): more decimal places than the currency of countryCode has",
+  "feeSplit and fees: over 100 on a discount offer",
+  "activation.qualifiedTransactionsLimit: with activation.enabled false",
+  "targeting.from and targeting.to: missing for lapsed or existing targeting, or from not less than to",
+  "feeSplit: in the marketplace/targeting variant; fees and targeting: in the first variant",
+  "countryCode: a country without a currency",
+  "funded.id: missing when funded.type is not card-linking",
+];
 
 export const localDateTime = z
   .string()
   .refine(isLocalDateTime, "must be a local date-time YYYY-MM-DDThh:mm:ss (no zone)")
-  .openapi({ description: "Local to the location: `YYYY-MM-DDThh:mm:ss`, no zone.", example: "2026-02-01T00:00:00" });
+  .openapi({
+    description: "Local to the location: `YYYY-MM-DDThh:mm:ss`, no zone; a real calendar date, years 0001 to 9999.",
+    example: "2026-02-01T00:00:00",
+    pattern: LOCAL_DATE_TIME_PATTERN,
+  });
 
 /** A UUID field of a body: "required" when missing, like every other field. */
 export const uuidField = () => z.uuid({ error: (issue) => (issue.input === undefined ? "required" : "must be a UUID") });
 
-export const offerName = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
+export const offerName = trimmedText(200);
 
 const amount = z.number().finite().min(0, "must be 0 or more");
 const positive = z.number().finite().positive("must be greater than 0");
@@ -46,13 +66,13 @@ export const daysOfWeek = z
   .array(z.number().int("must be a whole number").min(0, "must be 0 to 6").max(6, "must be 0 to 6"))
   .min(1, "must name at least one day")
   .refine(unique, "must not repeat a day")
-  .openapi({ description: "Days the offer runs, 0 = Sunday to 6 = Saturday (default every day).", example: [1, 2, 3, 4, 5] });
+  .openapi({ uniqueItems: true, description: "Days the offer runs, 0 = Sunday to 6 = Saturday (default every day).", example: [1, 2, 3, 4, 5] });
 
 export const schemes = z
   .array(z.enum(SCHEMES, { message: "must be visa, mastercard or amex" }))
   .min(1, "must name at least one scheme")
   .refine(unique, "must not repeat a scheme")
-  .openapi({ description: "Card networks the offer runs on (default all three).", example: ["visa", "mastercard"] });
+  .openapi({ uniqueItems: true, description: "Card networks the offer runs on (default all three).", example: ["visa", "mastercard"] });
 
 export const minTransactionAmount = amount.openapi({ description: "Smallest transaction that qualifies (default 0)." });
 export const maxTransactionAmount = amount.nullable().openapi({
@@ -78,7 +98,12 @@ export const targetingInput = z
   .strictObject({
     name: z.enum(TARGETING_NAMES, { message: "must be new, lapsed or existing" }),
     from: z.number().int("must be a whole number of days").min(0, "must be 0 or more").optional(),
-    to: z.number().int("must be a whole number of days").min(0, "must be 0 or more").optional().openapi({ description: "At most 365." }),
+    to: z
+      .number()
+      .int("must be a whole number of days")
+      .min(0, "must be 0 or more")
+      .max(TARGETING_MAX_DAYS, `must be at most ${TARGETING_MAX_DAYS} days`)
+      .optional(),
   })
   .openapi({
     description:

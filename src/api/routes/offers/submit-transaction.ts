@@ -4,7 +4,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { invalid, notFound } from "../../errors.ts";
-import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse, trimmedText, uuid } from "../../schemas.ts";
 import { getOffer } from "../../../services/offers.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { getTransaction } from "../../../services/transactions.ts";
@@ -21,7 +21,7 @@ const body = z
     targetingTag: z.enum(["new", "lapsed", "existing"], { message: "must be new, lapsed or existing" }).nullable().optional().openapi({
       description: "The customer segment you assign; compared with the offer's targeting (not checked against history).",
     }),
-    reference: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters").openapi({
+    reference: trimmedText(200).openapi({
       description: "Your id for the purchase. Submitting the same reference again returns the transaction already recorded.",
       example: "order-20260105-0042",
     }),
@@ -47,6 +47,7 @@ export const route = createRoute({
     201: jsonResponse(TransactionSchema, "The transaction with its offer result."),
     200: jsonResponse(TransactionSchema, "The transaction already recorded for this reference."),
     ...commonErrors,
+    400: invalidWhen(["offerId: an offer whose transactionSource is not oaas"]),
   },
 });
 

@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { getOffer, updateOffer } from "../../../services/offers.ts";
 import {
@@ -17,6 +17,7 @@ import {
   maxTransactionAmount,
   minTransactionAmount,
   offerName,
+  OFFER_FIELD_RULES,
   OfferSchema,
   returnPeriod,
   schemes,
@@ -29,7 +30,8 @@ const fixed = z
   .unknown()
   .refine(() => false, "cannot be changed after creation")
   .optional()
-  .openapi({ description: "Set at creation; sending it is a 400." });
+  // `not: {}` accepts no value: the document says the field cannot be sent, as the server does.
+  .openapi({ description: "Set at creation; sending it is a 400.", not: {} } as { description: string });
 
 const body = z
   .strictObject({
@@ -99,6 +101,11 @@ export const route = createRoute({
   responses: {
     200: jsonResponse(OfferSchema, "The offer."),
     ...commonErrors,
+    400: invalidWhen([
+      ...OFFER_FIELD_RULES,
+      "endDate: not later than the current date (service clock, the country's main zone)",
+      "endDate: an extension past 12 months after the current endDate (first variant)",
+    ]),
     ...conflictResponse("The field cannot change in the offer's status, or the change breaks rule 4."),
   },
 });

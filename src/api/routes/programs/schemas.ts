@@ -1,6 +1,6 @@
 // The program record as the API shows it.
 import { z } from "@hono/zod-openapi";
-import { metadataSchema } from "../../schemas.ts";
+import { metadataSchema, trimmedText } from "../../schemas.ts";
 
 export const ProgramSchema = z
   .object({
@@ -29,5 +29,5 @@ export const ProgramSchema = z
   })
   .openapi("Program");
 
-export const programName = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
+export const programName = trimmedText(200);
 export { metadataSchema };

@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { updateProgram } from "../../../services/programs.ts";
 import { ProgramSchema, metadataSchema, programName } from "./schemas.ts";
 
@@ -24,7 +24,11 @@ export const route = createRoute({
   tags: ["Programs"],
   summary: "Update a program or start its location sync",
   request: { params: z.object({ programId: uuid("programId") }), body: jsonBody(body) },
-  responses: { 200: jsonResponse(ProgramSchema, "The program."), ...commonErrors },
+  responses: {
+    200: jsonResponse(ProgramSchema, "The program."),
+    ...commonErrors,
+    400: invalidWhen(["status syncing: on a test program or under a test key"]),
+  },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>

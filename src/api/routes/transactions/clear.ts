@@ -1,7 +1,7 @@
 // POST /transactions/{transactionId}/clear — the network's clearing of a test purchase, now.
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
-import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonResponse, uuid } from "../../schemas.ts";
 import { clearTestPurchase } from "../../../services/test-transactions.ts";
 import { PendingTransactionSchema, TransactionSchema, followUpConflict } from "./schemas.ts";
 import { answer, depsOf } from "./send.ts";
@@ -19,6 +19,7 @@ export const route = createRoute({
     202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
     ...followUpConflict,
     ...commonErrors,
+    400: invalidWhen(["transactionId: a transaction not made with POST /transactions/test"]),
   },
 });
 

@@ -1,7 +1,7 @@
 // POST /transactions/{transactionId}/refund — a refund of a test purchase, a negative transaction.
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
-import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonResponse, uuid } from "../../schemas.ts";
 import { refundTestPurchase } from "../../../services/test-transactions.ts";
 import { getTransaction } from "../../../services/transactions.ts";
 import { ownedBy } from "../../middleware/owned.ts";
@@ -31,6 +31,7 @@ export const route = createRoute({
     202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
     ...followUpConflict,
     ...commonErrors,
+    400: invalidWhen(["transactionId: a transaction not made with POST /transactions/test"]),
   },
 });
 

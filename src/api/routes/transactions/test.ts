@@ -1,7 +1,7 @@
 // POST /transactions/test — a purchase through the card's scheme simulator, as network traffic.
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
-import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
 import { sendTestPurchase } from "../../../services/test-transactions.ts";
 import { PendingTransactionSchema, TransactionSchema } from "./schemas.ts";
 import { answer, depsOf } from "./send.ts";
@@ -42,6 +42,7 @@ export const route = createRoute({
     201: jsonResponse(TransactionSchema, "The transaction as the qualifier recorded it."),
     202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
     ...commonErrors,
+    400: invalidWhen(["a live key (test keys only)", "locationId: a location that is not in the card's program"]),
   },
 });
 

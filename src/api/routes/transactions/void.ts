@@ -1,7 +1,7 @@
 // POST /transactions/{transactionId}/void — the network's reversal of a test purchase before it clears.
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
-import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonResponse, uuid } from "../../schemas.ts";
 import { voidTestPurchase } from "../../../services/test-transactions.ts";
 import { PendingTransactionSchema, TransactionSchema, followUpConflict } from "./schemas.ts";
 import { answer, depsOf } from "./send.ts";
@@ -21,6 +21,7 @@ export const route = createRoute({
     202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
     ...followUpConflict,
     ...commonErrors,
+    400: invalidWhen(["transactionId: a transaction not made with POST /transactions/test"]),
   },
 });
 

@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
 import { TRIGGER_EVENTS, trigger } from "../../../services/trigger.ts";
 import { FixturesSchema } from "./schemas.ts";
 
@@ -53,7 +53,7 @@ export const route = createRoute({
     "(10.01, the test network's transaction-not-found, for .failed). Waits up to 30 s for the event and the first attempt of each delivery, " +
     "and answers the ids and the delivery outcome. 503 with Retry-After when the pipeline did not record it in time.",
   request: { body: jsonBody(body) },
-  responses: { 200: jsonResponse(TriggerResultSchema, "The event fired and its deliveries."), ...commonErrors },
+  responses: { 200: jsonResponse(TriggerResultSchema, "The event fired and its deliveries."), ...commonErrors, 400: invalidWhen(["a live key: trigger works in the test environment only"]) },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {

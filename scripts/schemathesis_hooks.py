@@ -1,0 +1,163 @@
+"""schemathesis hooks for scripts/schemathesis (loaded with SCHEMATHESIS_HOOKS=schemathesis_hooks).
+
+`before_call` gives each request that sends a valid Idempotency-Key a fresh one (see there).
+
+A JSON Schema cannot state a rule that compares one field with another (endDate after startDate) or with
+stored state (an opaque cursor, a brand that exists, a test-only operation under a live key). The OpenAPI
+document states those rules in words, on the operation or the field; a schema-valid request that breaks
+one gets 400 naming the field and the rule.
+
+`filter_failure` accepts exactly those answers and nothing else: a `positive_data_acceptance` failure
+(a schema-valid request refused) is dropped only when its status is the documented one and every rule
+the error message names ("field: rule; field: rule") is one listed below for that operation. Any other
+refusal, any 5xx and any response that breaks the document still fails the run. The summary counts the
+accepted ones as documented-rejections.
+"""
+import json
+import re
+import uuid
+
+import schemathesis
+
+ANY_LIST = r"GET /(v1|admin)/.*"
+
+# Offer inputs (POST /v1/offers, PATCH /v1/offers/{offerId}, the /admin/marketplace-offers create and
+# update): the rules between fields, stated in those operations' 400 (OFFER_FIELD_RULES in
+# src/api/routes/offers/schemas.ts).
+OFFER_RULES = [
+    r"endDate: must be after startDate",
+    r"maxTransactionAmount: must not be below minTransactionAmount",
+    r"type\.maxRewardAmount: only for discount offers",
+    r"type\.value: a discount is a percentage, at most 100",
+    r"(type\.value|type\.maxRewardAmount|minTransactionAmount|maxTransactionAmount|feeSplit|fees\.publisherFee|fees\.serviceFee): "
+    r"at most \d+ decimal places in [A-Z]{3}",
+    r"(feeSplit|fees\.publisherFee|fees\.serviceFee): a percentage on discount offers, at most 100",
+    r"activation\.qualifiedTransactionsLimit: only with activation\.enabled true",
+    r"targeting\.(from|to): required for (lapsed|existing) targeting",
+    r"targeting\.from: must be less than targeting\.to",
+    r"fees: only in the targeting variant; this offer uses feeSplit",
+    r"targeting: only in the targeting variant \(offers created with fees, targeting or transactionSource oaas\)",
+    r"feeSplit: not in the targeting variant; use fees \{publisherFee, serviceFee\}",
+    r"countryCode: no currency is known for [A-Z]{3}",
+    r"funded\.id: required when funded\.type is [\w-]+",
+]
+
+# Changes to an existing offer: against its stored state and the service clock (OfferUpdate's descriptions).
+OFFER_UPDATE_RULES = OFFER_RULES + [
+    r"endDate: must be later than the current date",
+    r"endDate: an extension is at most \d+ months at a time; the latest now is [0-9T:-]+",
+]
+
+# (operation label regex, status, rule regexes). Each rule is stated in the operation's 400 response
+# ("Beyond the schema, also 400: …", invalidWhen in src/api/schemas.ts) or where the comment says.
+DOCUMENTED = [
+    # The `start` parameter: "cursors are opaque, and a value that is not one of them is 400".
+    (ANY_LIST, 400, [r"start: not a cursor from the `last` field of an earlier response\.?"]),
+    # Test-environment operations (their descriptions): a live key gets 400.
+    (r"POST /v1/transactions/test", 400, [
+        r"Test transactions need a test key; live transactions come from the networks\.",
+        r"locationId: the location is not in the card's program",
+    ]),
+    (r"POST /v1/trigger(/fixtures)?", 400, [r"trigger: works in the test environment; use a test key \(sk_test_…\)\."]),
+    # CardCreate.number and expYear: test keys take only test numbers, live keys refuse them; Luhn; not expired.
+    (r"POST /v1/programs/\{programId\}/cards", 400, [
+        r"number: .*(test|Luhn|Visa|Mastercard|Amex|scheme).*",
+        r"(expYear|expMonth): .*(past|expired).*",
+    ]),
+    (r"POST /v1/offers", 400, OFFER_RULES + [
+        r"brandId: no brand with this id for this account and environment",
+        r"publisherId: must be your account id",
+    ]),
+    (r"PATCH /v1/offers/\{offerId\}", 400, OFFER_UPDATE_RULES),
+    (r"PATCH /admin/marketplace-offers/\{offerId\}", 400, OFFER_UPDATE_RULES),
+    (r"POST /admin/marketplace-offers", 400, OFFER_RULES),
+    (r"POST /v1/programs/\{programId\}/locations", 400, [
+        r"brandId: no brand with this id for this account and environment",
+        r"brandId: the brand's consent is .+; locations need a brand with approved consent",
+        r"timezone: must be an IANA time zone, such as Europe/London",
+        r"status: syncing works only for live programs with a live key",
+    ]),
+    (r"PATCH /v1/locations/\{locationId\}", 400, [r"timezone: must be an IANA time zone, such as Europe/London"]),
+    (r"GET /v1/programs/\{programId\}/mid-insights", 400, [
+        r"lastSeenTransactionDateFrom: must not be after lastSeenTransactionDateTo",
+    ]),
+    (r"POST /v1/programs/\{programId\}/mid-insights/exports", 400, [
+        r"filters\.lastSeenTransactionDateFrom: must not be after filters\.lastSeenTransactionDateTo",
+        r"filters\.lastSeenTransactionDateFrom: must not be after lastSeenTransactionDateTo",
+        r"recipients: required: the account has no e-mail address to send the export to",
+        r"recipients: must not repeat an address",
+    ]),
+    # PATCH /v1/programs/{programId} `status`: "Live programs and live keys only (a test key gets 400)".
+    (r"PATCH /v1/programs/\{programId\}", 400, [r"status: syncing works only for live programs with a live key\."]),
+    # Operations on a stored record whose kind decides (their descriptions).
+    (r"POST /v1/offers/\{offerId\}/transactions", 400, [
+        r"offerId: transactions can be submitted only for offers with transactionSource oaas; others receive network "
+        r"transactions at their locations",
+    ]),
+    (r"POST /v1/transactions/\{transactionId\}/(clear|void|refund)", 400, [
+        r"transactionId: only purchases made with POST /transactions/test can be cleared, voided or refunded here",
+    ]),
+    (r"POST /v1/cards/\{cardId\}/missing-transaction-requests", 400, [
+        r"locationId: the location belongs to another program than the card's; use a location of the card's program",
+        r"transactionDate: must be within the last \d+ days: (visa|mastercard|amex) searches \d+ days back \(the earliest date today is [0-9-]+\)",
+        r"transactionDate: must not be in the future.*",
+        r"amount: must have at most \d+ decimal places in [A-Z]{3}",
+    ]),
+    (r"POST /admin/clock/advance", 400, [r"body: give days, hours, minutes or seconds greater than 0"]),
+    (r"POST /admin/programs/\{programId\}/mid-insights/seed", 400, [
+        r"programId: MID insights exist for live programs only; this is a test program\.",
+    ]),
+    (r"POST /admin/simulators/traffic/start", 400, [
+        r"notOnboardedLocations: unknownMerchants \+ notOnboardedLocations must be at most 1",
+        r"targetingTags: the shares must add up to at most 1",
+    ]),
+]
+
+_COMPILED = [(re.compile(op), status, [re.compile(rule) for rule in rules]) for op, status, rules in DOCUMENTED]
+
+
+def _message(response):
+    try:
+        return json.loads(response.content)["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def documented_rejection(label, status, message):
+    """True when every rule `message` names is a documented one for this operation and status."""
+    if message is None:
+        return False
+    rules = [r for op, st, r in _COMPILED if st == status and op.fullmatch(label)]
+    if not rules:
+        return False
+    allowed = [rule for group in rules for rule in group]
+    # Rules are joined by "; " before the next "field: "; a rule's own text may contain "; ".
+    parts = re.split(r"; (?=[\w.\[\]-]+: )", message)
+    return all(any(rule.fullmatch(part) for rule in allowed) for part in parts)
+
+
+IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,255}")
+
+
+@schemathesis.hook
+def before_call(context, case, kwargs):
+    """A fresh Idempotency-Key for every request that sends a valid one.
+
+    schemathesis draws the header from its example, so most POSTs would share one key and get 422
+    (the key already used with a different request): they would never reach the route. A key that
+    breaks the documented pattern is kept, so those negative cases still check the 400.
+    """
+    if case.meta is not None and case.meta.generation.mode.is_negative:
+        return  # left as drawn: a changed header would turn the case positive and undo what it tests
+    headers = case.headers or {}
+    for name in list(headers):
+        if name.lower() == "idempotency-key" and isinstance(headers[name], str) and IDEMPOTENCY_KEY.fullmatch(headers[name]):
+            headers[name] = str(uuid.uuid4())
+
+
+@schemathesis.hook
+def filter_failure(context, failure, case, response):
+    if getattr(failure, "code", None) != "ST202":  # RejectedPositiveData: a schema-valid request refused
+        return True
+    label = f"{case.method.upper()} {case.operation.path}"
+    return not documented_rejection(label, response.status_code, _message(response))
