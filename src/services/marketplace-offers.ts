@@ -27,9 +27,11 @@ import { enqueueEvent } from "./outbox.ts";
 import {
   getOffer,
   insertOffer,
+  insertRow,
   linkBrandLocations,
   offerEvent,
   problemsError,
+  termColumnsOf,
   termsOf,
   toOffer,
   writeTerms,
@@ -159,48 +161,26 @@ export async function createMarketplaceOffer(db: Db, input: MarketplaceOfferInpu
   const result = marketplaceTerms(input);
   if (!result.ok) throw problemsError(result.problems);
   const t = result.value;
-  const { startAt, endAt } = offerWindow(t);
+  // A marketplace offer has no fee split, funder or metadata of its own: those are set when it is adopted.
+  const { fee_split: _feeSplit, funded_id: _fundedId, funded_type: _fundedType, metadata: _metadata, ...terms } = termColumnsOf(t);
   const [row] = await db.query<MarketplaceRow>(
-    `insert into marketplace_offers (id, name, brand_name, brand_logo_url, country_code, currency, channels, start_date,
-       end_date, start_at, end_at, type_name, type_value, max_reward_amount, activation_enabled,
-       qualified_transactions_limit, days_of_week, schemes, min_transaction_amount, max_transaction_amount,
-       return_period, fees, targeting, transaction_source, additional_terms, supplier_id, supplier_type, supplier_name,
-       brand_decision, brand_decision_hours, created, updated)
-     values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::jsonb, $18::jsonb, $19,
-       $20, $21, $22::jsonb, $23::jsonb, $24, $25, $26, $27, $28, $29, $30, $31, $31) returning *`,
-    [
-      newId(),
-      t.name,
-      input.brandName,
-      t.brandLogoURL,
-      t.countryCode,
-      t.currency,
-      JSON.stringify(input.channels ?? ["in-store"]),
-      t.startDate,
-      t.endDate,
-      startAt,
-      endAt,
-      t.type.name,
-      t.type.value,
-      t.type.maxRewardAmount,
-      t.activation.enabled,
-      t.activation.enabled ? (t.activation.qualifiedTransactionsLimit ?? 1) : null,
-      JSON.stringify(t.daysOfWeek),
-      JSON.stringify(t.schemes),
-      t.minTransactionAmount,
-      t.maxTransactionAmount,
-      t.returnPeriod,
-      JSON.stringify(t.fees),
-      JSON.stringify(t.targeting),
-      t.transactionSource,
-      t.additionalTerms,
-      input.supplier.id,
-      input.supplier.type,
-      input.supplier.name,
-      input.brandDecision?.decision ?? "accept",
-      input.brandDecision?.afterHours ?? DEFAULT_DECISION_HOURS,
-      now,
-    ],
+    ...insertRow(
+      "marketplace_offers",
+      {
+        id: newId(),
+        brand_name: input.brandName,
+        channels: JSON.stringify(input.channels ?? ["in-store"]),
+        ...terms,
+        supplier_id: input.supplier.id,
+        supplier_type: input.supplier.type,
+        supplier_name: input.supplier.name,
+        brand_decision: input.brandDecision?.decision ?? "accept",
+        brand_decision_hours: input.brandDecision?.afterHours ?? DEFAULT_DECISION_HOURS,
+        created: now,
+        updated: now,
+      },
+      "returning *",
+    ),
   );
   return toAdmin(row!);
 }

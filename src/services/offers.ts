@@ -258,69 +258,48 @@ async function checkActivationRule(
   if (conflict) throw problemsError([activationConflictProblem(conflict)]);
 }
 
-/** Columns written from an offer's terms, in the order of `termColumns`. */
-function termValues(t: OfferTerms): unknown[] {
+/** The columns written from an offer's terms, by name (offers and marketplace offers share most of them). */
+export function termColumnsOf(t: OfferTerms) {
   const { startAt, endAt } = offerWindow(t);
-  return [
-    t.name,
-    t.countryCode,
-    t.currency,
-    t.startDate,
-    t.endDate,
-    startAt,
-    endAt,
-    t.type.name,
-    t.type.value,
-    t.type.maxRewardAmount,
-    t.activation.enabled,
-    t.activation.enabled ? (t.activation.qualifiedTransactionsLimit ?? 1) : null,
-    JSON.stringify(t.daysOfWeek),
-    JSON.stringify(t.schemes),
-    t.minTransactionAmount,
-    t.maxTransactionAmount,
-    t.returnPeriod,
-    t.feeSplit,
-    JSON.stringify(t.fees),
-    JSON.stringify(t.targeting),
-    t.transactionSource,
-    t.funded.id,
-    t.funded.type,
-    JSON.stringify(t.metadata),
-    t.additionalTerms,
-    t.brandLogoURL,
-  ];
+  return {
+    name: t.name,
+    country_code: t.countryCode,
+    currency: t.currency,
+    start_date: t.startDate,
+    end_date: t.endDate,
+    start_at: startAt,
+    end_at: endAt,
+    type_name: t.type.name,
+    type_value: t.type.value,
+    max_reward_amount: t.type.maxRewardAmount,
+    activation_enabled: t.activation.enabled,
+    qualified_transactions_limit: t.activation.enabled ? (t.activation.qualifiedTransactionsLimit ?? 1) : null,
+    days_of_week: JSON.stringify(t.daysOfWeek),
+    schemes: JSON.stringify(t.schemes),
+    min_transaction_amount: t.minTransactionAmount,
+    max_transaction_amount: t.maxTransactionAmount,
+    return_period: t.returnPeriod,
+    fee_split: t.feeSplit,
+    fees: JSON.stringify(t.fees),
+    targeting: JSON.stringify(t.targeting),
+    transaction_source: t.transactionSource,
+    funded_id: t.funded.id,
+    funded_type: t.funded.type,
+    metadata: JSON.stringify(t.metadata),
+    additional_terms: t.additionalTerms,
+    brand_logo_url: t.brandLogoURL,
+  };
 }
 
-const termColumns = [
-  "name",
-  "country_code",
-  "currency",
-  "start_date",
-  "end_date",
-  "start_at",
-  "end_at",
-  "type_name",
-  "type_value",
-  "max_reward_amount",
-  "activation_enabled",
-  "qualified_transactions_limit",
-  "days_of_week",
-  "schemes",
-  "min_transaction_amount",
-  "max_transaction_amount",
-  "return_period",
-  "fee_split",
-  "fees",
-  "targeting",
-  "transaction_source",
-  "funded_id",
-  "funded_type",
-  "metadata",
-  "additional_terms",
-  "brand_logo_url",
-] as const;
-const JSONB = new Set(["days_of_week", "schemes", "fees", "targeting", "metadata"]);
+const JSONB = new Set(["days_of_week", "schemes", "fees", "targeting", "metadata", "channels"]);
 const cast = (column: string) => (JSONB.has(column) ? "::jsonb" : "");
+
+/** `insert into <table>` of one row given by column name, jsonb columns cast; what the caller adds after it (`returning *`). */
+export function insertRow(table: string, row: Record<string, unknown>, tail = ""): [string, unknown[]] {
+  const columns = Object.keys(row);
+  const placeholders = columns.map((c, i) => `$${i + 1}${cast(c)}`).join(", ");
+  return [`insert into ${table} (${columns.join(", ")}) values (${placeholders})${tail ? ` ${tail}` : ""}`, Object.values(row)];
+}
 
 /** Everything about a new offer besides its terms: who made it and, for adopted ones, where from. */
 export interface OfferOrigin {
@@ -366,12 +345,7 @@ export async function insertOffer(db: Db, ctx: Ctx, brandId: string, terms: Offe
     created: now,
     updated: now,
   };
-  const columns = [...Object.keys(fixed), ...termColumns];
-  const values = [...Object.values(fixed), ...termValues(terms)];
-  await db.query(
-    `insert into offers (${columns.join(", ")}) values (${columns.map((c, i) => `$${i + 1}${cast(c)}`).join(", ")})`,
-    values,
-  );
+  await db.query(...insertRow("offers", { ...fixed, ...termColumnsOf(terms) }));
   return id;
 }
 
@@ -390,8 +364,9 @@ export async function createOffer(ctx: Ctx, input: OfferInput & { brandId: strin
 
 /** Rewrites an offer's terms (window instants included). */
 export async function writeTerms(db: Db, id: string, terms: OfferTerms, now: Date): Promise<void> {
-  const sets = termColumns.map((c, i) => `${c} = $${i + 2}${cast(c)}`).join(", ");
-  await db.query(`update offers set ${sets}, updated = $${termColumns.length + 2} where id = $1`, [id, ...termValues(terms), now]);
+  const row = termColumnsOf(terms);
+  const sets = Object.keys(row).map((c, i) => `${c} = $${i + 2}${cast(c)}`).join(", ");
+  await db.query(`update offers set ${sets}, updated = $${Object.keys(row).length + 2} where id = $1`, [id, ...Object.values(row), now]);
 }
 
 /** Who receives an offer's events: the publisher, on the program it was adopted into if any. */
