@@ -1,10 +1,11 @@
 // One simulated card network at work: it takes commands, onboarding requests and look-ups from the
 // bus, publishes its native transaction messages and replies, clears on the service clock, generates
 // traffic when a run asks for it, and passes everything it publishes through the operator's faults.
+// How it answers a look-up is ./lookups.ts.
 import type { Logger } from "pino";
 import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
 import { deadLetter } from "../../src/bus/dead-letter.ts";
-import type { CardEnrolment, LookupReply, LookupRequest, OnboardingReply, OnboardingRequest, SimulatorCommand } from "../../src/bus/messages.ts";
+import type { CardEnrolment, LookupRequest, OnboardingReply, OnboardingRequest, SimulatorCommand } from "../../src/bus/messages.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
@@ -16,12 +17,10 @@ import type { SimulatorDb as Db } from "./store.ts";
 import { FaultDice, NO_FAULTS, type Faults } from "./faults.ts";
 import { PurchaseStream } from "./generator.ts";
 import {
-  cardKnown,
   dueBefore,
   findMerchant,
   findPurchase,
   messageExists,
-  purchasesOfCard,
   purchasesOfRun,
   removeDue,
   saveCard,
@@ -35,11 +34,11 @@ import {
   type PurchaseRecord,
   type PurchaseWrite,
 } from "./history.ts";
-import { DATE_TOLERANCE_DAYS, MAX_ENTRIES, MIN_MATCH_SCORE, matchScore } from "./matching.ts";
 import { loadPools } from "./population.ts";
 import { derivedRandom, hashSeed, seededRandom } from "./random.ts";
+import { answerLookup } from "./lookups.ts";
 import { commandSchema, enrolmentSchema, lookupRequestSchema, onboardingRequestSchema, parseMessage } from "./requests.ts";
-import { DAY_MS, descriptor, isoDate, type SchemeAdapter } from "./scheme.ts";
+import { descriptor, type SchemeAdapter } from "./scheme.ts";
 import { latestRun, mixOf, plannedPurchases, readFaults, type TrafficRun } from "./settings.ts";
 import type { Merchant, MessageKind, Plan, Purchase } from "./types.ts";
 
@@ -445,87 +444,11 @@ export class NetworkSimulator {
 
   async lookup(value: unknown): Promise<void> {
     const request = this.parse<LookupRequest>(lookupRequestSchema, value);
-    const reply = await this.answer(request);
+    const reply = await answerLookup({ ...this.deps, adapter: this.adapter, dice: this.dice, faults: this.faults }, request);
     const publish = () => this.deps.bus.publish(TOPICS.lookupReplies.name, request.cardId, reply);
     // The test environment has no network contact: no fault touches its answers.
     if (!request.live) await publish();
     else await this.dice.deliver(this.faults, publish);
-  }
-
-  private async answer(request: LookupRequest): Promise<LookupReply> {
-    const now = this.deps.clock.now();
-    const base = { requestId: request.requestId, scheme: this.scheme, cardId: request.cardId, respondedAt: now.toISOString() };
-    if (!request.live) return { ...base, outcome: "SUCCEEDED", error: null, transactions: await this.testLookupEntries(request, now) };
-    const failed = (code: NonNullable<LookupReply["error"]>["code"], message: string): LookupReply => ({
-      ...base,
-      outcome: "FAILED",
-      error: { code, message },
-      transactions: [],
-    });
-    if (this.dice.roll(this.faults.lookupErrorRate)) return failed(this.faults.lookupErrorCode, "The network could not process the look-up.");
-    const windowDays = this.adapter.lookupWindowDays;
-    const since = new Date(now.getTime() - windowDays * DAY_MS);
-    if (request.transactionDate < isoDate(since) || request.transactionDate > isoDate(now)) {
-      return failed("transaction-not-found", `The date is outside the ${windowDays}-day window ${this.scheme} searches.`);
-    }
-    if (!(await cardKnown(this.deps.db, this.scheme, request.cardId))) {
-      return failed("card-not-found", `${this.scheme} has no transactions for this card.`);
-    }
-    const shift = (days: number) => isoDate(new Date(Date.parse(`${request.transactionDate}T00:00:00Z`) + days * DAY_MS));
-    const found = await purchasesOfCard(this.deps.db, this.scheme, request.cardId, shift(-DATE_TOLERANCE_DAYS), shift(DATE_TOLERANCE_DAYS), since);
-    const matches = found
-      .map((record) => ({ record, score: matchScore(record.purchase, request) }))
-      .filter((m) => m.score >= MIN_MATCH_SCORE)
-      .sort((a, b) => b.score - a.score || a.record.purchase.authorizedAt.localeCompare(b.record.purchase.authorizedAt))
-      .slice(0, MAX_ENTRIES);
-    if (matches.length === 0) return failed("transaction-not-found", "No transaction on this card matches the amount and date.");
-    return {
-      ...base,
-      outcome: "SUCCEEDED",
-      error: null,
-      transactions: matches.flatMap((m) => this.adapter.lookupEntries(m.record.purchase, m.record.state === "cleared", m.score)),
-    };
-  }
-
-  /**
-   * The test network's answer: the purchase exactly as asked — that card, at that location (the merchant
-   * as this network knows it, with the MIDs the request carries), on that date, for that amount — in the
-   * scheme's look-up shape, with a full match score.
-   */
-  private async testLookupEntries(request: LookupRequest, now: Date): Promise<LookupReply["transactions"]> {
-    const key = request.locationId ?? `card:${request.cardId}`;
-    const known = (await findMerchant(this.deps.db, this.scheme, key))?.merchant;
-    const name = known?.name ?? "Test merchant";
-    const assigned = this.adapter.assignMids(seededRandom(hashSeed(this.deps.seed, this.scheme, key)), descriptor(name, known?.city ?? ""), true);
-    const given = request.mids.map((m) => ({ ...assigned, ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== null)) }));
-    const merchant: Merchant = known
-      ? { ...known, mids: given[0] ?? known.mids }
-      : {
-          key,
-          locationId: request.locationId,
-          name,
-          address: "",
-          city: "",
-          postcode: "",
-          countryCode: "GBR",
-          timezone: "UTC",
-          mcc: "5999",
-          mids: given[0] ?? assigned,
-        };
-    const purchase: Purchase = {
-      id: `test-lookup:${request.requestId}`,
-      scheme: this.scheme,
-      card: { id: request.cardId, firstSix: "000000", lastFour: request.cardLastNumbers.slice(-4) },
-      merchant,
-      amount: request.amount,
-      currency: countryByAlpha3(merchant.countryCode)?.currency ?? "USD",
-      localDateTime: `${request.transactionDate}T12:00:00`,
-      authorizedAt: now.toISOString(),
-      cardPresent: true,
-      wallet: null,
-      targetingTag: null,
-    };
-    return this.adapter.lookupEntries(purchase, true, 100);
   }
 
   // ---------------------------------------------------------------- generated traffic
