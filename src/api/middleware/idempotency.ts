@@ -6,9 +6,12 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
 import { ApiError, invalid } from "../errors.ts";
 import { claimKey, recordAnswer, releaseKey } from "../../services/idempotency.ts";
+import { within } from "../../health/dependency.ts";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** How long an answer waits for its key's record (real ms). */
+const RECORD_WITHIN_MS = 1_000;
 
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.method === "POST" ? c.req.header(IDEMPOTENCY_HEADER) : undefined;
@@ -33,8 +36,13 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const status = c.res.status;
   try {
-    if (status >= 500 || status === 429) await releaseKey(services.db, scope, key);
-    else await recordAnswer(services.db, scope, key, { status, body: await c.res.clone().text(), contentType: c.res.headers.get("content-type") });
+    const recording =
+      status >= 500 || status === 429
+        ? releaseKey(services.db, scope, key)
+        : recordAnswer(services.db, scope, key, { status, body: await c.res.clone().text(), contentType: c.res.headers.get("content-type") });
+    // The answer does not wait on PostgreSQL going away after it was made: a write left queued for a
+    // connection finishes (or fails) when the database is back.
+    await within(recording, RECORD_WITHIN_MS, "postgres");
   } catch (err) {
     // The answer stands (what it made is made); a key that could not be recorded answers 409 to a retry.
     services.health.report(err);
