@@ -49,7 +49,8 @@ const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
 const log = (line: string) => process.stdout.write(line + "\n");
 
-const kafkaBrokers = process.env.KAFKA_BROKERS?.split(",");
+// An empty KAFKA_BROKERS is unset, as for the service itself.
+const kafkaBrokers = process.env.KAFKA_BROKERS ? process.env.KAFKA_BROKERS.split(",") : undefined;
 const dataDir = mkdtempSync(join(tmpdir(), "cardlink-bench-pipeline-"));
 const config = loadConfig({
   ...process.env,
