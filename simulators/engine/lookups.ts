@@ -22,6 +22,7 @@ export interface LookupNetwork {
   faults: Faults;
 }
 
+/** The reply to one look-up request, as the network publishes it (the caller applies delivery faults). */
 export async function answerLookup(net: LookupNetwork, request: LookupRequest): Promise<LookupReply> {
   const now = net.clock.now();
   const base = { requestId: request.requestId, scheme: net.adapter.scheme, cardId: request.cardId, respondedAt: now.toISOString() };
