@@ -444,6 +444,9 @@ export class NetworkSimulator {
 
   async lookup(value: unknown): Promise<void> {
     const request = this.parse<LookupRequest>(lookupRequestSchema, value);
+    // The search sees everything this network has done by now: clearings that fell due on the service clock
+    // are sent first (a look-up could otherwise overtake the poll that sends them, and miss a settlement).
+    if (request.live) await this.runDue(this.deps.clock.now());
     const reply = await answerLookup({ ...this.deps, adapter: this.adapter, dice: this.dice, faults: this.faults }, request);
     const publish = () => this.deps.bus.publish(TOPICS.lookupReplies.name, request.cardId, reply);
     // The test environment has no network contact: no fault touches its answers.
