@@ -37,7 +37,7 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": ["error", {
         patterns: [{
-          group: ["../api/**", "../dashboard/**", "../cli/**", "../main.ts", "../runtime.ts", "../qualifier/*", "../../simulators/*", "!../../simulators/host"],
+          group: ["../api/**", "../dashboard/**", "../cli/**", "../main.ts", "../app/**", "../qualifier/*", "../../simulators/*", "!../../simulators/host"],
           message: "Services sit below the transports and the roles: refuse with src/services/errors.ts, take a Ctx from src/services/context.ts, reach the simulators through simulators/host.",
         }],
       }],
@@ -74,6 +74,43 @@ export default tseslint.config(
           group: ["**/qualifier/*", "!**/qualifier/index.ts", "**/simulators/*", "!**/simulators/host"],
           message: "Use a role's entry (src/qualifier/index.ts, simulators/host/*), not its internals.",
         }],
+      }],
+    },
+  },
+  // The composition root (src/app) is the one place that opens the database, the bus and the clock and
+  // starts the roles; the entry points (src/main.ts, the tests, the benchmarks) call it. Below it, code
+  // takes the Services it built (as a type) and never builds its own.
+  {
+    files: ["src/**", "simulators/host/**"],
+    ignores: ["src/app/**", "src/main.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": ["error", {
+        patterns: [
+          {
+            group: ["**/app/*"],
+            allowTypeImports: true,
+            message: "src/app is the composition root: only entry points call it; take its Services as a type.",
+          },
+          {
+            group: ["**/services/db.ts", "./db.ts"],
+            importNames: ["openPglite", "openPostgres"],
+            message: "The database is opened by the composition root (src/app) and arrives in the services.",
+          },
+          {
+            group: ["**/bus/index.ts"],
+            message: "The bus is opened by the composition root (src/app) and arrives in the services.",
+          },
+          {
+            group: ["**/bus/embedded-log.ts", "**/bus/kafka.ts"],
+            importNames: ["createEmbeddedLog", "createKafkaBus"],
+            message: "The bus is opened by the composition root (src/app) and arrives in the services.",
+          },
+          {
+            group: ["**/clock/index.ts"],
+            importNames: ["createClock"],
+            message: "The service clock is made by the composition root (src/app) and arrives in the services.",
+          },
+        ],
       }],
     },
   },

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
 import { loadConfig } from "../src/config/index.ts";
-import { openServices } from "../src/runtime.ts";
+import { openSystem } from "../src/app/system.ts";
 import { createApp } from "../src/api/app.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";
 import { startChildReceiver, type ChildReceiver } from "./support/child-receiver.ts";
@@ -69,7 +69,8 @@ async function dispatcherRun(receiver: ChildReceiver, databaseUrl: string | unde
   const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: "warn", CLOCK_SPEED: "1" };
   delete env.DATABASE_URL;
   const config = loadConfig({ ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
-  const services = await openServices(config);
+  const system = await openSystem(config, { command: "bench dispatcher", bus: true });
+  const { services } = system;
   try {
     const app = createApp(services, { adminToken: ADMIN });
     const call = async <T>(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<T> => {
@@ -110,8 +111,7 @@ async function dispatcherRun(receiver: ChildReceiver, databaseUrl: string | unde
     );
     return { sentMs: sent - started, recordedMs: recorded - started, attempts: attempts!.n, received: await receiver.count() };
   } finally {
-    await services.bus.close();
-    await services.db.close();
+    await system.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

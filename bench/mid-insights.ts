@@ -5,11 +5,11 @@
 //   BENCH_DATABASE_URL  the database to use (created when missing); default: DATABASE_URL's server with the
 //                       database cardlink_bench, or the scripts/stack server
 //   BENCH_ROWS          insights to seed (default 1000000); BENCH_RUNS timed runs per scenario (default 100)
-import { assembleServices } from "../src/runtime.ts";
 import postgres from "postgres";
 import { loadConfig } from "../src/config/index.ts";
 import { createApp } from "../src/api/app.ts";
-import type { Services } from "../src/api/context.ts";
+import { assembleSystem } from "../src/app/system.ts";
+import { serviceClock } from "../src/app/services.ts";
 import { createClock } from "../src/clock/index.ts";
 import { SUPPORTED_VERSIONS } from "../src/api/middleware/auth.ts";
 import { openPostgres, type Db } from "../src/services/db.ts";
@@ -104,10 +104,8 @@ async function main() {
     RATE_LIMIT_BURST: "1000000",
     LOG_LEVEL: "error",
   });
-  const clock = createClock({ speed: 0, start: new Date(NOW) });
-  const bus = createEmbeddedLog();
-  const services: Services = assembleServices({ config, db, clock, bus });
-  const app = createApp(services, { adminToken: ADMIN_TOKEN });
+  const system = assembleSystem({ config, db, clock: serviceClock(db, config), bus: createEmbeddedLog() });
+  const app = createApp(system.services, { adminToken: ADMIN_TOKEN });
   const headers = { Authorization: `Bearer ${state.liveKey}`, "Cardlink-Version": SUPPORTED_VERSIONS[0] };
   const base = `/v1/programs/${state.programId}/mid-insights`;
   const get = async (query: string) => {
@@ -202,7 +200,7 @@ async function main() {
       ``,
     ].join("\n"),
   );
-  await db.close();
+  await system.close();
 }
 
 main().catch((err: unknown) => {

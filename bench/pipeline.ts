@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
 import { loadConfig } from "../src/config/index.ts";
-import { openServices } from "../src/runtime.ts";
+import { openSystem } from "../src/app/system.ts";
 import { createApp } from "../src/api/app.ts";
 import type { Bus } from "../src/bus/bus.ts";
 import type { Db } from "../src/services/db.ts";
@@ -62,7 +62,8 @@ const config = loadConfig({
   RATE_LIMIT_PER_SECOND: "1000000",
   RATE_LIMIT_BURST: "1000000",
 });
-const services = await openServices(config);
+const system = await openSystem(config, { command: "bench pipeline", bus: true });
+const { services } = system;
 const app = createApp(services, { adminToken: ADMIN });
 const namespace = `bench-pipeline-${process.pid}-${randomUUID().slice(0, 6)}`;
 const openBus = (name: string): Bus =>
@@ -414,6 +415,5 @@ log(
   `ratios: qualifier/bus ${(qualifierRate / busRate).toFixed(3)}; p99 ${p99.toFixed(0)} ms at ${RATE}/s (target < 100); decide ${decideCpuRate} per CPU s (target ≥ 500,000); ` +
     `deliveries ${deliveryRate} /s (target ≥ 5,000); peak RSS ${mib(peakRss)} MiB (target < 500); qualifier ${qualifierRate} tx/s`,
 );
-await services.bus.close();
-await services.db.close();
+await system.close();
 rmSync(dataDir, { recursive: true, force: true });

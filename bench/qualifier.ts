@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config/index.ts";
-import { openServices } from "../src/runtime.ts";
+import { openSystem } from "../src/app/system.ts";
 import { createApp } from "../src/api/app.ts";
 import { topicSpecs } from "../src/bus/topics.ts";
 import { startQualifier } from "../src/qualifier/index.ts";
@@ -22,7 +22,8 @@ const ADMIN = "adm_bench_token_0123456789abcdef";
 
 const dataDir = mkdtempSync(join(tmpdir(), "cardlink-bench-qualifier-"));
 const config = loadConfig({ ...process.env, DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: "warn", RATE_LIMIT_PER_SECOND: "1000000", RATE_LIMIT_BURST: "1000000" });
-const services = await openServices(config);
+const system = await openSystem(config, { command: "bench qualifier", bus: true });
+const { services } = system;
 await services.bus.createTopics(topicSpecs());
 const app = createApp(services, { adminToken: ADMIN });
 
@@ -115,6 +116,5 @@ process.stdout.write(
     `  qualified:  ${qualified[0]!.n} of ${COUNT}\n` +
     `  rss after:  ${Math.round(process.memoryUsage().rss / 2 ** 20)} MiB\n`,
 );
-await services.bus.close();
-await services.db.close();
+await system.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // What the qualifier and pipeline benchmarks share: test locations onboarded by the simulated networks,
 // and Visa auth messages for a card at one of them, as the Visa network sends them.
-import type { Services } from "../src/api/context.ts";
-import { startRoles } from "../src/roles.ts";
+import type { Services } from "../src/app/services.ts";
+import { startRoles } from "../src/app/roles.ts";
 import type { VisaTransaction } from "../src/bus/messages.ts";
 import { ADAPTERS } from "../simulators/schemes/index.ts";
 import { emptyMids, type Purchase } from "../simulators/engine/types.ts";

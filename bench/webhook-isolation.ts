@@ -8,7 +8,7 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../src/config/index.ts";
-import { openServices } from "../src/runtime.ts";
+import { openSystem } from "../src/app/system.ts";
 import { createApp } from "../src/api/app.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";
 import { enqueueEvent } from "../src/services/outbox.ts";
@@ -42,7 +42,8 @@ async function scenario(withBlackHoles: boolean) {
   const dataDir = mkdtempSync(join(tmpdir(), "cardlink-bench-isolation-"));
   const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: "error", CLOCK_SPEED: "1" };
   delete env.DATABASE_URL;
-  const services = await openServices(loadConfig(env));
+  const system = await openSystem(loadConfig(env), { command: "bench webhook-isolation", bus: true });
+  const { services } = system;
   const app = createApp(services, { adminToken: ADMIN });
   const call = async <T>(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<T> => {
     const res = await app.request(path, { method, headers: { ...headers, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -79,8 +80,7 @@ async function scenario(withBlackHoles: boolean) {
   while ([...written.keys()].some((id) => !arrived.has(id)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const latencies = [...written].filter(([id]) => arrived.has(id)).map(([id, at]) => arrived.get(id)! - at).sort((x, y) => x - y);
   await dispatcher.stop();
-  await services.bus.close();
-  await services.db.close();
+  await system.close();
   rmSync(dataDir, { recursive: true, force: true });
   return { sent: written.size, received: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN };
 }

@@ -2,10 +2,10 @@
 // which talk to a running Cardlink's /admin API (the same operations, from a shell).
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { Services } from "../../src/api/context.ts";
+import type { Services } from "../../src/app/services.ts";
 import type { Config } from "../../src/config/index.ts";
 import { topicSpecs } from "../../src/bus/topics.ts";
-import { readCredentials } from "../../src/runtime.ts";
+import { knownAdminToken } from "../../src/config/credentials.ts";
 import { DRY_RUN_DEFAULTS, dryRun } from "../engine/dry-run.ts";
 import { startSimulators } from "./hub.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
@@ -85,7 +85,7 @@ export async function simulatorRole(args: string[], services: Services, usage: U
 
 /** Calls the running service's /admin API with the operator's token. */
 async function admin(config: Config, url: string | undefined, method: string, path: string, body?: unknown): Promise<unknown> {
-  const token = config.ADMIN_TOKEN ?? readCredentials(config).adminToken;
+  const token = knownAdminToken(config);
   if (!token) throw new Error("no admin token: set ADMIN_TOKEN, or run where `npm start` keeps its credentials (DATA_DIR)");
   const base = url ?? `http://localhost:${config.PORT}`;
   const res = await fetch(`${base}/admin${path}`, {

@@ -1,7 +1,7 @@
 // The Hono application: conventions shared by every route (request ids, errors, auth, OpenAPI).
 import { HTTPException } from "hono/http-exception";
 import type { MiddlewareHandler } from "hono";
-import type { Services } from "./context.ts";
+import type { Services } from "../app/services.ts";
 import { ApiError, fromDomainError, RETRY_AFTER_SECONDS, unavailable, type ErrorBody } from "./errors.ts";
 import { DomainError } from "../services/errors.ts";
 import { router } from "./router.ts";

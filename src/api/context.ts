@@ -1,30 +1,10 @@
 // What every request can reach: the services (through Hono variables) and, once authenticated,
 // the caller's account and environment. Verbs take a Ctx built from these.
-import type { Logger } from "pino";
-import type { Config } from "../config/index.ts";
-import type { Clock } from "../clock/index.ts";
-import type { Db } from "../services/db.ts";
 import type { Account } from "../services/accounts.ts";
-import type { RateLimiter } from "./middleware/rate-limit.ts";
-import type { Bus } from "../bus/bus.ts";
-import type { SimulatorControl } from "../../simulators/host/control.ts";
-import type { Health } from "../health/index.ts";
 import type { Ctx } from "../services/context.ts";
+import type { Services } from "../app/services.ts";
 
 export type { Ctx };
-
-export interface Services {
-  config: Config;
-  db: Db;
-  clock: Clock;
-  log: Logger;
-  limiter: RateLimiter;
-  bus: Bus;
-  /** Faults, traffic and test transactions of the scheme simulators, wherever they run. */
-  simulators: SimulatorControl;
-  /** PostgreSQL's and the bus's state as this process sees them; readiness and the 503 mapping use it. */
-  health: Health;
-}
 
 export interface Caller {
   account: Account;

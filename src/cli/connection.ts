@@ -3,7 +3,7 @@
 // the admin token from ADMIN_TOKEN or credentials.json. They speak the typed client of clients/typescript.
 import { createCardlinkClient, type CardlinkClient } from "../../clients/typescript/src/index.ts";
 import type { Config } from "../config/index.ts";
-import { readCredentials } from "../runtime.ts";
+import { knownAdminToken, readCredentials } from "../config/credentials.ts";
 
 export type Usage = (message: string) => Error;
 
@@ -37,7 +37,7 @@ export function connect(config: Config, given: { url?: string | undefined; key?:
 
 /** The admin token for /admin calls: ADMIN_TOKEN, or the one `npm start` generated and kept. */
 export function adminToken(config: Config, usage: Usage): string {
-  const token = config.ADMIN_TOKEN ?? readCredentials(config).adminToken;
+  const token = knownAdminToken(config);
   if (!token) throw usage(`set ADMIN_TOKEN, or run \`npm start\` once: it keeps the generated token in ${config.DATA_DIR}/credentials.json`);
   return token;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Client, type Harness } from "../support/harness.ts";
-import { startRoles, type RunningRoles } from "../../src/roles.ts";
+import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 
 let h: Harness;
 let roles: RunningRoles;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { world, type World } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/roles.ts";
+import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
 import { leftToRefund, refundOf, voidRefusal, clearRefusal } from "../../src/domain/purchase-follow-ups.ts";

@@ -8,7 +8,7 @@ import { usePipeline } from "../support/pipeline.ts";
 import { ADMIN_TOKEN, type TestAccount } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { chromiumPath, focused, screenshots as saveScreenshots, serveAndLaunch, unlabelledFields, type Served } from "../support/browser.ts";
-import { ALL_ROLES } from "../../src/roles.ts";
+import { ALL_ROLES } from "../../src/app/roles.ts";
 
 const executablePath = chromiumPath();
 /** A browser walk through many pages: generous, for a busy machine (tests wait on outcomes, not time). */

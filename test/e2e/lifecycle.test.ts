@@ -8,7 +8,7 @@ import { createHarness, expectError, expectStatus, type BusKind, type Engine, ty
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { advanceDays, world, type World } from "../support/offers-world.ts";
 import { insightsClient } from "../support/mid-insights.ts";
-import { startRoles, type RunningRoles } from "../../src/roles.ts";
+import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { haveInfra } from "../support/infra.ts";
 
 type Scheme = "visa" | "mastercard" | "amex";

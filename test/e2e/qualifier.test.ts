@@ -7,7 +7,7 @@ import { Webhook } from "standardwebhooks";
 import { createHarness, expectStatus, type BusKind, type Engine, type Harness } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { localIn, world, type World } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/roles.ts";
+import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { haveInfra } from "../support/infra.ts";
 
 type Tx = {

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectStatus, type Harness } from "../support/harness.ts";
 import { localIn, world, type World } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/roles.ts";
+import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { startQualifier } from "../../src/qualifier/index.ts";
 import type { Outcome } from "../../src/qualifier/batch.ts";
 import type { Subscription } from "../../src/bus/bus.ts";

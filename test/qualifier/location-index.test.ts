@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectStatus, type Harness } from "../support/harness.ts";
 import { world, type World } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/roles.ts";
+import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { createLocationIndex } from "../../src/qualifier/location-index.ts";
 import { emptyMids } from "../../simulators/engine/types.ts";
 

@@ -1,13 +1,13 @@
 // The MID-insight writers (one per network or transaction event), the simulated network's offboarding on
-// the service clock as the runtime wires it, and the per-day totals behind `count` — on PGlite, and on
+// the service clock as the composition root wires it, and the per-day totals behind `count` — on PGlite, and on
 // PostgreSQL when DATABASE_URL is set.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/index.ts";
-import { openServices } from "../../src/runtime.ts";
-import type { Services } from "../../src/api/context.ts";
+import { openSystem, type System } from "../../src/app/system.ts";
+import type { Services } from "../../src/app/services.ts";
 import { createAccount } from "../../src/services/accounts.ts";
 import { createProgram } from "../../src/services/programs.ts";
 import { seedMidInsights } from "../../src/services/mid-insights-seed.ts";
@@ -31,11 +31,12 @@ const engines: [string, string | undefined][] = [
 const DAY = 86_400_000;
 
 describe.each(engines)("MID insight writers on %s", (_engine, databaseUrl) => {
+  let system: System;
   let services: Services;
   let dataDir: string;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "cardlink-mid-"));
-    services = await openServices(
+    system = await openSystem(
       loadConfig({
         DATA_DIR: dataDir,
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
@@ -43,10 +44,12 @@ describe.each(engines)("MID insight writers on %s", (_engine, databaseUrl) => {
         CLOCK_START: "2026-01-05T12:00:00Z",
         LOG_LEVEL: "silent",
       }),
+      { command: "test", bus: false },
     );
+    services = system.services;
   });
   afterAll(async () => {
-    await services.db.close();
+    await system.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

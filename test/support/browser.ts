@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { createApp } from "../../src/api/app.ts";
-import type { Services } from "../../src/api/context.ts";
+import type { Services } from "../../src/app/services.ts";
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
 

@@ -1,20 +1,18 @@
 // The API test harness: a Cardlink app on a fresh database, accounts made through the admin API, and
 // typed request helpers. Requests go through the app's fetch handler, as HTTP would. The bus is the
 // embedded log in memory, or the real Kafka bus in a namespace of the harness's own.
-import { assembleServices } from "../../src/runtime.ts";
+import { assembleSystem } from "../../src/app/system.ts";
+import { serviceClock, type Services } from "../../src/app/services.ts";
 import { loadConfig, type Config } from "../../src/config/index.ts";
 import { createApp } from "../../src/api/app.ts";
-import type { Services } from "../../src/api/context.ts";
-import { createClock } from "../../src/clock/index.ts";
 import { openPglite, openPostgres, type Db } from "../../src/services/db.ts";
 import { migrate } from "../../src/services/migrate.ts";
 import { randomBase62 } from "../../src/services/ids.ts";
 import { infra } from "./infra.ts";
-import { runDue } from "../../src/lifecycle/due.ts";
 import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
 import { topicSpecs } from "../../src/bus/topics.ts";
 import type { Bus } from "../../src/bus/bus.ts";
-import { createTestKafkaBus } from "./kafka.ts";
+import { createTestKafkaBus, deleteNamespace } from "./kafka.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
 
@@ -86,15 +84,14 @@ export async function createHarness(
     ...options.env,
   });
   const db = options.engine === "postgres" && options.ownDatabase ? await openOwnPostgres() : await openTestDb(options.engine);
-  const clock = createClock({ speed: config.CLOCK_SPEED, start: new Date(config.CLOCK_START!) });
-  // As in src/runtime.ts: moving the clock runs what fell due.
-  clock.onAdvance((now) => runDue(db, now));
+  const clock = serviceClock(db, config);
   // Either way, what the API publishes stays inside this harness: the embedded log in memory, or
   // Kafka topics and consumer groups under a namespace of its own, deleted on close.
   const kafka = options.bus === "kafka" ? createTestKafkaBus(() => clock.now(), { label: "harness" }) : undefined;
   const bus = kafka?.bus ?? createEmbeddedLog();
   await bus.createTopics(topicSpecs());
-  const services: Services = assembleServices({ config, db, clock, bus });
+  const system = assembleSystem({ config, db, clock, bus });
+  const { services } = system;
   const app = createApp(services, { adminToken: ADMIN_TOKEN });
   const keyHeader = `${config.SERVICE_NAME}-Key`;
 
@@ -132,8 +129,8 @@ export async function createHarness(
       return { ...account, as: (env) => clientFor(account.keys[env]) };
     },
     async close() {
-      await (kafka ? kafka.drop() : bus.close());
-      await db.close();
+      await system.close();
+      if (kafka) await deleteNamespace(kafka.namespace);
     },
   };
 }

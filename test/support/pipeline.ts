@@ -1,7 +1,7 @@
 // A harness with background roles running (simulators, qualifier, dispatcher…) for one test file.
 import { afterAll, beforeAll } from "vitest";
 import { createHarness, type Harness } from "./harness.ts";
-import { startRoles, type Role, type RoleOptions, type RunningRoles } from "../../src/roles.ts";
+import { startRoles, type Role, type RoleOptions, type RunningRoles } from "../../src/app/roles.ts";
 
 /** Starts the harness and the roles before the file's tests and stops them after; read `.h` inside tests. */
 export function usePipeline(roles: readonly Role[], options: RoleOptions = {}): { readonly h: Harness } {

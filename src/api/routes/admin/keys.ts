@@ -5,7 +5,7 @@ import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { listKeys, revokeKey, rotateKey } from "../../../services/accounts.ts";
-import { rememberDemoKey } from "../../../runtime.ts";
+import { rememberDemoKey } from "../../../config/credentials.ts";
 
 const environment = z.enum(["test", "live"], { message: "must be test or live" });
 

@@ -5,6 +5,7 @@
 // the file, so data-changing CLI commands can go through its /admin API instead.
 import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { Config } from "../config/index.ts";
 
 export interface LockHolder {
   pid: number;
@@ -34,6 +35,12 @@ export interface DataDirLock {
   setUrl(url: string): void;
   release(): void;
 }
+
+/**
+ * Whether a process keeps an embedded part in DATA_DIR — PGlite, or (when it uses the bus) the embedded
+ * log — and so must hold DATA_DIR's lock.
+ */
+export const usesDataDir = (config: Config, { bus }: { bus: boolean }) => !config.DATABASE_URL || (bus && !config.KAFKA_BROKERS);
 
 const lockPath = (dir: string) => join(dir, "cardlink.lock");
 

@@ -1,13 +1,13 @@
 // The background roles, started the same way by `npm start` (all of them, in one process) and by the
 // one-role commands (`qualifier`, `dispatcher`, `workers`, `simulator --scheme X`) on Kafka.
-import type { Services } from "./api/context.ts";
-import { topicSpecs } from "./bus/topics.ts";
-import { startSimulators } from "../simulators/host/hub.ts";
-import type { Scheme } from "./bus/messages.ts";
-import { startQualifier, type Outcome } from "./qualifier/index.ts";
-import { createDispatcher } from "./webhooks/dispatcher.ts";
-import { sweepDue } from "./lifecycle/due.ts";
-import { startLifecycle } from "./lifecycle/network.ts";
+import type { Services } from "./services.ts";
+import { topicSpecs } from "../bus/topics.ts";
+import { startSimulators } from "../../simulators/host/hub.ts";
+import type { Scheme } from "../bus/messages.ts";
+import { startQualifier, type Outcome } from "../qualifier/index.ts";
+import { createDispatcher } from "../webhooks/dispatcher.ts";
+import { sweepDue } from "../lifecycle/due.ts";
+import { startLifecycle } from "../lifecycle/network.ts";
 
 export type Role = "simulators" | "qualifier" | "dispatcher" | "workers";
 export const ALL_ROLES: readonly Role[] = ["simulators", "qualifier", "dispatcher", "workers"];

@@ -1,0 +1,39 @@
+// The API on a TCP port, with a close that lets every request in flight be answered.
+import { Server } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { serve } from "@hono/node-server";
+import { createApp } from "../api/app.ts";
+import type { Services } from "./services.ts";
+
+export interface Listening {
+  url: string;
+  /** Stops accepting connections and resolves once every request in flight has been answered. */
+  close(): Promise<void>;
+}
+
+export function serveApi(services: Services, adminToken: string): Promise<Listening> {
+  const app = createApp(services, { adminToken });
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port: services.config.PORT, hostname: "0.0.0.0" }, (info) =>
+      resolve({ url: `http://localhost:${info.port}`, close }),
+    );
+    server.once("error", reject);
+    // Node's own close() also destroys the connections it deems idle, and with them requests a client
+    // has sent that the server has not read yet (they reset). A drain here only stops listening: every
+    // answer from then on says `Connection: close`, and idle connections end at the keep-alive timeout.
+    const open = new Set<ServerResponse>();
+    let closing = false;
+    server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
+      if (closing) res.setHeader("Connection", "close");
+      open.add(res);
+      res.once("close", () => open.delete(res));
+    });
+    function close() {
+      return new Promise<void>((done) => {
+        closing = true;
+        Server.prototype.close.call(server, () => done());
+        for (const res of open) if (!res.headersSent) res.setHeader("Connection", "close");
+      });
+    }
+  });
+}

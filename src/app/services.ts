@@ -1,0 +1,91 @@
+// What every entry point is built on: the services (database, service clock, logger, rate limiter, bus,
+// the simulators' control, health), opened from the config or assembled from parts a caller opened.
+import type { Logger } from "pino";
+import type { Config } from "../config/index.ts";
+import { createClock, type Clock } from "../clock/index.ts";
+import { shareClock } from "../clock/shared.ts";
+import { clockOffsetStore } from "../services/clock-offset.ts";
+import { openPglite, openPostgres, type Db } from "../services/db.ts";
+import { migrate } from "../services/migrate.ts";
+import { createLogger } from "../log.ts";
+import { createRateLimiter, type RateLimiter } from "../api/middleware/rate-limit.ts";
+import type { Bus } from "../bus/bus.ts";
+import { lazyBus, openBus } from "../bus/index.ts";
+import { createSimulatorControl, type SimulatorControl } from "../../simulators/host/control.ts";
+import { runDue } from "../lifecycle/due.ts";
+import { createHealth, type Health } from "../health/index.ts";
+
+export interface Services {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  limiter: RateLimiter;
+  bus: Bus;
+  /** Faults, traffic and test transactions of the scheme simulators, wherever they run. */
+  simulators: SimulatorControl;
+  /** PostgreSQL's and the bus's state as this process sees them; readiness and the 503 mapping use it. */
+  health: Health;
+}
+
+/** Services with what must stop before their database closes (the clock's sync across processes). */
+export interface OpenedServices {
+  services: Services;
+  /** The migrations opening applied, oldest first. */
+  migrations: string[];
+  stopClockSync(): void;
+}
+
+/**
+ * The service clock from CLOCK_SPEED and CLOCK_START, `offsetMs` already advanced. Work that falls due on
+ * service time runs whenever it is advanced, in every role and in the test harness.
+ */
+export function serviceClock(db: Db, config: Pick<Config, "CLOCK_SPEED" | "CLOCK_START">, offsetMs = 0): Clock {
+  const clock = createClock({
+    speed: config.CLOCK_SPEED,
+    ...(config.CLOCK_START ? { start: new Date(config.CLOCK_START) } : {}),
+    offsetMs,
+  });
+  clock.onAdvance((now) => runDue(db, now));
+  return clock;
+}
+
+/**
+ * Opens the database (migrated) the config names, the service clock shared with every process of the
+ * deployment through it, and a bus that connects on first use.
+ */
+export async function openServices(config: Config): Promise<OpenedServices> {
+  const db = config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : await openPglite(config.DATA_DIR);
+  const migrations = await migrate(db);
+  const offsets = clockOffsetStore(db);
+  const clock = serviceClock(db, config, await offsets.read());
+  const log = createLogger(config);
+  const bus = lazyBus(() => openBus(config, clock, log), config.KAFKA_BROKERS ? "kafka" : "embedded");
+  const services = assembleServices({ config, db, clock, bus, log });
+  // While PostgreSQL is away the clock keeps its own time and stops polling; the health watch says so once.
+  const stopClockSync = shareClock(
+    clock,
+    offsets,
+    (err) => {
+      if (!services.health.report(err)) log.error({ err }, "service clock sync failed");
+    },
+    { paused: () => !services.health.postgres.up },
+  );
+  return { services, migrations, stopClockSync };
+}
+
+/** The services from their parts; what is derived (logger, rate limiter, simulator control, health) is made here. */
+export function assembleServices(parts: Pick<Services, "config" | "db" | "clock" | "bus"> & { log?: Services["log"] }): Services {
+  const { config, db, clock, bus } = parts;
+  const log = parts.log ?? createLogger(config);
+  return {
+    config,
+    db,
+    clock,
+    log,
+    limiter: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
+    bus,
+    simulators: createSimulatorControl({ db, bus, clock }),
+    health: createHealth({ db, kafkaBrokers: config.KAFKA_BROKERS, log }),
+  };
+}

@@ -1,0 +1,120 @@
+// The composition root: one process's services, roles and servers, built the same way for `start`, each
+// role, the CLI's tasks, the test harness and the benchmarks, and stopped through one path in the reverse
+// order they started (src/app/shutdown.ts).
+import type { Config } from "../config/index.ts";
+import { serveHealth } from "../health/server.ts";
+import { lockDataDir, usesDataDir, type DataDirLock } from "./data-dir-lock.ts";
+import { serveApi, type Listening } from "./http.ts";
+import { startRoles, type Role, type RoleOptions, type RunningRoles } from "./roles.ts";
+import { assembleServices, openServices, type Services } from "./services.ts";
+import { createShutdown, type Shutdown, type Stop } from "./shutdown.ts";
+
+export interface System {
+  readonly services: Services;
+  /** The migrations opening the system applied, oldest first (none when the caller opened the database). */
+  readonly migrations: readonly string[];
+  /** Starts background roles; they stop after the servers and before the bus. */
+  startRoles(roles: readonly Role[], options?: RoleOptions): Promise<RunningRoles>;
+  /** A part started elsewhere (a role of the simulators' host), stopped in its turn like the others. */
+  stopOnClose(part: string, stop: Stop): void;
+  /** Serves the API on PORT; a DATA_DIR lock records the URL for the CLI's tasks. */
+  serveApi(adminToken: string): Promise<Listening>;
+  /** Serves the role's health port when HEALTH_PORT is set; the port, or undefined. */
+  serveHealth(role: string): Promise<number | undefined>;
+  /** Stops every part in the reverse order it started: servers, roles, clock sync, health watch, bus, database, lock. */
+  close(): Promise<void>;
+  /**
+   * On SIGTERM or SIGINT: close, and exit 0 once every part has stopped, 1 when one failed or when
+   * DRAIN_TIMEOUT_SECONDS ran out first (whatever was still running is abandoned).
+   */
+  closeOnSignal(): void;
+}
+
+/**
+ * A process's system from its config: DATA_DIR's lock when it keeps an embedded part there (for `command`,
+ * which a refused second process names), the database (migrated), the service clock shared through it, and
+ * a bus that connects on first use.
+ */
+export async function openSystem(config: Config, { command, bus }: { command: string; bus: boolean }): Promise<System> {
+  const shutdown = createShutdown();
+  const lock = usesDataDir(config, { bus }) ? lockDataDir(config.DATA_DIR, command) : undefined;
+  if (lock) shutdown.add("DATA_DIR lock", () => lock.release());
+  let opened: Awaited<ReturnType<typeof openServices>>;
+  try {
+    opened = await openServices(config);
+  } catch (err) {
+    await shutdown.run();
+    throw err;
+  }
+  stopServicesOnClose(shutdown, opened.services);
+  shutdown.add("clock sync", opened.stopClockSync);
+  return systemOf(opened.services, opened.migrations, shutdown, lock);
+}
+
+/** A system on a database, clock and bus the caller opened (the test harness, benchmarks); close closes them. */
+export function assembleSystem(parts: Parameters<typeof assembleServices>[0]): System {
+  const shutdown = createShutdown();
+  const services = assembleServices(parts);
+  stopServicesOnClose(shutdown, services);
+  return systemOf(services, [], shutdown);
+}
+
+function stopServicesOnClose(shutdown: Shutdown, services: Services) {
+  shutdown.add("database", () => services.db.close());
+  shutdown.add("bus", () => services.bus.close());
+  shutdown.add("health watch", () => services.health.stop());
+}
+
+function systemOf(services: Services, migrations: readonly string[], shutdown: Shutdown, lock?: DataDirLock): System {
+  const { config, log } = services;
+  const close = () => shutdown.run();
+  return {
+    services,
+    migrations,
+    async startRoles(roles, options) {
+      const running = await startRoles(services, roles, options);
+      shutdown.add("roles", () => running.stop());
+      return running;
+    },
+    stopOnClose: (part, stop) => shutdown.add(part, stop),
+    async serveApi(adminToken) {
+      const server = await serveApi(services, adminToken);
+      shutdown.add("http server", () => server.close());
+      lock?.setUrl(server.url);
+      return server;
+    },
+    async serveHealth(role) {
+      if (!config.HEALTH_PORT) return undefined;
+      const server = await serveHealth(services.health, config.HEALTH_PORT, role);
+      shutdown.add("health port", () => server.close());
+      return config.HEALTH_PORT;
+    },
+    close,
+    closeOnSignal() {
+      // The roles' timers are unref()ed; this one keeps the process alive until it is drained, so a
+      // dependency that goes away (and takes its sockets with it) never ends a role with code 0.
+      const keepAlive = setInterval(() => {}, 2 ** 30);
+      let draining = false;
+      const drain = async (signal: string) => {
+        if (draining) return;
+        draining = true;
+        log.info({ signal, timeoutSeconds: config.DRAIN_TIMEOUT_SECONDS }, "draining");
+        setTimeout(() => {
+          log.error({ timeoutSeconds: config.DRAIN_TIMEOUT_SECONDS }, "drain time over; exiting with work unfinished");
+          process.exit(1);
+        }, config.DRAIN_TIMEOUT_SECONDS * 1000).unref();
+        try {
+          await shutdown.run((part) => log.info({ part }, "stopped"));
+          clearInterval(keepAlive);
+          log.info("drained");
+          process.exit(0);
+        } catch (err) {
+          log.error({ err }, "drain failed");
+          process.exit(1);
+        }
+      };
+      process.once("SIGINT", () => void drain("SIGINT"));
+      process.once("SIGTERM", () => void drain("SIGTERM"));
+    },
+  };
+}
