@@ -13,32 +13,42 @@ export const freePort = () =>
     });
   });
 
-export interface ServerProcess {
+export interface CardlinkProcess {
   child: ChildProcess;
-  url: string;
   output(): string;
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number | null>;
 }
 
-export async function startServer(env: Record<string, string>, args = ["start"]): Promise<ServerProcess> {
-  const port = await freePort();
+export interface ServerProcess extends CardlinkProcess {
+  url: string;
+}
+
+/** `cardlink <args>` on the embedded defaults (no server variables) at info level, `env` over them. */
+export function spawnCardlink(args: string[], env: Record<string, string>): CardlinkProcess {
   const child = spawn(process.execPath, ["bin/cardlink.mjs", ...args], {
-    env: { ...process.env, DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "", LOG_LEVEL: "info", PORT: String(port), ...env },
+    env: { ...process.env, DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+export async function startServer(env: Record<string, string>, args = ["start"]): Promise<ServerProcess> {
+  const port = await freePort();
+  const cardlink = spawnCardlink(args, { PORT: String(port), ...env });
+  const { child, output } = cardlink;
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`cardlink exited with ${child.exitCode}:\n${out}`);
+    if (child.exitCode !== null) throw new Error(`cardlink exited with ${child.exitCode}:\n${output()}`);
     const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
-    if (ok && out.includes("is running at")) break;
-    if (Date.now() > deadline) throw new Error(`cardlink did not start:\n${out}`);
+    if (ok && output().includes("is running at")) break;
+    if (Date.now() > deadline) throw new Error(`cardlink did not start:\n${output()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { child, url, output: () => out, exited };
+  return { ...cardlink, url };
 }
