@@ -24,6 +24,7 @@ import { loadSchema } from "../src/bus/avro.ts";
 import { topicSpecs } from "../src/bus/topics.ts";
 import { startQualifier } from "../src/qualifier/index.ts";
 import { createOfferIndex } from "../src/qualifier/offer-index.ts";
+import { indexVersions } from "../src/services/index-versions.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";
 import { decide } from "../src/domain/qualification.ts";
 import { transactionIdFor } from "../src/domain/transaction-id.ts";
@@ -380,7 +381,7 @@ receiver.close();
 
 // ------------------------------------------------------------------------- (f) decide() on one core
 const index = createOfferIndex();
-const candidates = (await index.current(services.db, now)).get(locations[0]!.id)!;
+const candidates = (await index.current(services.db, (await indexVersions(services.db)).offers, now)).get(locations[0]!.id)!;
 const facts = messages.slice(0, 1_000).map((m) => ({
   amount: m.value.amount,
   currency: "GBP",
