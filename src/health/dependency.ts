@@ -69,7 +69,7 @@ export function watchDependency({ name, probe, log, minDelayMs = 250, maxDelayMs
 
   const schedule = () => {
     if (stopped || up || timer) return;
-    // The probe timer does not keep the process alive by itself; a running role does (src/main.ts).
+    // The probe timer does not keep the process alive by itself; closeOnSignal does (src/app/system.ts).
     timer = setTimeout(() => {
       timer = undefined;
       within(probe(), probeTimeoutMs, name).then(markUp, (err: unknown) => {
