@@ -1,6 +1,8 @@
 // The one shutdown path of a process: the parts it started, stopped in the reverse order they started —
 // the HTTP server before the roles, the roles before the bus, the bus before the database, the database
-// before DATA_DIR's lock.
+// before DATA_DIR's lock — when it is done, or on SIGTERM or SIGINT.
+import type { Logger } from "pino";
+
 export type Stop = () => Promise<unknown> | unknown;
 
 export interface Shutdown {
@@ -38,4 +40,35 @@ export function createShutdown(): Shutdown {
       return running;
     },
   };
+}
+
+/**
+ * On SIGTERM or SIGINT: runs the shutdown, logging each part stopped, and exits 0 once every part has
+ * stopped, 1 when one failed or when `timeoutSeconds` ran out first (whatever was still running is abandoned).
+ */
+export function drainOnSignal(shutdown: Shutdown, { log, timeoutSeconds }: { log: Logger; timeoutSeconds: number }): void {
+  // The roles' timers are unref()ed; this one keeps the process alive until it is drained, so a
+  // dependency that goes away (and takes its sockets with it) never ends a role with code 0.
+  const keepAlive = setInterval(() => {}, 2 ** 30);
+  let draining = false;
+  const drain = async (signal: string) => {
+    if (draining) return;
+    draining = true;
+    log.info({ signal, timeoutSeconds }, "draining");
+    setTimeout(() => {
+      log.error({ timeoutSeconds }, "drain time over; exiting with work unfinished");
+      process.exit(1);
+    }, timeoutSeconds * 1000).unref();
+    try {
+      await shutdown.run((part) => log.info({ part }, "stopped"));
+      clearInterval(keepAlive);
+      log.info("drained");
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, "drain failed");
+      process.exit(1);
+    }
+  };
+  process.once("SIGINT", () => void drain("SIGINT"));
+  process.once("SIGTERM", () => void drain("SIGTERM"));
 }

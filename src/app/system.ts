@@ -7,7 +7,7 @@ import { lockDataDir, usesDataDir, type DataDirLock } from "./data-dir-lock.ts";
 import { serveApi, type Listening } from "./http.ts";
 import { startRoles, type Role, type RoleOptions, type RunningRoles } from "./roles.ts";
 import { assembleServices, openServices, type Services } from "./services.ts";
-import { createShutdown, type Shutdown, type Stop } from "./shutdown.ts";
+import { createShutdown, drainOnSignal, type Shutdown, type Stop } from "./shutdown.ts";
 
 export interface System {
   readonly services: Services;
@@ -67,7 +67,6 @@ function stopServicesOnClose(shutdown: Shutdown, services: Services) {
 
 function systemOf(services: Services, migrations: readonly string[], shutdown: Shutdown, lock?: DataDirLock): System {
   const { config, log } = services;
-  const close = () => shutdown.run();
   return {
     services,
     migrations,
@@ -89,32 +88,7 @@ function systemOf(services: Services, migrations: readonly string[], shutdown: S
       shutdown.add("health port", () => server.close());
       return config.HEALTH_PORT;
     },
-    close,
-    closeOnSignal() {
-      // The roles' timers are unref()ed; this one keeps the process alive until it is drained, so a
-      // dependency that goes away (and takes its sockets with it) never ends a role with code 0.
-      const keepAlive = setInterval(() => {}, 2 ** 30);
-      let draining = false;
-      const drain = async (signal: string) => {
-        if (draining) return;
-        draining = true;
-        log.info({ signal, timeoutSeconds: config.DRAIN_TIMEOUT_SECONDS }, "draining");
-        setTimeout(() => {
-          log.error({ timeoutSeconds: config.DRAIN_TIMEOUT_SECONDS }, "drain time over; exiting with work unfinished");
-          process.exit(1);
-        }, config.DRAIN_TIMEOUT_SECONDS * 1000).unref();
-        try {
-          await shutdown.run((part) => log.info({ part }, "stopped"));
-          clearInterval(keepAlive);
-          log.info("drained");
-          process.exit(0);
-        } catch (err) {
-          log.error({ err }, "drain failed");
-          process.exit(1);
-        }
-      };
-      process.once("SIGINT", () => void drain("SIGINT"));
-      process.once("SIGTERM", () => void drain("SIGTERM"));
-    },
+    close: () => shutdown.run(),
+    closeOnSignal: () => drainOnSignal(shutdown, { log, timeoutSeconds: config.DRAIN_TIMEOUT_SECONDS }),
   };
 }
