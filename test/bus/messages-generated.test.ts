@@ -5,6 +5,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import type * as Generated from "../../src/bus/messages.generated.ts";
 import { GENERATED, busSchemas, declarationsOf, generatedMessages } from "../../src/bus/schema-types.ts";
 import { MISSING_REQUEST_ERRORS } from "../../src/domain/missing-transaction.ts";
+import { TARGETING_NAMES, type TargetingName } from "../../src/domain/offer.ts";
 import { SCHEMES, type Scheme } from "../../src/domain/scheme.ts";
 
 describe("bus message declarations", () => {
@@ -18,6 +19,14 @@ describe("bus message declarations", () => {
     const text = JSON.stringify(busSchemas());
     for (const match of text.matchAll(/"name":"Scheme","symbols":(\[[^\]]*\])/g)) expect(JSON.parse(match[1]!)).toEqual([...SCHEMES]);
     expect(text).toContain(`"cardlink.values":${JSON.stringify(MISSING_REQUEST_ERRORS)}`);
+  });
+
+  it("the schemas' targeting tags are the domain's segment names", () => {
+    expectTypeOf<Generated.VisaTransaction["targetingTag"]>().toEqualTypeOf<TargetingName | null>();
+    expectTypeOf<Generated.SimulatorCommand["targetingTag"]>().toEqualTypeOf<TargetingName | null>();
+    const tags = busSchemas().flatMap((s) => (s.fields as { name: string; "cardlink.values"?: unknown }[]).filter((f) => f.name === "targetingTag"));
+    expect(tags).toHaveLength(4);
+    for (const tag of tags) expect(tag["cardlink.values"]).toEqual([...TARGETING_NAMES]);
   });
 
   it("records become interfaces, enums unions, [null, T] is T | null, arrays of unions are parenthesised, docs are comments", () => {
