@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { AvroSchema } from "../../src/bus/avro.ts";
 import { simulatorCommandSchema } from "../../src/bus/validators.generated.ts";
 import { GENERATED_VALIDATORS, busSchemas, declarationsOf, generatedValidators, validatorsOf } from "../../src/bus/schema-types.ts";
+import { OUTER_SCHEMA } from "./fixtures/generator-schema.ts";
 import { describeZodError } from "../../src/domain/field-errors.ts";
 import { nonEmpty, withFieldRules } from "../../src/domain/field-rules.ts";
 
@@ -61,27 +62,19 @@ describe("bus message validators", () => {
     expect(readFileSync(GENERATED_VALIDATORS, "utf8")).toBe(generatedValidators());
   });
 
-  it("records become z.object, enums z.enum, [null, T] nullable, defaults as a reader fills them, closed lists z.enum", () => {
-    const text = validatorsOf([
-      {
-        type: "record",
-        name: "Outer",
-        doc: "An outer record.",
-        fields: [
-          { name: "kind", type: { type: "enum", name: "Kind", symbols: ["A", "B"] } },
-          { name: "inner", type: ["null", { type: "record", name: "Inner", fields: [{ name: "n", type: "long" }, { name: "i", type: "int" }] }], default: null },
-          { name: "tags", type: { type: "array", items: ["null", "string"] }, default: [] },
-          { name: "live", type: "boolean", default: true },
-          { name: "status", type: "string", "cardlink.values": ["OK", "MID-NOT-ASSIGNED"] },
-        ],
-      },
-    ]);
-    expect(text).toBe(
+  it("records become z.object, enums z.enum, [null, T] nullable, closed lists z.enum, each satisfying its declaration", () => {
+    expect(validatorsOf([OUTER_SCHEMA])).toBe(
       'export const kindSchema = z.enum(["A", "B"]) satisfies z.ZodType<M.Kind>;\n\n' +
-        "export const innerSchema = z.object({\n  n: z.int(),\n  i: z.int32(),\n}) satisfies z.ZodType<M.Inner>;\n\n" +
-        "export const outerSchema = z.object({\n  kind: kindSchema,\n  inner: innerSchema.nullable().default(null),\n" +
-        "  tags: z.array(z.string().nullable()).default(() => []),\n  live: z.boolean().default(true),\n" +
+        "export const innerSchema = z.object({\n  n: z.int(),\n}) satisfies z.ZodType<M.Inner>;\n\n" +
+        "export const outerSchema = z.object({\n  kind: kindSchema,\n  inner: innerSchema.nullable(),\n  tags: z.array(z.string().nullable()),\n" +
         '  status: z.enum(["OK", "MID-NOT-ASSIGNED"]),\n}) satisfies z.ZodType<M.Outer>;\n',
+    );
+  });
+
+  it("a default is filled in as an Avro reader fills it; an int is 32-bit", () => {
+    const fields = [{ name: "count", type: "int", default: 0 }, { name: "note", type: ["null", "string"], default: null }, { name: "ids", type: { type: "array", items: "string" }, default: [] }];
+    expect(validatorsOf([{ type: "record", name: "Defaults", fields }])).toBe(
+      "export const defaultsSchema = z.object({\n  count: z.int32().default(0),\n  note: z.string().nullable().default(null),\n  ids: z.array(z.string()).default(() => []),\n}) satisfies z.ZodType<M.Defaults>;\n",
     );
   });
 
