@@ -6,7 +6,7 @@ import * as wire from "../../src/bus/validators.generated.ts";
 import { describeZodError } from "../../src/domain/field-errors.ts";
 import { atLeast, countryCode, currencyCode, date, digits, instant, localDateTime, matches, nonEmpty, positive, uuid, withFieldRules } from "../../src/domain/field-rules.ts";
 
-export const onboardingRequestSchema = withFieldRules(wire.onboardingRequestSchema, {
+export const onboardingRequests = withFieldRules(wire.onboardingRequestSchema, {
   requestId: nonEmpty,
   locationId: uuid,
   programId: uuid,
@@ -18,7 +18,7 @@ export const onboardingRequestSchema = withFieldRules(wire.onboardingRequestSche
   requestedAt: instant,
 });
 
-export const lookupRequestSchema = withFieldRules(wire.lookupRequestSchema, {
+export const lookupRequests = withFieldRules(wire.lookupRequestSchema, {
   requestId: nonEmpty,
   cardId: nonEmpty,
   cardLastNumbers: matches(/^\d{4,5}$/, "must be the last 4 or 5 digits"),
@@ -28,7 +28,7 @@ export const lookupRequestSchema = withFieldRules(wire.lookupRequestSchema, {
   requestedAt: instant,
 });
 
-export const enrolmentSchema = withFieldRules(wire.cardEnrolmentSchema, {
+export const cardEnrolments = withFieldRules(wire.cardEnrolmentSchema, {
   cardId: nonEmpty,
   programId: uuid,
   firstSix: digits(6),
@@ -36,7 +36,7 @@ export const enrolmentSchema = withFieldRules(wire.cardEnrolmentSchema, {
   at: instant,
 });
 
-export const commandSchema = withFieldRules(wire.simulatorCommandSchema, {
+export const simulatorCommands = withFieldRules(wire.simulatorCommandSchema, {
   commandId: nonEmpty,
   purchaseId: nonEmpty,
   card: { id: nonEmpty, firstSix: digits(6), lastFour: digits(4) },
