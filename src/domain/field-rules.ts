@@ -75,7 +75,7 @@ export function brokenRules<T>(value: T, rules: FieldRules<T>): BrokenRule[] {
     }
   }
 
-  check(value, rules as AnyRules);
+  check(value, rules);
   return broken;
 }
 
