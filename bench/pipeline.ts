@@ -242,6 +242,7 @@ if (kafkaBrokers) {
 /** What a batch costs: the qualifier's statements timed by kind (first words of the SQL). */
 const statementMs = new Map<string, { n: number; ms: number }>();
 let batches = 0;
+let txMs = 0;
 const label = (text: string) => {
   const words = text.trim().split(/\s+/);
   return words[0] === "select" ? `select … ${words[words.indexOf("from") + 1] ?? ""}` : words.slice(0, 3).join(" ");
@@ -250,9 +251,14 @@ const timed = (db: Db): Db => ({
   engine: db.engine,
   exec: (text) => db.exec(text),
   close: () => db.close(),
-  tx: (fn) => {
+  async tx(fn) {
     batches++; // the qualifier opens one transaction per batch
-    return db.tx((inner) => fn(timed(inner)));
+    const began = performance.now();
+    try {
+      return await db.tx((inner) => fn(timed(inner)));
+    } finally {
+      txMs += performance.now() - began;
+    }
   },
   async query(text, params) {
     const began = performance.now();
@@ -316,7 +322,10 @@ log(
   `    this process used ${qualifierCpuS.toFixed(1)} CPU s (${(qualifierCpuS / (qualifierMs / 1000)).toFixed(2)} cores; ${rate(COUNT, qualifierCpuS * 1000)} transactions per CPU second` +
     `${config.DATABASE_URL ? ", PostgreSQL's own CPU not counted" : ", PGlite included"})`,
 );
-log(`    ${batches} batches, ${(COUNT / Math.max(1, batches)).toFixed(0)} messages each on average; database time per batch by statement:`);
+log(
+  `    ${batches} batches, ${(COUNT / Math.max(1, batches)).toFixed(0)} messages each on average; ${(txMs / Math.max(1, batches)).toFixed(1)} ms a batch from begin to commit, ` +
+    `of which by statement (statements sent together overlap, so these add up to more):`,
+);
 for (const [kind, { n, ms }] of [...statementMs].sort((a, b) => b[1].ms - a[1].ms)) {
   log(`      ${(ms / Math.max(1, batches)).toFixed(1).padStart(7)} ms  ${kind} (${n})`);
 }

@@ -90,3 +90,13 @@ export async function emitStageEvents(db: Db, row: TransactionRow, names: string
   );
   return names.filter((event) => won.has(stageKey(row.id, event)));
 }
+
+/** Events not yet fanned out to hooks, oldest first, locked (skipping those another dispatcher holds). */
+export async function undispatchedEvents(db: Db, limit: number): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(`select id from outbox where dispatched is null order by created, id limit $1 for update skip locked`, [limit]);
+  return rows.map((r) => r.id);
+}
+
+export async function markDispatched(db: Db, ids: string[], now: Date): Promise<void> {
+  await db.query("update outbox set dispatched = $2 where id = any($1::uuid[])", [ids, now]);
+}
