@@ -1,7 +1,7 @@
 // Return periods: a purchase whose offer has one qualifies once the period has passed on the service
 // clock, unless it was refunded in full meanwhile. This is the due work that finishes it.
 import type { Db } from "./db.ts";
-import type { TransactionRow } from "./transactions.ts";
+import { refundedOf, type TransactionRow } from "./transactions.ts";
 import { recordQualifiedTransaction } from "./offer-activations.ts";
 import { emitEvents } from "./publisher-transactions.ts";
 
@@ -24,10 +24,7 @@ export async function runQualificationsDue(db: Db, now: Date, batch = 200): Prom
 }
 
 async function finish(db: Db, row: TransactionRow, now: Date) {
-  const [{ refunded } = { refunded: 0 }] = await db.query<{ refunded: number }>(
-    "select coalesce(-sum(amount), 0)::float8 as refunded from transactions where original_id = $1",
-    [row.id],
-  );
+  const refunded = await refundedOf(db, row.id);
   const fullyRefunded = refunded >= row.amount;
   const offer = fullyRefunded
     ? { ...row.offer, cashback: 0, performanceFee: 0, message: ["The purchase was refunded within the return period."] }

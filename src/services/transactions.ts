@@ -1,5 +1,6 @@
 // Transactions as the API and the webhooks show them: the spec's Transaction with its offer result.
 import type { Ctx } from "./context.ts";
+import type { Db } from "./db.ts";
 import { notFound } from "./errors.ts";
 import type { OfferResult } from "../domain/qualification.ts";
 import type { Identifiers } from "./network-transaction.ts";
@@ -162,4 +163,13 @@ export async function listProgramTransactions(
   if (filter.cardId) filters.add("card_id = ?", filter.cardId);
   if (filter.locationId) filters.add("location_id = ?", filter.locationId);
   return pageByCreated(ctx.db, "transactions", filters, page, toTransaction);
+}
+
+/** How much of a purchase the refunds recorded against it have given back (refunds are negative amounts). */
+export async function refundedOf(db: Db, transactionId: string): Promise<number> {
+  const [row] = await db.query<{ refunded: number }>(
+    "select coalesce(-sum(amount), 0)::float8 as refunded from transactions where original_id = $1",
+    [transactionId],
+  );
+  return row?.refunded ?? 0;
 }
