@@ -106,7 +106,7 @@ function listen(services: Services, adminToken: string): Promise<Listening> {
  * and release DATA_DIR. Whatever is still running after DRAIN_TIMEOUT_SECONDS is abandoned (exit 1).
  */
 function drainOnSignal(
-  services: Services,
+  services: Pick<Services, "config" | "log" | "bus" | "db">,
   parts: { server?: Listening; roles?: { stop(): Promise<void> }; health?: { close(): unknown }; lock?: DataDirLock },
 ) {
   // The roles' timers are unref()ed; this one keeps the process alive until it is drained, so a dependency
@@ -328,11 +328,10 @@ async function main(argv: string[]) {
       return;
     }
     case "simulator": {
-      const lock = lockIfEmbedded(config, command, { bus: true });
-      const services = await openServices(config);
-      const stop = await simulatorRole(rest, services, (m) => new UsageError(m));
-      const health = config.HEALTH_PORT ? await serveHealth(services.health, config.HEALTH_PORT, "simulator") : undefined;
-      drainOnSignal(services, { roles: { stop }, ...(health ? { health } : {}), ...(lock ? { lock } : {}) });
+      // No DATABASE_URL and no DATA_DIR lock of the service: the simulator has a store of its own.
+      const role = await simulatorRole(rest, config, (m) => new UsageError(m));
+      const health = config.HEALTH_PORT ? await serveHealth(role.health, config.HEALTH_PORT, "simulator") : undefined;
+      drainOnSignal(role, { roles: role, ...(health ? { health } : {}), ...(role.lock ? { lock: role.lock } : {}) });
       return;
     }
     case "faults":

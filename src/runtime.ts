@@ -2,7 +2,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config/index.ts";
-import { createClock } from "./clock/index.ts";
+import { configuredClock } from "./clock/index.ts";
 import { shareClock } from "./clock/shared.ts";
 import { clockOffsetStore } from "./services/clock-offset.ts";
 import { openPglite, openPostgres, type Db } from "./services/db.ts";
@@ -30,20 +30,24 @@ export async function openServices(config: Config): Promise<Services> {
   const db = await openDb(config);
   await migrate(db);
   const offsets = clockOffsetStore(db);
-  const clock = createClock({
-    speed: config.CLOCK_SPEED,
-    ...(config.CLOCK_START ? { start: new Date(config.CLOCK_START) } : {}),
-    offsetMs: await offsets.read(),
-  });
+  const clock = configuredClock(config, await offsets.read());
   // Work that falls due on service time runs whenever the clock is advanced, in every role.
   clock.onAdvance((now) => runDue(db, now));
   const log = createLogger(config);
   const bus = lazyBus(() => openBus(config, clock, log), config.KAFKA_BROKERS ? "kafka" : "embedded");
   const services = assembleServices({ config, db, clock, bus, log });
   // While PostgreSQL is away the clock keeps its own time and stops polling; the health watch says so once.
+  // An advance made here is announced to the simulators too: a simulator role shares no database with the service.
+  const announced = {
+    read: offsets.read,
+    async write(offsetMs: number) {
+      await offsets.write(offsetMs);
+      await services.simulators.announceClock(offsetMs);
+    },
+  };
   shareClock(
     clock,
-    offsets,
+    announced,
     (err) => {
       if (!services.health.report(err)) log.error({ err }, "service clock sync failed");
     },

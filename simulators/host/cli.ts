@@ -2,12 +2,20 @@
 // which talk to a running Cardlink's /admin API (the same operations, from a shell).
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { Services } from "../../src/api/context.ts";
+import type { Logger } from "pino";
+import type { Bus } from "../../src/bus/bus.ts";
+import { openBus } from "../../src/bus/index.ts";
+import { configuredClock } from "../../src/clock/index.ts";
+import { shareClock } from "../../src/clock/shared.ts";
 import type { Config } from "../../src/config/index.ts";
-import { topicSpecs } from "../../src/bus/topics.ts";
+import type { DataDirLock } from "../../src/data-dir-lock.ts";
+import { createHealth, type Health } from "../../src/health/index.ts";
+import { createLogger } from "../../src/log.ts";
 import { readCredentials } from "../../src/runtime.ts";
+import type { Db } from "../../src/services/db.ts";
 import { DRY_RUN_DEFAULTS, dryRun } from "../engine/dry-run.ts";
 import { startSimulators } from "./hub.ts";
+import { announcedClock, openSimulatorStore } from "./store.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
 import { ADAPTERS } from "../schemes/index.ts";
 import type { Scheme } from "../engine/types.ts";
@@ -16,7 +24,8 @@ export const SIMULATOR_USAGE = `  simulate --scheme visa|mastercard|amex --seed 
            [--cards N] [--merchants N] [--start ISO] [--gap SECONDS]
                             dry run: the native messages the simulator would publish, one JSON per line
   simulator --scheme visa|mastercard|amex
-                            run one scheme simulator against Kafka and PostgreSQL
+                            run one scheme simulator on Kafka, with a store of its own: SIMULATOR_DATABASE_URL,
+                            else PGlite in DATA_DIR/simulators/<scheme> (it never opens DATABASE_URL)
   faults get|clear --scheme S [--url URL]
   faults set --scheme S [--latency-ms N] [--drop-rate R] [--duplicate-rate R] [--clearing-before-auth-rate R]
            [--onboarding-failure-rate R] [--lookup-error-rate R] [--lookup-error-code CODE] [--url URL]
@@ -71,16 +80,44 @@ export function simulateCommand(args: string[], usage: Usage): string {
   return values.out;
 }
 
-/** `simulator --scheme X`: one network as its own process, on Kafka, until a signal stops it. */
-export async function simulatorRole(args: string[], services: Services, usage: Usage): Promise<() => Promise<void>> {
+/** What a running simulator role holds, for its drain and its health port. */
+export interface SimulatorRole {
+  config: Config;
+  log: Logger;
+  bus: Bus;
+  /** The simulator's own store. */
+  db: Db;
+  lock?: DataDirLock;
+  health: Health;
+  stop(): Promise<void>;
+}
+
+/**
+ * `simulator --scheme X`: one network as its own process, on Kafka, until a signal stops it. It knows
+ * the service only over the bus: its settings and the service clock's advance arrive on
+ * simulator.settings and are kept in its own store, which its clock follows.
+ */
+export async function simulatorRole(args: string[], config: Config, usage: Usage): Promise<SimulatorRole> {
   const { values } = parseArgs({ args, options: { scheme: { type: "string" } } });
   const chosen = scheme(values.scheme, usage);
-  if (services.bus.kind !== "kafka") throw usage("simulator: set KAFKA_BROKERS (npm start runs all three simulators on the embedded log)");
-  if (!services.config.DATABASE_URL) throw usage("simulator: set DATABASE_URL: the simulator shares PostgreSQL with the other roles");
-  await services.bus.createTopics(topicSpecs());
-  const running = await startSimulators({ ...services, seed: services.config.SIMULATOR_SEED, control: services.simulators }, [chosen]);
-  services.log.info({ scheme: chosen }, "simulator running");
-  return running.stop;
+  if (!config.KAFKA_BROKERS) throw usage("simulator: set KAFKA_BROKERS (npm start runs all three simulators on the embedded log)");
+  const store = await openSimulatorStore(config, chosen, `simulator --scheme ${chosen}`);
+  const log = createLogger(config);
+  const offsets = announcedClock(store.db);
+  const clock = configuredClock(config, await offsets.read());
+  const bus = await openBus(config, clock, log);
+  const health = createHealth({ db: store.db, kafkaBrokers: config.KAFKA_BROKERS, log });
+  shareClock(
+    clock,
+    offsets,
+    (err) => {
+      if (!health.report(err)) log.error({ err }, "service clock sync failed");
+    },
+    { paused: () => !health.postgres.up },
+  );
+  const running = await startSimulators({ db: store.db, bus, clock, log, seed: config.SIMULATOR_SEED }, [chosen]);
+  log.info({ scheme: chosen, store: store.describe }, "simulator running");
+  return { config, log, bus, db: store.db, ...(store.lock ? { lock: store.lock } : {}), health, stop: running.stop };
 }
 
 /** Calls the running service's /admin API with the operator's token. */

@@ -15,15 +15,18 @@ import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
 import { topicSpecs } from "../../src/bus/topics.ts";
 import type { Bus } from "../../src/bus/bus.ts";
 import { createTestKafkaBus } from "./kafka.ts";
+import { migrateSimulatorStore } from "../../simulators/host/store.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
 
 export type Engine = "pglite" | "postgres";
 export type BusKind = Bus["kind"];
 
+/** A migrated database, with the simulators' tables too: as under `npm start`, they share it. */
 export async function openTestDb(engine: Engine = "pglite"): Promise<Db> {
   const db = engine === "postgres" ? openPostgres(infra.databaseUrl!, { max: 4 }) : await openPglite(undefined);
   await migrate(db);
+  await migrateSimulatorStore(db);
   return db;
 }
 
@@ -40,6 +43,7 @@ async function openOwnPostgres(): Promise<Db> {
   url.pathname = `/${name}`;
   const db = openPostgres(url.toString(), { max: 4 });
   await migrate(db);
+  await migrateSimulatorStore(db);
   const close = db.close.bind(db);
   db.close = async () => {
     await close();

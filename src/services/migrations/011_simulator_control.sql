@@ -31,6 +31,8 @@ create table traffic_run_counts (
   sent jsonb not null,
   dropped bigint not null,
   duplicated bigint not null,
+  -- Messages sent and dropped: it only grows, so a report redelivered after a later one is told apart.
+  messages bigint not null,
   primary key (run_id, scheme)
 );
 
@@ -39,7 +41,7 @@ insert into network_faults (scheme, faults, version, updated)
   select scheme, faults, nextval('simulator_setting_versions'), updated from simulator_faults;
 insert into traffic_runs (id, options, state, started, stopped)
   select id, options, state, started, stopped from simulator_traffic order by seq;
-insert into traffic_run_counts (run_id, scheme, purchases, sent, dropped, duplicated)
+insert into traffic_run_counts (run_id, scheme, purchases, sent, dropped, duplicated, messages)
   select p.run_id, p.scheme, count(distinct p.id),
          jsonb_build_object(
            'auth', coalesce(sum(m.copies) filter (where m.kind = 'auth'), 0),
@@ -47,7 +49,8 @@ insert into traffic_run_counts (run_id, scheme, purchases, sent, dropped, duplic
            'refund', coalesce(sum(m.copies) filter (where m.kind = 'refund'), 0),
            'void', coalesce(sum(m.copies) filter (where m.kind = 'void'), 0)),
          count(m.message_id) filter (where m.delivery = 'dropped'),
-         count(m.message_id) filter (where m.copies > 1)
+         count(m.message_id) filter (where m.copies > 1),
+         coalesce(sum(m.copies), 0) + count(m.message_id) filter (where m.delivery = 'dropped')
   from simulator_purchases p left join simulator_messages m on m.purchase_id = p.id
   where p.run_id is not null
   group by p.run_id, p.scheme;
