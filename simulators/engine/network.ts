@@ -200,7 +200,8 @@ export class NetworkSimulator {
     switch (setting.kind) {
       case "FAULTS": {
         if (setting.scheme !== this.scheme) return;
-        const faults = faultsSchema.safeParse(setting.faults);
+        // A copy: values decoded off Kafka are Avro records, whose methods a strict schema takes for unknown fields.
+        const faults = faultsSchema.safeParse({ ...setting.faults });
         if (!faults.success) throw new Rejected(`faults: ${faults.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
         await saveFaults(this.deps.db, this.scheme, faults.data, setting.version, now);
         break;
@@ -215,9 +216,10 @@ export class NetworkSimulator {
       case "CLOCK":
         if (setting.clockOffsetMs === null) throw new Rejected("clockOffsetMs: required for a CLOCK setting");
         await saveClockOffset(this.deps.db, setting.clockOffsetMs);
-        return;
+        break;
     }
-    await this.refresh();
+    if (setting.kind !== "CLOCK") await this.refresh();
+    this.log.info({ kind: setting.kind, version: setting.version, ...(setting.run ? { run: setting.run.id, state: setting.run.state } : {}) }, "setting applied");
   }
 
   // ---------------------------------------------------------------- purchases

@@ -144,13 +144,16 @@ export const runSetting = (run: TrafficRun): NonNullable<SimulatorSetting["run"]
 /** The run a simulator.settings message carries, its options checked as the /admin route checks them. */
 export function runOfSetting(run: NonNullable<SimulatorSetting["run"]>): { run: TrafficRun } | { error: string } {
   const { durationSeconds, programId, ...rest } = run.options;
+  // Plain copies: values decoded off Kafka are Avro records, whose methods a strict schema takes for unknown fields.
   const options = trafficOptionsSchema.safeParse({
     ...rest,
+    schemes: [...rest.schemes],
+    targetingTags: { ...rest.targetingTags },
     ...(durationSeconds === null ? {} : { durationSeconds }),
     ...(programId === null ? {} : { programId }),
   });
   if (!options.success) return { error: `run.options: ${options.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}` };
-  return { run: { ...run, options: options.data } };
+  return { run: { id: run.id, state: run.state, started: run.started, stopped: run.stopped, options: options.data } };
 }
 
 export interface SchemeCounts {

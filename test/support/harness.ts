@@ -56,6 +56,8 @@ async function openOwnPostgres(): Promise<Db> {
 export interface Harness {
   services: Services;
   config: Config;
+  /** On Kafka: the namespace of the harness's topics and groups, for a role process to join (KAFKA_NAMESPACE). */
+  kafkaNamespace?: string;
   request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<Response>;
   admin(method: string, path: string, body?: unknown): Promise<Response>;
   createAccount(opts?: { tier?: "standard" | "premium"; name?: string }): Promise<TestAccount>;
@@ -127,6 +129,7 @@ export async function createHarness(
   return {
     services,
     config,
+    ...(kafka ? { kafkaNamespace: kafka.namespace } : {}),
     request,
     admin,
     async createAccount({ tier = "standard", name = "Test publisher" } = {}) {
