@@ -12,6 +12,7 @@ import { openServices } from "../src/runtime.ts";
 import { createApp } from "../src/api/app.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";
 import { startChildReceiver, type ChildReceiver } from "./support/child-receiver.ts";
+import { ownDatabase } from "./support/own-database.ts";
 
 const EVENTS = Number(process.env.BENCH_DISPATCHER_EVENTS ?? 1_250);
 const HOOKS = Number(process.env.BENCH_DISPATCHER_HOOKS ?? 16);
@@ -68,7 +69,8 @@ async function dispatcherRun(receiver: ChildReceiver, databaseUrl: string | unde
   const dataDir = mkdtempSync(join(tmpdir(), "cardlink-bench-dispatcher-"));
   const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: "warn", CLOCK_SPEED: "1" };
   delete env.DATABASE_URL;
-  const config = loadConfig({ ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+  const own = databaseUrl ? await ownDatabase(databaseUrl, "dispatcher") : undefined;
+  const config = loadConfig({ ...env, ...(own ? { DATABASE_URL: own.url } : {}) });
   const services = await openServices(config);
   try {
     const app = createApp(services, { adminToken: ADMIN });
@@ -112,6 +114,7 @@ async function dispatcherRun(receiver: ChildReceiver, databaseUrl: string | unde
   } finally {
     await services.bus.close();
     await services.db.close();
+    await own?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -9,7 +9,6 @@
 // activation offer that every tenth card activated.
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
@@ -25,10 +24,13 @@ import { loadSchema } from "../src/bus/avro.ts";
 import { topicSpecs } from "../src/bus/topics.ts";
 import { startQualifier } from "../src/qualifier/index.ts";
 import { createOfferIndex } from "../src/qualifier/offer-index.ts";
+import { indexVersions } from "../src/services/index-versions.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";
 import { decide } from "../src/domain/qualification.ts";
 import { transactionIdFor } from "../src/domain/transaction-id.ts";
 import { onboarded, visaAuth } from "./visa-world.ts";
+import { ownDatabase } from "./support/own-database.ts";
+import { startChildReceiver } from "./support/child-receiver.ts";
 
 const COUNT = Number(process.env.PIPELINE_COUNT ?? 100_000);
 const CARDS = Number(process.env.PIPELINE_CARDS ?? 10_000);
@@ -52,8 +54,11 @@ const log = (line: string) => process.stdout.write(line + "\n");
 // An empty KAFKA_BROKERS is unset, as for the service itself.
 const kafkaBrokers = process.env.KAFKA_BROKERS ? process.env.KAFKA_BROKERS.split(",") : undefined;
 const dataDir = mkdtempSync(join(tmpdir(), "cardlink-bench-pipeline-"));
+// On PostgreSQL, a database of the bench's own (dropped at the end).
+const own = process.env.DATABASE_URL ? await ownDatabase(process.env.DATABASE_URL, "pipeline") : undefined;
 const config = loadConfig({
   ...process.env,
+  DATABASE_URL: own?.url,
   KAFKA_BROKERS: undefined,
   SCHEMA_REGISTRY_URL: undefined,
   DATA_DIR: dataDir,
@@ -348,22 +353,14 @@ await qualifier.stop();
 await bus.close();
 
 // ------------------------------------------------------------------ (e) the dispatcher's deliveries
-let received = 0;
-const receiver = createServer((req, res) => {
-  req.resume();
-  req.on("end", () => {
-    received++;
-    res.writeHead(204).end();
-  });
-});
-await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-const port = (receiver.address() as { port: number }).port;
+// The receiver runs in a process of its own, as a real endpoint would: its work is not this process's.
+const receiver = await startChildReceiver();
 const dispatcher = createDispatcher({ ...services });
 dispatcher.start();
 // The events of (b) and (d) go to no hook: let the dispatcher fan them out first, outside the measurement.
 await dispatcher.settled();
 const hookProgram = await call<{ id: string }>("POST", "/v1/programs", key, { name: "Hooks" });
-await call("POST", `/v1/programs/${hookProgram.id}/hooks`, key, { url: `http://127.0.0.1:${port}/hook`, event: "transaction.auth" });
+await call("POST", `/v1/programs/${hookProgram.id}/hooks`, key, { url: receiver.url, event: "transaction.auth" });
 await services.db.query(
   `insert into outbox (id, account_id, live, program_id, event, data, created)
    select gen_random_uuid(), $1, false, $2, 'transaction.auth', jsonb_build_object('n', i, 'note', repeat('x', 1000)), $3
@@ -374,16 +371,17 @@ const dispatchBegan = performance.now();
 dispatcher.kick();
 // settled() does not wait for deliveries held back by an endpoint's bound: wait for the receiver's count.
 const dispatchDeadline = performance.now() + 300_000;
-while (received < DELIVERIES && performance.now() < dispatchDeadline) await new Promise((resolve) => setTimeout(resolve, 20));
+let received = 0;
+while ((received = await receiver.count()) < DELIVERIES && performance.now() < dispatchDeadline) await new Promise((resolve) => setTimeout(resolve, 20));
 const dispatchMs = performance.now() - dispatchBegan;
 const deliveryRate = rate(received, dispatchMs);
-log(`(e) dispatcher (kick and settled, its public interface) to a local receiver: ${deliveryRate} deliveries/s (${received} of ${DELIVERIES} in ${(dispatchMs / 1000).toFixed(1)} s)`);
+log(`(e) dispatcher to a local receiver (one hook, the receiver in a process of its own): ${deliveryRate} deliveries/s (${received} of ${DELIVERIES} in ${(dispatchMs / 1000).toFixed(1)} s)`);
 await dispatcher.stop();
 receiver.close();
 
 // ------------------------------------------------------------------------- (f) decide() on one core
 const index = createOfferIndex();
-const candidates = (await index.current(services.db, now)).get(locations[0]!.id)!;
+const candidates = (await index.current(services.db, (await indexVersions(services.db)).offers, now)).get(locations[0]!.id)!;
 const facts = messages.slice(0, 1_000).map((m) => ({
   amount: m.value.amount,
   currency: "GBP",
@@ -416,4 +414,5 @@ log(
 );
 await services.bus.close();
 await services.db.close();
+await own?.drop();
 rmSync(dataDir, { recursive: true, force: true });

@@ -109,7 +109,7 @@ export interface KafkaBusOptions {
 // line per attempt is kept at debug. A consumer crash stays an error, whatever caused it, and its restart
 // a warning.
 const REBALANCE = /rebalanc|re-joining|group coordinator|not coordinator|member id|generation/i;
-const CONNECTION = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|connection (error|timeout|closed|refused)|broker not connected|closed connection|disconnected|leadership election|not leader|there is no leader/i;
+const CONNECTION = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|connection (error|timeout|closed|refused)|broker not connected|closed connection|disconnected|leadership election|not (the )?leader|there is no leader/i;
 
 /** The pino level of one kafkajs log entry. */
 export function kafkaLogLevel(entry: Pick<LogEntry, "level" | "log">): "error" | "warn" | "info" | "debug" {

@@ -3,16 +3,20 @@
 // dead-letter it with a reason.
 //
 //   parseMessages      normalise each scheme's message                       (memory)
-//   dropDuplicates     within the batch and already recorded                 (1 query)
-//   resolveFacts       cards, existing transactions, locations by MID, MIDs,
-//                      offers (in-memory index), activations                 (6 queries; 5 when no activation offer)
+//   resolveFacts       messages already recorded, cards, existing transactions, the index versions
+//                      (4 queries, pipelined: one round trip); then MIDs and activations (≤ 2, one
+//                      round trip); locations by MID and offers from the in-memory indexes
+//   dropDuplicates     within the batch and already recorded                 (memory)
 //   decideInOrder      every message in batch order, so per card in order:
 //                      activation counts and "rewarded once" hold in a batch (memory, domain rules)
-//   writeBatch         transactions, updates, MID insights, activations,
-//                      stage claims, outbox events, message marks           (≤ 7 set-based statements)
+//   writeBatch         transactions, updates, MID insights, activations, stage claims with their
+//                      outbox events, message marks                          (≤ 6 set-based statements, pipelined)
 //
-// The bus commits the batch's offsets after the transaction commits. Re-applying a batch changes
-// nothing (every message is marked in the same transaction), so a redelivery after a crash is harmless.
+// Every statement is a service's (src/services): this module holds the steps and no SQL. On PostgreSQL
+// the statements of one round are sent together on the transaction's connection (postgres.js pipelines
+// them), so a batch costs about three round trips and the commit. The bus commits the batch's offsets
+// after the transaction commits. Re-applying a batch changes nothing (every message is marked in the
+// same transaction), so a redelivery after a crash is harmless.
 import type { Db } from "../services/db.ts";
 import type { Clock } from "../clock/index.ts";
 import type { Scheme } from "../bus/messages.ts";
@@ -22,9 +26,23 @@ import { transactionIdFor } from "../domain/transaction-id.ts";
 import { networkKey } from "../domain/mid-insights.ts";
 import { mergeIdentifiers } from "../domain/transaction-identifiers.ts";
 import { instantOf } from "../domain/local-dates.ts";
+import { stageEvents } from "../domain/stage-events.ts";
 import { newId } from "../services/ids.ts";
-import { toTransaction, type Transaction, type TransactionRow } from "../services/transactions.ts";
+import {
+  insertTransactionRows,
+  lockTransactionRows,
+  toTransaction,
+  updateTransactionStages,
+  type StoredTransactionRow as Row,
+  type TransactionRow,
+} from "../services/transactions.ts";
 import type { Offer } from "../services/offers.ts";
+import { cardsForTransactions } from "../services/cards.ts";
+import { indexVersions } from "../services/index-versions.ts";
+import { markMessages, messageKey, recordedMessages, type MessageMark } from "../services/transaction-messages.ts";
+import { midIds, midKeyOf, recordTransactionsSeen, type MidKey, type MidTouch } from "../services/mid-insights.ts";
+import { lockActivationCounts, saveActivationCounts, type ActivationCount } from "../services/offer-activations.ts";
+import { claimStages, stageKey, type StageClaim } from "../services/transaction-stages.ts";
 import type { OfferIndex } from "./offer-index.ts";
 import type { LocationIndex } from "./location-index.ts";
 import { normalise } from "./normalise/index.ts";
@@ -78,8 +96,8 @@ export async function processBatch(deps: BatchDeps, messages: RawMessage[]): Pro
   let pending = apply(items, parseMessages(items));
   if (pending.length > 0) {
     await deps.db.tx(async (db) => {
-      pending = apply(pending, await dropDuplicates(db, pending));
       const facts = await resolveFacts(db, deps, pending, now);
+      pending = apply(pending, dropDuplicates(pending, facts.recorded));
       const plan = decideInOrder(pending, facts, now);
       pending = apply(pending, plan.verdicts);
       const claimed = await writeBatch(db, plan, now);
@@ -105,15 +123,10 @@ function parseMessages(items: Item[]): Verdict[] {
 
 // ------------------------------------------------------------------------------------- duplicates
 
-async function dropDuplicates(db: Db, items: Item[]): Promise<Verdict[]> {
-  const rows = await db.query<{ scheme: string; message_id: string }>(
-    `select m.scheme, m.message_id from transaction_messages m
-     join unnest($1::text[], $2::text[]) as b(scheme, message_id) on m.scheme = b.scheme and m.message_id = b.message_id`,
-    [items.map((i) => i.tx.scheme), items.map((i) => i.tx.messageId)],
-  );
-  const seen = new Set(rows.map((r) => `${r.scheme}\u0000${r.message_id}`));
+function dropDuplicates(items: Item[], recorded: Set<string>): Verdict[] {
+  const seen = new Set(recorded);
   return items.map((item) => {
-    const key = `${item.tx.scheme}\u0000${item.tx.messageId}`;
+    const key = messageKey(item.tx);
     if (seen.has(key)) return { kind: "drop", outcome: { kind: "duplicate" } };
     seen.add(key); // a second copy inside the batch is a duplicate too
     return OK;
@@ -123,36 +136,32 @@ async function dropDuplicates(db: Db, items: Item[]): Promise<Verdict[]> {
 // ------------------------------------------------------------------------------------------ facts
 
 
-interface ActivationRow {
-  id: string;
-  offer_id: string;
-  card_id: string;
-  state: "activated" | "deactivated";
-  qualified_transactions: number;
-}
-
 interface Facts {
+  /** The batch's messages already recorded, by `messageKey`. */
+  recorded: Set<string>;
   cards: Map<string, TransactionCard>;
   /** Transactions already recorded that the batch's messages name (locked for update). */
   existing: Map<string, TransactionRow>;
   /** Per item: the location its MIDs name in its card's program. */
   locations: Map<Item, TransactionLocation>;
-  /** MID record ids by `programId|scheme|networkKey`. */
+  /** MID record ids by `midKeyOf`. */
   mids: Map<string, string>;
   offers: ReadonlyMap<string, Offer[]>;
   /** Activation rows by `offerId|cardId` (locked for update). */
-  activations: Map<string, ActivationRow>;
+  activations: Map<string, ActivationCount>;
 }
 
 const purchaseIdOf = (tx: NetworkTransaction) => transactionIdFor(tx.scheme, "purchase", tx.purchaseKey);
 const originalIdOf = (tx: NetworkTransaction) => (tx.originalKey ? transactionIdFor(tx.scheme, "purchase", tx.originalKey) : null);
 const refundIdOf = (tx: NetworkTransaction) => transactionIdFor(tx.scheme, "refund", tx.purchaseKey);
-const midKey = (programId: string, scheme: string, key: string) => `${programId}|${scheme}|${key}`;
+const midKeyFor = (programId: string, tx: NetworkTransaction): MidKey => ({ programId, scheme: tx.scheme, networkKey: networkKey(tx.scheme, tx.merchant) });
 
+/**
+ * What the batch's decisions depend on. The messages' own facts come in one round of pipelined queries
+ * (a duplicate's transaction is locked with the rest: harmless, it is dropped next); the MIDs and the
+ * activations depend on the cards and the locations, and come in a second round.
+ */
 async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locations">, items: Item[], now: Date): Promise<Facts> {
-  const cardRows = await db.query<TransactionCard>("select * from cards where id = any($1::uuid[])", [[...new Set(items.map((i) => i.tx.cardId))]]);
-  const cards = new Map(cardRows.map((c) => [c.id, c]));
-
   const ids = new Set<string>();
   for (const { tx } of items) {
     if (tx.stage === "refund") {
@@ -161,12 +170,18 @@ async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locatio
       if (original) ids.add(original);
     } else ids.add(purchaseIdOf(tx));
   }
-  const existingRows = await db.query<TransactionRow>("select * from transactions where id = any($1::uuid[]) order by id for update", [[...ids]]);
+  const [recorded, cardRows, existingRows, versions] = await Promise.all([
+    recordedMessages(db, items.map((i) => i.tx)),
+    cardsForTransactions(db, [...new Set(items.map((i) => i.tx.cardId))]),
+    lockTransactionRows(db, [...ids]),
+    indexVersions(db),
+  ]);
+  const cards = new Map(cardRows.map((c) => [c.id, c]));
   const existing = new Map(existingRows.map((r) => [r.id, r]));
+  const [locationOf, offers] = await Promise.all([indexes.locations.current(db, versions.locations), indexes.offers.current(db, versions.offers, now)]);
 
   // Locations by MID, from the in-memory location index (location-index.ts). Purchases already recorded
   // keep their location; refunds of a known purchase take the purchase's.
-  const locationOf = await indexes.locations.current(db);
   const locations = new Map<Item, TransactionLocation>();
   for (const item of items) {
     const { tx } = item;
@@ -177,80 +192,38 @@ async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locatio
     if (location) locations.set(item, location);
   }
 
-  // MID records, for the MID insights' first and last transactions seen.
-  const midKeys = new Map<string, { programId: string; scheme: string; key: string }>();
+  // MID records, for the MID insights' first and last transactions seen; activations of the offers the
+  // located purchases may earn.
+  const midKeys = new Map<string, MidKey>();
   for (const { tx } of items) {
     const card = cards.get(tx.cardId);
     if (!card || (tx.stage !== "auth" && tx.stage !== "clearing")) continue;
-    const key = networkKey(tx.scheme, tx.merchant);
-    midKeys.set(midKey(card.program_id, tx.scheme, key), { programId: card.program_id, scheme: tx.scheme, key });
+    const key = midKeyFor(card.program_id, tx);
+    midKeys.set(midKeyOf(key), key);
   }
-  const midList = [...midKeys.values()];
-  const midRows = midList.length
-    ? await db.query<{ id: string; program_id: string; scheme: string; network_key: string }>(
-        `select m.id, m.program_id, m.scheme::text as scheme, m.network_key from mids m
-         join unnest($1::uuid[], $2::text[], $3::text[]) as k(program_id, scheme, network_key)
-           on m.program_id = k.program_id and m.scheme::text = k.scheme and m.network_key = k.network_key`,
-        [midList.map((m) => m.programId), midList.map((m) => m.scheme), midList.map((m) => m.key)],
-      )
-    : [];
-  const mids = new Map(midRows.map((r) => [midKey(r.program_id, r.scheme, r.network_key), r.id]));
-
-  const offers = await indexes.offers.current(db, now);
   const pairs: { offerId: string; cardId: string }[] = [];
   for (const [item, location] of locations) {
     for (const offer of offers.get(location.id) ?? []) if (offer.activation.enabled) pairs.push({ offerId: offer.id, cardId: item.tx.cardId });
   }
-  const activationRows = pairs.length
-    ? await db.query<ActivationRow>(
-        `select a.id, a.offer_id, a.card_id, a.state, a.qualified_transactions from offer_activations a
-         join unnest($1::uuid[], $2::uuid[]) as p(offer_id, card_id) on a.offer_id = p.offer_id and a.card_id = p.card_id
-         order by a.id for update of a`,
-        [pairs.map((p) => p.offerId), pairs.map((p) => p.cardId)],
-      )
-    : [];
+  const [mids, activationRows] = await Promise.all([midIds(db, [...midKeys.values()]), lockActivationCounts(db, pairs)]);
   const activations = new Map(activationRows.map((r) => [`${r.offer_id}|${r.card_id}`, r]));
-  return { cards, existing, locations, mids, offers, activations };
+  return { recorded, cards, existing, locations, mids, offers, activations };
 }
 
 // ----------------------------------------------------------------------------------------- decide
-
-/** A transaction row as the table has it (brand_id is not part of the record the API shows). */
-type Row = TransactionRow & { brand_id: string | null };
-
-interface StageClaim {
-  item: Item;
-  transactionId: string;
-  event: string;
-  eventId: string;
-  /** The record as of this stage: the event's data. */
-  data: Transaction;
-  accountId: string;
-  live: boolean;
-  programId: string;
-}
-
-interface MidTouch {
-  midId: string;
-  programId: string;
-  at: Date;
-  lastId: string;
-  firstAuth: string | null;
-  firstClearing: string | null;
-}
 
 interface Plan {
   verdicts: Verdict[];
   transactionOf: Map<Item, string>;
   inserted: Map<string, Row>;
   updated: Map<string, TransactionRow>;
+  /** Stage claims, and the item each one is for. */
   claims: StageClaim[];
-  marks: { scheme: string; messageId: string; transactionId: string; stage: string }[];
+  claimItems: Item[];
+  marks: MessageMark[];
   midTouches: Map<string, MidTouch>;
-  activations: Map<string, ActivationRow & { limitReached: boolean }>;
+  activations: Map<string, ActivationCount & { limitReached: boolean }>;
 }
-
-const STAGE_EVENT = { auth: "transaction.auth", clearing: "transaction.clearing", refund: "transaction.refund" } as const;
 
 function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
   const plan: Plan = {
@@ -259,6 +232,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
     inserted: new Map(),
     updated: new Map(),
     claims: [],
+    claimItems: [],
     marks: [],
     midTouches: new Map(),
     activations: new Map(),
@@ -268,14 +242,13 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
   const nowIso = now.toISOString();
 
   const emit = (item: Item, row: TransactionRow, stage: "auth" | "clearing" | "refund") => {
-    const base = STAGE_EVENT[stage];
-    const names = stage !== "refund" && row.offer.qualified ? [base, `${base}.qualified`] : [base];
     const data = toTransaction(row);
-    for (const event of names) {
-      const key = `${row.id}\u0000${event}`;
+    for (const event of stageEvents(stage, row.offer.qualified)) {
+      const key = stageKey(row.id, event);
       if (claimed.has(key)) continue;
       claimed.add(key);
-      plan.claims.push({ item, transactionId: row.id, event, eventId: newId(), data, accountId: row.account_id, live: row.live, programId: row.program_id });
+      plan.claims.push({ transactionId: row.id, event, eventId: newId(), data, accountId: row.account_id, live: row.live, programId: row.program_id });
+      plan.claimItems.push(item);
     }
   };
   const recorded = (item: Item, transactionId: string): Verdict => {
@@ -285,7 +258,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
   };
   const touchMid = (tx: NetworkTransaction, programId: string, transactionId: string, zone: string) => {
     if (tx.stage !== "auth" && tx.stage !== "clearing") return;
-    const midId = facts.mids.get(midKey(programId, tx.scheme, networkKey(tx.scheme, tx.merchant)));
+    const midId = facts.mids.get(midKeyOf(midKeyFor(programId, tx)));
     if (!midId) return;
     // The purchase's local time is read in the location's time zone.
     const at = instantOf(tx.localDateTime, zone);
@@ -405,7 +378,7 @@ function countActivation(plan: Plan, facts: Facts, candidates: Offer[], offerId:
   if (!row) return;
   const step = nextActivation({ state: row.state, qualifiedTransactions: row.qualified_transactions }, "qualify", limit);
   if (!step.ok) return;
-  plan.activations.set(key, { ...row, state: step.state as ActivationRow["state"], qualified_transactions: step.qualifiedTransactions, limitReached: step.reason === "limit" });
+  plan.activations.set(key, { ...row, state: step.state as ActivationCount["state"], qualified_transactions: step.qualifiedTransactions, limitReached: step.reason === "limit" });
 }
 
 /** Where the record says the purchase happened: the original purchase's place for a refund of one. */
@@ -476,84 +449,26 @@ function newRow(i: {
 
 // ------------------------------------------------------------------------------------------ write
 
-/** Writes the plan with set-based statements; returns the events each item's stage claims produced. */
+/**
+ * Writes the plan with set-based statements, sent together (each service call is one statement, and
+ * each skips itself when it has nothing to write); returns the events each item's stage claims produced.
+ */
 async function writeBatch(db: Db, plan: Plan, now: Date): Promise<Map<Item, string[]>> {
-  if (plan.inserted.size > 0) {
-    await db.query(
-      `insert into transactions (id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
-         original_id, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag, identifiers, card,
-         brand, location, offer, qualification_due, created, updated)
-       select id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
-         original_id, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag, identifiers, card,
-         brand, location, offer, qualification_due, created, updated
-       from jsonb_populate_recordset(null::transactions, $1::jsonb)`,
-      [JSON.stringify([...plan.inserted.values()])],
-    );
-  }
-  if (plan.updated.size > 0) {
-    await db.query(
-      `update transactions t set auth = u.auth, cleared = u.cleared, voided = u.voided, identifiers = u.identifiers, updated = u.updated
-       from jsonb_to_recordset($1::jsonb) as u(id uuid, auth boolean, cleared boolean, voided boolean, identifiers jsonb, updated timestamptz)
-       where t.id = u.id`,
-      [JSON.stringify([...plan.updated.values()].map((r) => ({ id: r.id, auth: r.auth, cleared: r.cleared, voided: r.voided, identifiers: r.identifiers, updated: r.updated })))],
-    );
-  }
-  if (plan.midTouches.size > 0) {
-    await db.query(
-      `update mid_insights m set
-         last_seen_transaction_id = case when m.last_seen_transaction_date is null or u.at >= m.last_seen_transaction_date
-           then u.last_id else m.last_seen_transaction_id end,
-         last_seen_transaction_date = greatest(m.last_seen_transaction_date, u.at),
-         first_transaction_auth_id = coalesce(m.first_transaction_auth_id, u.first_auth),
-         first_transaction_clearing_id = coalesce(m.first_transaction_clearing_id, u.first_clearing),
-         event_ts = greatest(m.event_ts, u.at), updated = $2
-       from jsonb_to_recordset($1::jsonb) as u(mid_id uuid, program_id uuid, at timestamptz, last_id uuid, first_auth uuid, first_clearing uuid)
-       where m.mid_id = u.mid_id and m.program_id = u.program_id`,
-      [
-        JSON.stringify([...plan.midTouches.values()].map((t) => ({ mid_id: t.midId, program_id: t.programId, at: t.at, last_id: t.lastId, first_auth: t.firstAuth, first_clearing: t.firstClearing }))),
-        now,
-      ],
-    );
-  }
-  if (plan.activations.size > 0) {
-    await db.query(
-      `update offer_activations a set state = u.state, qualified_transactions = u.qualified_transactions,
-         deactivated = case when u.state = 'deactivated' then $2::timestamptz else a.deactivated end,
-         deactivation_reason = case when u.limit_reached then 'limit' else null end, updated = $2
-       from jsonb_to_recordset($1::jsonb) as u(id uuid, state text, qualified_transactions int, limit_reached boolean)
-       where a.id = u.id`,
-      [JSON.stringify([...plan.activations.values()].map((a) => ({ id: a.id, state: a.state, qualified_transactions: a.qualified_transactions, limit_reached: a.limitReached }))), now],
-    );
-  }
-  const events = new Map<Item, string[]>();
-  if (plan.claims.length > 0) {
+  const [, , , , won] = await Promise.all([
+    insertTransactionRows(db, [...plan.inserted.values()]),
+    updateTransactionStages(db, [...plan.updated.values()]),
+    recordTransactionsSeen(db, [...plan.midTouches.values()], now),
+    saveActivationCounts(db, [...plan.activations.values()], now),
     // A stage's event exists at most once per transaction, whatever is redelivered: claims that lose
     // (the stage was claimed before) write no outbox event.
-    const won = await db.query<{ transaction_id: string; event: string }>(
-      `insert into transaction_stages (transaction_id, event, event_id, created)
-       select c.transaction_id, c.event, c.event_id, $4 from unnest($1::uuid[], $2::text[], $3::uuid[]) as c(transaction_id, event, event_id)
-       on conflict do nothing returning transaction_id, event`,
-      [plan.claims.map((c) => c.transactionId), plan.claims.map((c) => c.event), plan.claims.map((c) => c.eventId), now],
-    );
-    const keys = new Set(won.map((w) => `${w.transaction_id}\u0000${w.event}`));
-    const outbox = plan.claims.filter((c) => keys.has(`${c.transactionId}\u0000${c.event}`));
-    if (outbox.length > 0) {
-      await db.query(
-        `insert into outbox (id, account_id, live, program_id, event, data, created)
-         select id, account_id, live, program_id, event, data, $2 from jsonb_to_recordset($1::jsonb)
-           as e(id uuid, account_id uuid, live boolean, program_id uuid, event text, data jsonb)`,
-        [JSON.stringify(outbox.map((c) => ({ id: c.eventId, account_id: c.accountId, live: c.live, program_id: c.programId, event: c.event, data: c.data }))), now],
-      );
-    }
-    for (const c of outbox) events.set(c.item, [...(events.get(c.item) ?? []), c.event]);
-  }
-  if (plan.marks.length > 0) {
-    await db.query(
-      `insert into transaction_messages (scheme, message_id, transaction_id, stage, received)
-       select scheme, message_id, transaction_id, stage, $5 from unnest($1::text[], $2::text[], $3::uuid[], $4::text[])
-         as m(scheme, message_id, transaction_id, stage)`,
-      [plan.marks.map((m) => m.scheme), plan.marks.map((m) => m.messageId), plan.marks.map((m) => m.transactionId), plan.marks.map((m) => m.stage), now],
-    );
-  }
+    claimStages(db, plan.claims, now),
+    markMessages(db, plan.marks, now),
+  ]);
+  const events = new Map<Item, string[]>();
+  plan.claims.forEach((c, i) => {
+    if (!won.has(stageKey(c.transactionId, c.event))) return;
+    const item = plan.claimItems[i]!;
+    events.set(item, [...(events.get(item) ?? []), c.event]);
+  });
   return events;
 }

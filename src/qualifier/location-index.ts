@@ -1,20 +1,22 @@
 // The location index: every Active (location, scheme) by the MIDs a network message can carry, in memory.
-// It reloads when the location_index_version row changes (triggers bump it when a location, its network
-// status or MIDs, or its brand changes), so resolving a batch's locations costs one tiny query for
-// freshness instead of a containment search per distinct MID.
+// It reloads when the location index's version changes (services/index-versions.ts: triggers bump it when
+// a location, its network status or MIDs, or its brand changes), so resolving a batch's locations costs
+// no query beyond the batch's one version read, instead of a containment search per distinct MID.
 // Size: one shared location row per location plus one map entry per MID form (six per location onboarded
 // on all three schemes, keyed by program, scheme and MID): ≈ 380 MiB of V8 heap per 100k such locations,
 // most of it the 600k key strings (README "Memory").
 import type { Db } from "../services/db.ts";
 import type { NetworkTransaction, TransactionLocation } from "../services/network-transaction.ts";
+import { activeLocationNetworks } from "../services/locations.ts";
 
 export interface LocationIndex {
   /**
    * The location a message's merchant names in `programId`: the earliest created Active location of the
-   * scheme whose MIDs contain the message's, as of this call (read with `db`, inside the caller's
-   * transaction). Undefined when the message carries no MID or none matches.
+   * scheme whose MIDs contain the message's, as of `version` (the location index's version the caller
+   * read; on a change the index reloads with `db`, inside the caller's transaction). Undefined when the
+   * message carries no MID or none matches.
    */
-  current(db: Db): Promise<(programId: string, tx: Pick<NetworkTransaction, "scheme" | "merchant">) => TransactionLocation | undefined>;
+  current(db: Db, version: number): Promise<(programId: string, tx: Pick<NetworkTransaction, "scheme" | "merchant">) => TransactionLocation | undefined>;
 }
 
 type Mid = Record<string, unknown>;
@@ -59,12 +61,7 @@ export function createLocationIndex(): LocationIndex {
   let byMid = new Map<string, TransactionLocation>();
 
   async function reload(db: Db, next: number) {
-    const rows = await db.query<TransactionLocation & { scheme: string; mids: Mid[] | null }>(
-      `select l.*, b.name as brand_name, b.logo_url as brand_logo_url, n.scheme::text as scheme, n.mids
-       from location_networks n join locations l on l.id = n.location_id join brands b on b.id = l.brand_id
-       where n.status = 'Active'
-       order by l.created, l.id`,
-    );
+    const rows = await activeLocationNetworks(db);
     const map = new Map<string, TransactionLocation>();
     const shared = new Map<string, TransactionLocation>();
     for (const { scheme, mids, ...row } of rows) {
@@ -83,9 +80,8 @@ export function createLocationIndex(): LocationIndex {
   }
 
   return {
-    async current(db) {
-      const [row] = await db.query<{ version: number }>("select version from location_index_version");
-      if (Number(row!.version) !== version) await reload(db, Number(row!.version));
+    async current(db, next) {
+      if (next !== version) await reload(db, next);
       const index = byMid;
       return (programId, tx) => {
         const key = probeKey(tx);

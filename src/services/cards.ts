@@ -1,6 +1,8 @@
 // Enrolled cards. Only the first six and last four digits, the scheme and a random network token are
 // kept; the full number is checked, then dropped, and never written anywhere.
 import type { Ctx } from "./context.ts";
+import type { Db } from "./db.ts";
+import type { TransactionCard } from "./network-transaction.ts";
 import { invalid, notFound } from "./errors.ts";
 import { checkCardNumber, expiryProblem, type Scheme } from "../domain/card-number.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
@@ -154,4 +156,9 @@ export async function deleteCard(ctx: Ctx, id: string): Promise<void> {
     return enqueueCommand(db, enrolment(row, "UNENROL", now), now);
   });
   await trySendCommands(ctx.db, ctx.bus, now, [command]);
+}
+
+/** The cards of a batch of network messages, as the qualifier matches them. */
+export async function cardsForTransactions(db: Db, ids: string[]): Promise<TransactionCard[]> {
+  return db.query<TransactionCard>("select * from cards where id = any($1::uuid[])", [ids]);
 }

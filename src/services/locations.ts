@@ -11,6 +11,7 @@ import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 import { newId } from "./ids.ts";
 import { enqueueEvent } from "./outbox.ts";
+import type { TransactionLocation } from "./network-transaction.ts";
 import { beginSync, closeFinishedSync, trySendOnboardingRequests } from "./location-sync.ts";
 
 export interface VisaMid {
@@ -315,4 +316,14 @@ export async function deleteLocation(ctx: Ctx, id: string): Promise<void> {
     // A location that was the last one waiting in a sync ends that sync.
     await closeFinishedSync(db, rows[0]!.program_id, ctx.clock.now());
   });
+}
+
+/** Every Active (location, scheme) with its MIDs, the location's brand name and logo: oldest location first. */
+export async function activeLocationNetworks(db: Db): Promise<(TransactionLocation & { scheme: Scheme; mids: Record<string, unknown>[] | null })[]> {
+  return db.query(
+    `select l.*, b.name as brand_name, b.logo_url as brand_logo_url, n.scheme::text as scheme, n.mids
+     from location_networks n join locations l on l.id = n.location_id join brands b on b.id = l.brand_id
+     where n.status = 'Active'
+     order by l.created, l.id`,
+  );
 }

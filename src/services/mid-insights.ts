@@ -316,29 +316,58 @@ export async function recordMissingTransactionLookup(
   });
 }
 
+/** The transactions a batch saw on one MID: the latest by transaction time, and the first auth and clearing. */
+export interface MidTouch {
+  midId: string;
+  programId: string;
+  /** The latest transaction's time (its local time read in the location's time zone). */
+  at: Date;
+  lastId: string;
+  firstAuth: string | null;
+  firstClearing: string | null;
+}
+
 /**
- * A transaction seen on a MID: the latest one (by transaction time) becomes lastSeenTransactionDate/Id;
- * the first authorisation and the first clearing recorded are kept. Returns undefined for an unknown MID.
+ * Transactions seen on MIDs, one statement for a batch: the latest one (by transaction time) becomes
+ * lastSeenTransactionDate/Id; the first authorisation and the first clearing recorded are kept.
  */
-export async function recordTransactionSeen(
-  db: Db,
-  event: { programId: string; midId: string; transactionId: string; stage: "auth" | "clearing"; at: Date },
-  now: Date,
-): Promise<MidInsight | undefined> {
-  const [row] = await db.query<MidInsightRow>(
-    `update mid_insights set
-       last_seen_transaction_id = case when last_seen_transaction_date is null or $3 >= last_seen_transaction_date
-         then $4 else last_seen_transaction_id end,
-       last_seen_transaction_date = greatest(last_seen_transaction_date, $3),
-       first_transaction_auth_id = case when $5 = 'auth' then coalesce(first_transaction_auth_id, $4)
-         else first_transaction_auth_id end,
-       first_transaction_clearing_id = case when $5 = 'clearing' then coalesce(first_transaction_clearing_id, $4)
-         else first_transaction_clearing_id end,
-       event_ts = greatest(event_ts, $3), updated = $6
-     where mid_id = $1 and program_id = $2 returning *`,
-    [event.midId, event.programId, event.at, event.transactionId, event.stage, now],
+export async function recordTransactionsSeen(db: Db, touches: MidTouch[], now: Date): Promise<void> {
+  if (touches.length === 0) return;
+  await db.query(
+    `update mid_insights m set
+       last_seen_transaction_id = case when m.last_seen_transaction_date is null or u.at >= m.last_seen_transaction_date
+         then u.last_id else m.last_seen_transaction_id end,
+       last_seen_transaction_date = greatest(m.last_seen_transaction_date, u.at),
+       first_transaction_auth_id = coalesce(m.first_transaction_auth_id, u.first_auth),
+       first_transaction_clearing_id = coalesce(m.first_transaction_clearing_id, u.first_clearing),
+       event_ts = greatest(m.event_ts, u.at), updated = $2
+     from jsonb_to_recordset($1::jsonb) as u(mid_id uuid, program_id uuid, at timestamptz, last_id uuid, first_auth uuid, first_clearing uuid)
+     where m.mid_id = u.mid_id and m.program_id = u.program_id`,
+    [
+      JSON.stringify(touches.map((t) => ({ mid_id: t.midId, program_id: t.programId, at: t.at, last_id: t.lastId, first_auth: t.firstAuth, first_clearing: t.firstClearing }))),
+      now,
+    ],
   );
-  return row && toMidInsight(row);
+}
+
+export interface MidKey {
+  programId: string;
+  scheme: string;
+  networkKey: string;
+}
+
+export const midKeyOf = (k: MidKey) => `${k.programId}|${k.scheme}|${k.networkKey}`;
+
+/** The MID records of `keys` that exist: their ids by `midKeyOf`. */
+export async function midIds(db: Db, keys: MidKey[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.query<{ id: string; program_id: string; scheme: string; network_key: string }>(
+    `select m.id, m.program_id, m.scheme::text as scheme, m.network_key from mids m
+     join unnest($1::uuid[], $2::text[], $3::text[]) as k(program_id, scheme, network_key)
+       on m.program_id = k.program_id and m.scheme::text = k.scheme and m.network_key = k.network_key`,
+    [keys.map((k) => k.programId), keys.map((k) => k.scheme), keys.map((k) => k.networkKey)],
+  );
+  return new Map(rows.map((r) => [midKeyOf({ programId: r.program_id, scheme: r.scheme, networkKey: r.network_key }), r.id]));
 }
 
 /** The network reports a MID offboarded (on request or on its own): status offboarded at `at`. */

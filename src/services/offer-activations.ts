@@ -170,3 +170,39 @@ export async function recordQualifiedTransaction(
     return { counted: true, activation: toActivation(updated!, limit) };
   });
 }
+
+/** An activation as the qualifier counts it. */
+export interface ActivationCount {
+  id: string;
+  offer_id: string;
+  card_id: string;
+  state: "activated" | "deactivated";
+  qualified_transactions: number;
+}
+
+/** The activations of (offer, card) pairs that exist, locked for update until the caller's transaction ends. */
+export async function lockActivationCounts(db: Db, pairs: { offerId: string; cardId: string }[]): Promise<ActivationCount[]> {
+  if (pairs.length === 0) return [];
+  return db.query<ActivationCount>(
+    `select a.id, a.offer_id, a.card_id, a.state, a.qualified_transactions from offer_activations a
+     join unnest($1::uuid[], $2::uuid[]) as p(offer_id, card_id) on a.offer_id = p.offer_id and a.card_id = p.card_id
+     order by a.id for update of a`,
+    [pairs.map((p) => p.offerId), pairs.map((p) => p.cardId)],
+  );
+}
+
+/**
+ * Qualified transactions counted on activations (the qualifier writes them in the transaction that
+ * records the results, after `nextActivation`): the one that reached the offer's limit deactivated it.
+ */
+export async function saveActivationCounts(db: Db, counts: (ActivationCount & { limitReached: boolean })[], now: Date): Promise<void> {
+  if (counts.length === 0) return;
+  await db.query(
+    `update offer_activations a set state = u.state, qualified_transactions = u.qualified_transactions,
+       deactivated = case when u.state = 'deactivated' then $2::timestamptz else a.deactivated end,
+       deactivation_reason = case when u.limit_reached then 'limit' else null end, updated = $2
+     from jsonb_to_recordset($1::jsonb) as u(id uuid, state text, qualified_transactions int, limit_reached boolean)
+     where a.id = u.id`,
+    [JSON.stringify(counts.map((a) => ({ id: a.id, state: a.state, qualified_transactions: a.qualified_transactions, limit_reached: a.limitReached }))), now],
+  );
+}

@@ -5,7 +5,8 @@ import type { Clock } from "../clock/index.ts";
 import { decide, type ActivationState, type OfferResult } from "../domain/qualification.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
 import { recordQualifiedTransaction } from "./offer-activations.ts";
-import { enqueueEvent } from "./outbox.ts";
+import { claimStages, stageKey } from "./transaction-stages.ts";
+import { stageEvents, type EventStage } from "../domain/stage-events.ts";
 import { newId } from "./ids.ts";
 import { toTransaction, type TransactionRow } from "./transactions.ts";
 import type { Offer } from "./offers.ts";
@@ -101,35 +102,22 @@ async function insertTransaction(db: Db, i: InsertInput): Promise<TransactionRow
   return row!;
 }
 
-const STAGE_EVENT = { auth: "transaction.auth", clearing: "transaction.clearing", refund: "transaction.refund" } as const;
-
 /**
  * Writes the stage's webhook event and, when the offer result is qualified, the stage's `.qualified`
  * event — each at most once per transaction, whatever is redelivered.
  */
-async function emitStage(db: Db, row: TransactionRow, stage: "auth" | "clearing" | "refund", now: Date): Promise<string[]> {
-  const base = STAGE_EVENT[stage];
-  const names = stage !== "refund" && row.offer.qualified ? [base, `${base}.qualified`] : [base];
-  return emitEvents(db, row, names, now);
+async function emitStage(db: Db, row: TransactionRow, stage: EventStage, now: Date): Promise<string[]> {
+  return emitEvents(db, row, stageEvents(stage, row.offer.qualified), now);
 }
 
 export async function emitEvents(db: Db, row: TransactionRow, names: string[], now: Date): Promise<string[]> {
-  const emitted: string[] = [];
-  for (const event of names) {
-    const [claimed] = await db.query<{ event_id: string }>(
-      `insert into transaction_stages (transaction_id, event, event_id, created) values ($1, $2, $3, $4)
-       on conflict do nothing returning event_id`,
-      [row.id, event, newId(), now],
-    );
-    if (!claimed) continue;
-    await enqueueEvent(
-      db,
-      { id: claimed.event_id, accountId: row.account_id, live: row.live, programId: row.program_id, event, data: toTransaction(row) },
-      now,
-    );
-    emitted.push(event);
-  }
-  return emitted;
+  const data = toTransaction(row);
+  const won = await claimStages(
+    db,
+    names.map((event) => ({ transactionId: row.id, event, eventId: newId(), accountId: row.account_id, live: row.live, programId: row.program_id, data })),
+    now,
+  );
+  return names.filter((event) => won.has(stageKey(row.id, event)));
 }
 
 export interface PublisherTransactionInput {

@@ -173,3 +173,38 @@ export async function refundedOf(db: Db, transactionId: string): Promise<number>
   );
   return row?.refunded ?? 0;
 }
+
+// ----------------------------------------------------------------- the qualifier's set-based writes
+
+/** A transaction row as the table has it (brand_id is not part of the record the API shows). */
+export type StoredTransactionRow = TransactionRow & { brand_id: string | null };
+
+/** The transactions of `ids` that exist, locked for update until the caller's transaction ends. */
+export async function lockTransactionRows(db: Db, ids: string[]): Promise<TransactionRow[]> {
+  return db.query<TransactionRow>("select * from transactions where id = any($1::uuid[]) order by id for update", [ids]);
+}
+
+export async function insertTransactionRows(db: Db, rows: StoredTransactionRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `insert into transactions (id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
+       original_id, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag, identifiers, card,
+       brand, location, offer, qualification_due, created, updated)
+     select id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
+       original_id, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag, identifiers, card,
+       brand, location, offer, qualification_due, created, updated
+     from jsonb_populate_recordset(null::transactions, $1::jsonb)`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/** A later stage of recorded transactions: their stage flags, identifiers and `updated`. */
+export async function updateTransactionStages(db: Db, rows: TransactionRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `update transactions t set auth = u.auth, cleared = u.cleared, voided = u.voided, identifiers = u.identifiers, updated = u.updated
+     from jsonb_to_recordset($1::jsonb) as u(id uuid, auth boolean, cleared boolean, voided boolean, identifiers jsonb, updated timestamptz)
+     where t.id = u.id`,
+    [JSON.stringify(rows.map((r) => ({ id: r.id, auth: r.auth, cleared: r.cleared, voided: r.voided, identifiers: r.identifiers, updated: r.updated })))],
+  );
+}

@@ -84,7 +84,7 @@ export function createDispatcher({
   clock,
   log,
   concurrency = 256,
-  endpointConcurrency = 16,
+  endpointConcurrency = 64,
   timeoutMs = 20_000,
   connectTimeoutMs = 3_000,
   slowMs = 5_000,
@@ -283,9 +283,10 @@ export function createDispatcher({
       if (claimed === limit) continue; // more may be due: claim again with whatever is free by then
       if (claimed !== 0 || inFlight.size > 0) {
         // Let completions gather so the next claim takes them all at once.
+        // Nothing left in flight: nothing more to gather.
         const until = performance.now() + CLAIM_INTERVAL_MS;
         let sawWake = false;
-        while (running && performance.now() < until) {
+        while (running && inFlight.size > 0 && performance.now() < until) {
           sawWake ||= woken;
           woken = false;
           await sleep(until - performance.now());

@@ -17,6 +17,8 @@ describe("kafkajs log levels", () => {
     [entry(logLevel.ERROR, "Crash: KafkaJSNumberOfRetriesExceeded: Connection error: connect ECONNREFUSED 127.0.0.1:9092"), "error"],
     [entry(logLevel.ERROR, "Restarting the consumer in 300ms"), "warn"],
     [entry(logLevel.ERROR, "Response CreateTopics(key: 19, version: 3)", { error: "Topic creation errors" }), "debug"],
+    // A partition whose leader is not known yet (just after its topic was made): kafkajs refreshes and retries.
+    [entry(logLevel.ERROR, "Response ListOffsets(key: 2, version: 3)", { error: "This server is not the leader for that topic-partition" }), "debug"],
     [entry(logLevel.WARN, "[Producer] Some unusual thing"), "warn"],
   ] as const)("%j → %s", (e, level) => {
     expect(kafkaLogLevel(e)).toBe(level);

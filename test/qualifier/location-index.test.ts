@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectStatus, type Harness } from "../support/harness.ts";
 import { world, type World } from "../support/offers-world.ts";
 import { startRoles, type RunningRoles } from "../../src/roles.ts";
-import { createLocationIndex } from "../../src/qualifier/location-index.ts";
+import { createLocationIndex, type LocationIndex } from "../../src/qualifier/location-index.ts";
+import { indexVersions } from "../../src/services/index-versions.ts";
 import { emptyMids } from "../../simulators/engine/types.ts";
 
 let h: Harness;
@@ -39,10 +40,13 @@ const visa = (m: Partial<VisaMid>) => ({ scheme: "visa" as const, merchant: { ..
 const version = async (table: "offer_index_version" | "location_index_version") =>
   Number((await h.services.db.query<{ version: number }>(`select version from ${table}`))[0]!.version);
 
+/** The index as of the database's location index version now, as the qualifier reads it per batch. */
+const current = async (index: LocationIndex) => index.current(h.services.db, (await indexVersions(h.services.db)).locations);
+
 describe("location index", () => {
   it("finds a location by VMID, VMID with VSID and acquiring MID, only in its own program", async () => {
     const [mid] = await visaMids(w.locationId);
-    const locationOf = await createLocationIndex().current(h.services.db);
+    const locationOf = await current(createLocationIndex());
     expect(locationOf(w.programId, visa({ vmid: mid!.vmid }))?.id).toBe(w.locationId);
     expect(locationOf(w.programId, visa({ vmid: mid!.vmid, vsid: mid!.vsid }))?.id).toBe(w.locationId);
     expect(locationOf(w.programId, visa({ visaAcquiringMid: mid!.visaAcquiringMid }))?.id).toBe(w.locationId);
@@ -54,13 +58,13 @@ describe("location index", () => {
   it("follows a MID added and a scheme that stops being Active after it was built, and keeps the oldest location for a shared MID", async () => {
     const index = createLocationIndex();
     const [mid] = await visaMids(w.locationId);
-    expect((await index.current(h.services.db))(w.programId, visa({ vmid: "added-vmid" }))).toBeUndefined();
+    expect((await current(index))(w.programId, visa({ vmid: "added-vmid" }))).toBeUndefined();
 
     await h.services.db.query(
       "update location_networks set mids = mids || $2::jsonb where location_id = $1 and scheme = 'visa'",
       [w.locationId, JSON.stringify([{ ...mid, vmid: "added-vmid" }])],
     );
-    expect((await index.current(h.services.db))(w.programId, visa({ vmid: "added-vmid" }))?.id).toBe(w.locationId);
+    expect((await current(index))(w.programId, visa({ vmid: "added-vmid" }))?.id).toBe(w.locationId);
 
     // A second location of the program, created a second later, given the same MID: the older one keeps it.
     await expectStatus(await h.admin("POST", "/admin/clock/advance", { seconds: 1 }), 200);
@@ -70,10 +74,10 @@ describe("location index", () => {
       "update location_networks set mids = mids || $2::jsonb where location_id = $1 and scheme = 'visa'",
       [second, JSON.stringify([{ ...mid, vmid: "added-vmid" }])],
     );
-    expect((await index.current(h.services.db))(w.programId, visa({ vmid: "added-vmid" }))?.id).toBe(w.locationId);
+    expect((await current(index))(w.programId, visa({ vmid: "added-vmid" }))?.id).toBe(w.locationId);
 
     await h.services.db.query("update location_networks set status = 'Syncing' where location_id = $1 and scheme = 'visa'", [w.locationId]);
-    expect((await index.current(h.services.db))(w.programId, visa({ vmid: "added-vmid" }))?.id).toBe(second);
+    expect((await current(index))(w.programId, visa({ vmid: "added-vmid" }))?.id).toBe(second);
     await h.services.db.query("update location_networks set status = 'Active' where location_id = $1 and scheme = 'visa'", [w.locationId]);
   });
 

@@ -17,10 +17,11 @@ import {
   recordMissingTransactionLookup,
   recordOffboarded,
   recordOnboardingReply,
-  recordTransactionSeen,
+  recordTransactionsSeen,
+  toMidInsight,
+  type MidInsightRow,
   requestOffboarding,
   runOffboardingDue,
-  type MidInsight,
 } from "../../src/services/mid-insights.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 
@@ -160,8 +161,16 @@ describe.each(engines)("MID insight writers on %s", (_engine, databaseUrl) => {
       { locationId, scheme: "amex", identifiers: { seNumber: "9876543210" }, origin: "brand-provided-mid", at: new Date("2025-12-01T00:00:00Z") },
       now,
     );
-    const seen = (transactionId: string, stage: "auth" | "clearing", at: string) =>
-      recordTransactionSeen(services.db, { programId, midId: insight.midId, transactionId, stage, at: new Date(at) }, now);
+    const read = async () =>
+      toMidInsight((await services.db.query<MidInsightRow>("select * from mid_insights where id = $1", [insight.id]))[0]!);
+    const seen = async (transactionId: string, stage: "auth" | "clearing", at: string) => {
+      await recordTransactionsSeen(
+        services.db,
+        [{ programId, midId: insight.midId, at: new Date(at), lastId: transactionId, firstAuth: stage === "auth" ? transactionId : null, firstClearing: stage === "clearing" ? transactionId : null }],
+        now,
+      );
+      return read();
+    };
     const t1 = "11111111-1111-4111-8111-111111111111";
     const t2 = "22222222-2222-4222-8222-222222222222";
     const t0 = "00000000-0000-4000-8000-000000000000";
@@ -176,9 +185,11 @@ describe.each(engines)("MID insight writers on %s", (_engine, databaseUrl) => {
       eventTs: "2025-12-20T18:30:00.000Z",
     });
     // A transaction older than the latest one, arriving late, changes neither the date nor the id.
-    const late = (await seen(t0, "clearing", "2025-12-05T00:00:00.000Z")) as MidInsight;
+    const late = await seen(t0, "clearing", "2025-12-05T00:00:00.000Z");
     expect(late).toMatchObject({ lastSeenTransactionDate: "2025-12-20T18:30:00.000Z", lastSeenTransactionId: t2, firstTransactionClearingId: t1 });
-    expect(await recordTransactionSeen(services.db, { programId, midId: t0, transactionId: t0, stage: "auth", at: now }, now)).toBeUndefined();
+    // A MID with no insight row in the program: nothing to update, nothing changed.
+    await recordTransactionsSeen(services.db, [{ programId, midId: t0, at: now, lastId: t0, firstAuth: t0, firstClearing: null }], now);
+    expect(await read()).toEqual(late);
     await totalsMatchRows(programId);
   });
 
