@@ -39,7 +39,7 @@ export async function openSimulatorStore(config: Config, scheme: Scheme, command
     return { db, describe: "PostgreSQL (SIMULATOR_DATABASE_URL)" };
   }
   const dir = simulatorDataDir(config, scheme);
-  const lock = lockDataDir(dir, command);
+  const lock = lockDataDir(dir, command, "SIMULATOR_DATABASE_URL");
   try {
     const db = await openPglite(dir);
     await migrateSimulatorStore(db);

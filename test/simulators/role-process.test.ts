@@ -77,6 +77,16 @@ describe.skipIf(!haveInfra("kafkaBrokers"))("a simulator role with a store of it
     expect(simulator.output.join("")).toContain(`"store":"PGlite in ${join(dataDir, "simulators", "visa")}"`);
   });
 
+  it("refuses a second process of the scheme on the same embedded store, naming the holder", { timeout: 60_000 }, async () => {
+    const second = startRole("simulator-visa-2", ["simulator", "--scheme", "visa"], env());
+    const code = await new Promise<number | null>((resolve) => second.child.once("exit", resolve));
+    expect(code).toBe(1);
+    const dir = join(dataDir, "simulators", "visa");
+    expect(second.output.join("")).toContain(`DATA_DIR ${dir} is in use by process`);
+    expect(second.output.join("")).toMatch(/by process \d+ \(cardlink simulator --scheme visa, started /);
+    expect(second.output.join("")).toContain("or SIMULATOR_DATABASE_URL to share one database");
+  });
+
   it("answers the test location's onboarding with its Visa MIDs", { timeout: 60_000 }, async () => {
     type Location = { status: { visa: { status: string; mids: { vmid?: string }[] } } };
     let location: Location | undefined;
