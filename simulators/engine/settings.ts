@@ -88,7 +88,8 @@ export interface TrafficRun {
   stopped: string | null;
 }
 
-interface RunRow {
+/** A run as its table keeps it (the simulators' simulator_traffic, the service's traffic_runs). */
+export interface RunRow {
   id: string;
   options: TrafficOptions;
   state: TrafficRun["state"];
@@ -96,7 +97,7 @@ interface RunRow {
   stopped: Date | null;
 }
 
-const toRun = (r: RunRow): TrafficRun => ({
+export const toRun = (r: RunRow): TrafficRun => ({
   id: r.id,
   options: r.options,
   state: r.state,

@@ -4,7 +4,7 @@
 import type { TrafficProgress } from "../../src/bus/messages.ts";
 import type { Db } from "../../src/services/db.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "../engine/faults.ts";
-import { plannedPurchases, type SchemeCounts, type TrafficOptions, type TrafficRun } from "../engine/settings.ts";
+import { plannedPurchases, toRun, type RunRow, type SchemeCounts, type TrafficOptions, type TrafficRun } from "../engine/settings.ts";
 import type { Scheme } from "../engine/types.ts";
 
 export async function requestedFaults(db: Db, scheme: Scheme): Promise<Faults> {
@@ -23,22 +23,6 @@ export async function recordFaults(db: Db, scheme: Scheme, faults: Faults, now: 
   );
   return row!.version;
 }
-
-interface RunRow {
-  id: string;
-  options: TrafficOptions;
-  state: TrafficRun["state"];
-  started: Date;
-  stopped: Date | null;
-}
-
-const toRun = (r: RunRow): TrafficRun => ({
-  id: r.id,
-  options: r.options,
-  state: r.state,
-  started: r.started.toISOString(),
-  stopped: r.stopped?.toISOString() ?? null,
-});
 
 export async function latestRequestedRun(db: Db): Promise<TrafficRun | undefined> {
   const [row] = await db.query<RunRow>("select id, options, state, started, stopped from traffic_runs order by seq desc limit 1");
