@@ -359,7 +359,7 @@ export interface SimulatorSetting {
   kind: SimulatorSettingKind;
   /** FAULTS: the network they apply to. */
   scheme: Scheme | null;
-  /** Grows with each change of the same key: a simulator ignores a setting older than the one it holds. */
+  /** FAULTS: grows with each change of the scheme's faults, and a simulator ignores faults older than those it holds. 0 for the others (a run only goes from running to stopped, the clock only forward). */
   version: number;
   /** FAULTS: the network's faults, complete. */
   faults: SimulatorFaults | null;
