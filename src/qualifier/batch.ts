@@ -31,9 +31,12 @@ import { newId } from "../services/ids.ts";
 import {
   insertTransactionRows,
   lockTransactionRows,
+  placeAt,
   toTransaction,
+  transactionRowOf,
   updateTransactionStages,
   type StoredTransactionRow as Row,
+  type TransactionPlace,
   type TransactionRow,
 } from "../services/transactions.ts";
 import type { Offer } from "../services/offers.ts";
@@ -42,7 +45,7 @@ import { indexVersions } from "../services/index-versions.ts";
 import { markMessages, messageKey, recordedMessages, type MessageMark } from "../services/transaction-messages.ts";
 import { midIds, midKeyOf, recordTransactionsSeen, type MidKey, type MidTouch } from "../services/mid-insights.ts";
 import { lockActivationCounts, saveActivationCounts, type ActivationCount } from "../services/offer-activations.ts";
-import { claimStages, stageKey, type StageClaim } from "../services/transaction-stages.ts";
+import { claimStages, stageKey, type StageClaim } from "../services/outbox.ts";
 import type { OfferIndex } from "./offer-index.ts";
 import type { LocationIndex } from "./location-index.ts";
 import { normalise } from "./normalise/index.ts";
@@ -310,7 +313,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
       const result: OfferResult = original
         ? refundResult(original.offer, original.amount, tx.amount, tx.currency)
         : { id: null, cashback: 0, performanceFee: 0, qualified: false, qualificationDate: null, message: ["The refund matches no purchase Cardlink recorded."] };
-      const row = newRow({ id, kind: "refund", tx, card, now, result, originalId: original?.id ?? null, qualificationDue: null, ...placeOf(original, location!) });
+      const row = transactionRowOf({ id, kind: "refund", tx, card, now, result, originalId: original?.id ?? null, qualificationDue: null, place: placeOf(original, location!) });
       plan.inserted.set(id, row);
       emit(item, row, "refund");
       plan.verdicts.push(recorded(item, id));
@@ -349,7 +352,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
       activation,
       nowIso,
     );
-    const row = newRow({
+    const row = transactionRowOf({
       id,
       kind: "purchase",
       tx,
@@ -358,7 +361,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
       result,
       originalId: null,
       qualificationDue: result.qualified ? null : result.qualificationDate,
-      ...placeOf(undefined, location),
+      place: placeAt(location),
     });
     plan.inserted.set(id, row);
     if (result.qualified && result.id) countActivation(plan, facts, candidates, result.id, card.id);
@@ -382,69 +385,10 @@ function countActivation(plan: Plan, facts: Facts, candidates: Offer[], offerId:
 }
 
 /** Where the record says the purchase happened: the original purchase's place for a refund of one. */
-function placeOf(original: TransactionRow | undefined, location: TransactionLocation): Pick<Row, "location_id" | "brand_id" | "brand" | "location"> {
-  if (original) {
-    const o = original as Row;
-    return { location_id: o.location_id, brand_id: o.brand?.id ?? null, brand: o.brand, location: o.location };
-  }
-  return {
-    location_id: location.id,
-    brand_id: location.brand_id,
-    brand: { id: location.brand_id, name: location.brand_name, logoUrl: location.brand_logo_url },
-    location: {
-      id: location.id,
-      address: location.address,
-      city: location.city,
-      postcode: location.postcode,
-      countryCode: location.country_code,
-      timezone: location.timezone,
-      geolocation: location.latitude === null || location.longitude === null ? null : { latitude: location.latitude, longitude: location.longitude },
-      metadata: location.metadata ?? {},
-    },
-  };
-}
-
-function newRow(i: {
-  id: string;
-  kind: "purchase" | "refund";
-  tx: NetworkTransaction;
-  card: TransactionCard;
-  now: Date;
-  result: OfferResult;
-  originalId: string | null;
-  qualificationDue: string | null;
-} & Pick<Row, "location_id" | "brand_id" | "brand" | "location">): Row {
-  const { tx, card } = i;
-  return {
-    id: i.id,
-    account_id: card.account_id,
-    live: card.live,
-    program_id: card.program_id,
-    card_id: card.id,
-    location_id: i.location_id,
-    brand_id: i.brand_id,
-    scheme: tx.scheme,
-    kind: i.kind,
-    purchase_key: tx.purchaseKey,
-    original_id: i.originalId,
-    datetime: tx.localDateTime,
-    amount: tx.amount,
-    currency: tx.currency,
-    card_present: tx.cardPresent,
-    wallet: tx.wallet,
-    auth: tx.stage === "auth",
-    cleared: tx.stage === "clearing" || tx.stage === "refund",
-    voided: false,
-    targeting_tag: tx.targetingTag,
-    identifiers: { ...tx.identifiers },
-    card: { id: card.id, firstNumbers: card.first_numbers, lastNumbers: card.last_numbers, scheme: card.scheme, metadata: card.metadata ?? {} },
-    brand: i.brand,
-    location: i.location,
-    offer: i.result,
-    qualification_due: i.qualificationDue,
-    created: i.now,
-    updated: i.now,
-  };
+function placeOf(original: TransactionRow | undefined, location: TransactionLocation): TransactionPlace {
+  if (!original) return placeAt(location);
+  const o = original as Row;
+  return { location_id: o.location_id, brand_id: o.brand?.id ?? null, brand: o.brand, location: o.location };
 }
 
 // ------------------------------------------------------------------------------------------ write

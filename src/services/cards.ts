@@ -162,3 +162,9 @@ export async function deleteCard(ctx: Ctx, id: string): Promise<void> {
 export async function cardsForTransactions(db: Db, ids: string[]): Promise<TransactionCard[]> {
   return db.query<TransactionCard>("select * from cards where id = any($1::uuid[])", [ids]);
 }
+
+/** One card row of an account and environment, as transactions are matched to it; undefined when there is none. */
+export async function findCardRow(db: Db, owner: { accountId: string; live: boolean }, id: string): Promise<TransactionCard | undefined> {
+  const [card] = await db.query<TransactionCard>("select * from cards where id = $1 and account_id = $2 and live = $3", [id, owner.accountId, owner.live]);
+  return card;
+}

@@ -2,6 +2,7 @@
 // signed with (Standard Webhooks: `whsec_` + base64 of the key bytes).
 import { randomBytes } from "node:crypto";
 import type { Ctx } from "./context.ts";
+import type { Db } from "./db.ts";
 import { notFound } from "./errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
@@ -142,4 +143,77 @@ export async function setHookEnabled(ctx: Ctx, id: string, enabled: boolean): Pr
   );
   if (!row) throw notFound("hook", id);
   return toHook(row);
+}
+
+// ------------------------------------------------------------------ endpoint health (the dispatcher's)
+
+export interface EndpointPolicy {
+  /** Service-time delays between a delivery's attempts (the retry schedule), in milliseconds. */
+  retryDelaysMs: readonly number[];
+  /** The pause after the first failure of a streak; it doubles with each further failure … */
+  pauseBaseMs: number;
+  /** … up to this. */
+  pauseMaxMs: number;
+  /** A hook that has failed on every attempt for this long (service time) is disabled. */
+  disableAfterMs: number;
+}
+
+export interface EndpointTally {
+  hookId: string;
+  /** A success came in this batch: the streak restarts from the failures after the last one. */
+  reset: boolean;
+  failures: number;
+  firstFailure: Date | null;
+  finished: Date;
+  lastError: string | null;
+}
+
+/**
+ * Each hook's health after a batch of attempts: its failure streak (restarted by a success), the pause
+ * after a failure (doubling with the streak up to the policy's most) and, after failing for the policy's
+ * time, its disabling. Returns the hooks this batch disabled.
+ */
+export async function recordEndpointHealth(db: Db, tallies: EndpointTally[], policy: EndpointPolicy): Promise<{ hookId: string; reason: string }[]> {
+  if (tallies.length === 0) return [];
+  return db.query<{ hookId: string; reason: string }>(
+    `with t as (
+       select * from unnest($1::uuid[], $2::text[]::boolean[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::text[])
+         as t (hook_id, reset, failures, first_failure, finished, last_error)
+     ),
+     n as (
+       select h.id, t.finished, t.last_error,
+         case when t.reset then t.failures else h.failure_streak + t.failures end as streak,
+         case when t.failures = 0 then null when t.reset then t.first_failure
+           else coalesce(h.failing_since, t.first_failure) end as since
+       from hooks h join t on t.hook_id = h.id
+     ),
+     updated as (
+       update hooks h set
+         failure_streak = n.streak,
+         failing_since = n.since,
+         last_error = case when n.streak = 0 then h.last_error else n.last_error end,
+         paused_until = case when n.streak = 0 then null
+           else n.finished + make_interval(secs => least($8::float8, $7::float8 * 2 ^ least(n.streak - 1, 30)) / 1000.0) end,
+         disabled_at = case when h.disabled_at is null and n.streak > 0 and n.finished - n.since >= make_interval(secs => $9 / 1000.0)
+           then n.finished else h.disabled_at end,
+         disabled_reason = case when h.disabled_at is null and n.streak > 0 and n.finished - n.since >= make_interval(secs => $9 / 1000.0)
+           then 'every attempt failed since ' || to_char(n.since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+             || ' (' || n.streak || ' in a row); last error: ' || n.last_error
+           else h.disabled_reason end
+       from n where h.id = n.id
+       returning h.id, h.disabled_reason, (h.disabled_at = n.finished and n.streak > 0) as newly_disabled
+     )
+     select id as "hookId", disabled_reason as reason from updated where newly_disabled`,
+    [
+      tallies.map((t) => t.hookId),
+      tallies.map((t) => String(t.reset)),
+      tallies.map((t) => t.failures),
+      tallies.map((t) => t.firstFailure?.toISOString() ?? null),
+      tallies.map((t) => t.finished.toISOString()),
+      tallies.map((t) => t.lastError),
+      policy.pauseBaseMs,
+      policy.pauseMaxMs,
+      policy.disableAfterMs,
+    ],
+  );
 }

@@ -295,12 +295,7 @@ export async function updateLocation(ctx: Ctx, id: string, patch: LocationPatch)
     for (const scheme of SCHEMES) {
       const mids = patch.mids?.[scheme];
       if (mids === undefined) continue;
-      await db.query("update location_networks set mids = $3::jsonb, updated = $4 where location_id = $1 and scheme = $2", [
-        id,
-        scheme,
-        JSON.stringify(mids),
-        now,
-      ]);
+      await setNetworkMids(db, id, scheme, mids, now);
     }
     return getLocation({ ...ctx, db }, id);
   });
@@ -326,4 +321,14 @@ export async function activeLocationNetworks(db: Db): Promise<(TransactionLocati
      where n.status = 'Active'
      order by l.created, l.id`,
   );
+}
+
+/** A location's MIDs at one network (the publisher's own, or one a missing-transaction look-up found). */
+export async function setNetworkMids(db: Db, locationId: string, scheme: Scheme, mids: unknown[], now: Date): Promise<void> {
+  await db.query("update location_networks set mids = $3::jsonb, updated = $4 where location_id = $1 and scheme = $2", [
+    locationId,
+    scheme,
+    JSON.stringify(mids),
+    now,
+  ]);
 }

@@ -21,6 +21,7 @@ import {
   type MissingRequestStatus,
 } from "../domain/missing-transaction.ts";
 import type { Db } from "./db.ts";
+import { setNetworkMids } from "./locations.ts";
 import { newId } from "./ids.ts";
 import { recordMissingTransactionLookup } from "./mid-insights.ts";
 import { enqueueEvent } from "./outbox.ts";
@@ -363,11 +364,6 @@ async function learnMids(db: Db, row: RequestRow, transactions: LookupTransactio
     await recordMissingTransactionLookup(db, { locationId: row.location_id, scheme: row.scheme, identifiers, merchantName: t.merchantName, at }, now);
   }
   if (mids.length > network.mids.length) {
-    await db.query("update location_networks set mids = $3::jsonb, updated = $4 where location_id = $1 and scheme = $2", [
-      row.location_id,
-      row.scheme,
-      JSON.stringify(mids),
-      now,
-    ]);
+    await setNetworkMids(db, row.location_id, row.scheme, mids, now);
   }
 }

@@ -171,6 +171,19 @@ export async function recordQualifiedTransaction(
   });
 }
 
+/** Each offer's activation state on one card, for `decide()` ("not activated" where there is no row). */
+export async function activationStates(db: Db, cardId: string, offers: Offer[]): Promise<(offerId: string) => ActivationState> {
+  const ids = offers.filter((o) => o.activation.enabled).map((o) => o.id);
+  const rows = ids.length
+    ? await db.query<{ offer_id: string; state: "activated" | "deactivated" }>(
+        "select offer_id, state from offer_activations where card_id = $1 and offer_id = any($2::uuid[])",
+        [cardId, ids],
+      )
+    : [];
+  const states = new Map(rows.map((r) => [r.offer_id, r.state]));
+  return (offerId) => states.get(offerId) ?? "not activated";
+}
+
 /** An activation as the qualifier counts it. */
 export interface ActivationCount {
   id: string;

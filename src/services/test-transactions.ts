@@ -11,7 +11,7 @@ import type { Db } from "./db.ts";
 import { clearRefusal, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../domain/purchase-follow-ups.ts";
 import type { Scheme } from "../bus/messages.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
-import { findTransaction, getTransaction, refundedOf, type Transaction } from "./transactions.ts";
+import { findTransaction, getTransaction, refundedAmount, type Transaction } from "./transactions.ts";
 
 export interface TestPurchaseInput {
   cardId: string;
@@ -215,7 +215,7 @@ async function requireApplies(ctx: Ctx, transaction: Transaction, refusalOf: (p:
     state: transaction.voided ? "voided" : transaction.cleared ? "cleared" : "authorized",
     amount: transaction.amount,
     currency: transaction.currency,
-    refunded: await refundedOf(ctx.db, transaction.id),
+    refunded: await refundedAmount(ctx.db, transaction.id),
   };
   const refusal = refusalOf(standing);
   if (refusal) throw new DomainError("conflict", `${refusal.field}: ${refusal.reason}`);

@@ -3,7 +3,7 @@ import type { Ctx } from "./context.ts";
 import type { Db } from "./db.ts";
 import { notFound } from "./errors.ts";
 import type { OfferResult } from "../domain/qualification.ts";
-import type { Identifiers } from "./network-transaction.ts";
+import type { Identifiers, NetworkTransaction, TransactionCard as CardRow, TransactionLocation as LocationOfCard } from "./network-transaction.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 
@@ -165,15 +165,6 @@ export async function listProgramTransactions(
   return pageByCreated(ctx.db, "transactions", filters, page, toTransaction);
 }
 
-/** How much of a purchase the refunds recorded against it have given back (refunds are negative amounts). */
-export async function refundedOf(db: Db, transactionId: string): Promise<number> {
-  const [row] = await db.query<{ refunded: number }>(
-    "select coalesce(-sum(amount), 0)::float8 as refunded from transactions where original_id = $1",
-    [transactionId],
-  );
-  return row?.refunded ?? 0;
-}
-
 // ----------------------------------------------------------------- the qualifier's set-based writes
 
 /** A transaction row as the table has it (brand_id is not part of the record the API shows). */
@@ -207,4 +198,98 @@ export async function updateTransactionStages(db: Db, rows: TransactionRow[]): P
      where t.id = u.id`,
     [JSON.stringify(rows.map((r) => ({ id: r.id, auth: r.auth, cleared: r.cleared, voided: r.voided, identifiers: r.identifiers, updated: r.updated })))],
   );
+}
+
+/** Where a transaction happened, as its row keeps it. */
+export type TransactionPlace = Pick<StoredTransactionRow, "location_id" | "brand_id" | "brand" | "location">;
+
+/** A location's place: the location and its brand as the record shows them. */
+export function placeAt(location: LocationOfCard): TransactionPlace {
+  return {
+    location_id: location.id,
+    brand_id: location.brand_id,
+    brand: { id: location.brand_id, name: location.brand_name, logoUrl: location.brand_logo_url },
+    location: {
+      id: location.id,
+      address: location.address,
+      city: location.city,
+      postcode: location.postcode,
+      countryCode: location.country_code,
+      timezone: location.timezone,
+      geolocation: location.latitude === null || location.longitude === null ? null : { latitude: location.latitude, longitude: location.longitude },
+      metadata: location.metadata ?? {},
+    },
+  };
+}
+
+export interface NewTransaction {
+  id: string;
+  kind: "purchase" | "refund";
+  tx: NetworkTransaction;
+  card: CardRow;
+  now: Date;
+  result: OfferResult;
+  originalId: string | null;
+  qualificationDue: string | null;
+  place: TransactionPlace;
+}
+
+/** The row a network message (or a publisher's submission) records, before it is written. */
+export function transactionRowOf(i: NewTransaction): StoredTransactionRow {
+  const { tx, card } = i;
+  return {
+    id: i.id,
+    account_id: card.account_id,
+    live: card.live,
+    program_id: card.program_id,
+    card_id: card.id,
+    ...i.place,
+    scheme: tx.scheme,
+    kind: i.kind,
+    purchase_key: tx.purchaseKey,
+    original_id: i.originalId,
+    datetime: tx.localDateTime,
+    amount: tx.amount,
+    currency: tx.currency,
+    card_present: tx.cardPresent,
+    wallet: tx.wallet,
+    auth: tx.stage === "auth",
+    cleared: tx.stage === "clearing" || tx.stage === "refund",
+    voided: false,
+    targeting_tag: tx.targetingTag,
+    identifiers: { ...tx.identifiers },
+    card: { id: card.id, firstNumbers: card.first_numbers, lastNumbers: card.last_numbers, scheme: card.scheme, metadata: card.metadata ?? {} },
+    offer: i.result,
+    qualification_due: i.qualificationDue,
+    created: i.now,
+    updated: i.now,
+  };
+}
+
+export async function transactionExists(db: Db, id: string): Promise<boolean> {
+  return (await db.query("select 1 from transactions where id = $1", [id])).length > 0;
+}
+
+/** Purchases whose return period ended by `today`, locked (skipping rows another worker holds). */
+export async function lockQualificationsDue(db: Db, today: string, limit: number): Promise<TransactionRow[]> {
+  return db.query<TransactionRow>(
+    `select * from transactions where qualification_due is not null and qualification_due <= $1::date
+     order by qualification_due, id limit $2 for update skip locked`,
+    [today, limit],
+  );
+}
+
+/** What the refunds of a purchase add up to (a positive amount). */
+export async function refundedAmount(db: Db, purchaseId: string): Promise<number> {
+  const [row] = await db.query<{ refunded: number }>("select coalesce(-sum(amount), 0)::float8 as refunded from transactions where original_id = $1", [purchaseId]);
+  return row?.refunded ?? 0;
+}
+
+/** The return period's end: the purchase's final offer result, with nothing due any more. */
+export async function settleQualification(db: Db, id: string, offer: OfferResult, now: Date): Promise<TransactionRow> {
+  const [row] = await db.query<TransactionRow>(
+    "update transactions set offer = $2::jsonb, qualification_due = null, updated = $3 where id = $1 returning *",
+    [id, JSON.stringify(offer), now],
+  );
+  return row!;
 }

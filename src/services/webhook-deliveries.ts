@@ -1,20 +1,19 @@
 // Webhook deliveries: fan-out of outbox events to the hooks registered for them, claiming due
-// deliveries per endpoint, renewing the claims, and recording attempts and endpoint health in batches.
+// deliveries per endpoint, renewing the claims, and recording attempts in batches (with the endpoints'
+// health, which is the hooks service's to write).
 import type { Db } from "./db.ts";
 import type { Ctx } from "./context.ts";
 import { notFound } from "./errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getTransaction } from "./transactions.ts";
+import { recordEndpointHealth, type EndpointPolicy, type EndpointTally } from "./hooks.ts";
+import { markDispatched, undispatchedEvents } from "./outbox.ts";
 
 /** Turns undispatched outbox events into one pending delivery per matching hook. Returns events handled. */
 export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
   return db.tx(async (tx) => {
-    const events = await tx.query<{ id: string }>(
-      `select id from outbox where dispatched is null order by created, id limit $1 for update skip locked`,
-      [batch],
-    );
-    if (events.length === 0) return 0;
-    const ids = events.map((e) => e.id);
+    const ids = await undispatchedEvents(tx, batch);
+    if (ids.length === 0) return 0;
     // An event without a program (offer events) goes to the publisher's hooks on every program.
     await tx.query(
       `insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
@@ -24,7 +23,7 @@ export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
        where e.id = any($1::uuid[])`,
       [ids, now],
     );
-    await tx.query("update outbox set dispatched = $2 where id = any($1::uuid[])", [ids, now]);
+    await markDispatched(tx, ids, now);
     return ids.length;
   });
 }
@@ -141,27 +140,6 @@ export interface AttemptOutcome {
   cancelled: boolean;
 }
 
-export interface EndpointPolicy {
-  /** Service-time delays between a delivery's attempts (the retry schedule), in milliseconds. */
-  retryDelaysMs: readonly number[];
-  /** The pause after the first failure of a streak; it doubles with each further failure … */
-  pauseBaseMs: number;
-  /** … up to this. */
-  pauseMaxMs: number;
-  /** A hook that has failed on every attempt for this long (service time) is disabled. */
-  disableAfterMs: number;
-}
-
-interface EndpointTally {
-  hookId: string;
-  /** A success came in this batch: the streak restarts from the failures after the last one. */
-  reset: boolean;
-  failures: number;
-  firstFailure: Date | null;
-  finished: Date;
-  lastError: string | null;
-}
-
 function tallyEndpoints(outcomes: AttemptOutcome[]): EndpointTally[] {
   const tallies = new Map<string, EndpointTally>();
   for (const o of outcomes) {
@@ -233,48 +211,7 @@ export async function recordAttempts(
         [...policy.retryDelaysMs],
       ],
     );
-    if (tallies.length === 0) return [];
-    return tx.query<{ hookId: string; reason: string }>(
-      `with t as (
-         select * from unnest($1::uuid[], $2::text[]::boolean[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::text[])
-           as t (hook_id, reset, failures, first_failure, finished, last_error)
-       ),
-       n as (
-         select h.id, t.finished, t.last_error,
-           case when t.reset then t.failures else h.failure_streak + t.failures end as streak,
-           case when t.failures = 0 then null when t.reset then t.first_failure
-             else coalesce(h.failing_since, t.first_failure) end as since
-         from hooks h join t on t.hook_id = h.id
-       ),
-       updated as (
-         update hooks h set
-           failure_streak = n.streak,
-           failing_since = n.since,
-           last_error = case when n.streak = 0 then h.last_error else n.last_error end,
-           paused_until = case when n.streak = 0 then null
-             else n.finished + make_interval(secs => least($8::float8, $7::float8 * 2 ^ least(n.streak - 1, 30)) / 1000.0) end,
-           disabled_at = case when h.disabled_at is null and n.streak > 0 and n.finished - n.since >= make_interval(secs => $9 / 1000.0)
-             then n.finished else h.disabled_at end,
-           disabled_reason = case when h.disabled_at is null and n.streak > 0 and n.finished - n.since >= make_interval(secs => $9 / 1000.0)
-             then 'every attempt failed since ' || to_char(n.since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-               || ' (' || n.streak || ' in a row); last error: ' || n.last_error
-             else h.disabled_reason end
-         from n where h.id = n.id
-         returning h.id, h.disabled_reason, (h.disabled_at = n.finished and n.streak > 0) as newly_disabled
-       )
-       select id as "hookId", disabled_reason as reason from updated where newly_disabled`,
-      [
-        tallies.map((t) => t.hookId),
-        tallies.map((t) => String(t.reset)),
-        tallies.map((t) => t.failures),
-        tallies.map((t) => t.firstFailure?.toISOString() ?? null),
-        tallies.map((t) => t.finished.toISOString()),
-        tallies.map((t) => t.lastError),
-        policy.pauseBaseMs,
-        policy.pauseMaxMs,
-        policy.disableAfterMs,
-      ],
-    );
+    return recordEndpointHealth(tx, tallies, policy);
   });
 }
 

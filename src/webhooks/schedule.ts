@@ -1,6 +1,6 @@
 // When a failed delivery is tried again, in service time after the attempt that failed
 // (the Standard Webhooks reference schedule). After the last one the delivery is marked failed.
-import type { EndpointPolicy } from "../services/webhook-deliveries.ts";
+import type { EndpointPolicy } from "../services/hooks.ts";
 
 export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
 
