@@ -216,9 +216,11 @@ export class NetworkSimulator {
       case "CLOCK":
         if (setting.clockOffsetMs === null) throw new Rejected("clockOffsetMs: required for a CLOCK setting");
         await saveClockOffset(this.deps.db, setting.clockOffsetMs);
-        break;
+        // Every advance is announced: a debug line, where faults and runs are info.
+        this.log.debug({ kind: setting.kind, clockOffsetMs: setting.clockOffsetMs }, "setting applied");
+        return;
     }
-    if (setting.kind !== "CLOCK") await this.refresh();
+    await this.refresh();
     this.log.info({ kind: setting.kind, version: setting.version, ...(setting.run ? { run: setting.run.id, state: setting.run.state } : {}) }, "setting applied");
   }
 
