@@ -40,7 +40,19 @@ import { derivedRandom, hashSeed, seededRandom } from "./random.ts";
 import { answerLookup } from "./lookups.ts";
 import { commandSchema, enrolmentSchema, lookupRequestSchema, onboardingRequestSchema, parseMessage } from "./requests.ts";
 import { descriptor, type SchemeAdapter } from "./scheme.ts";
-import { latestRun, mixOf, plannedPurchases, readFaults, runOfSetting, runProgress, saveClockOffset, saveFaults, saveRun, type TrafficRun } from "./settings.ts";
+import {
+  latestRun,
+  mixOf,
+  plannedPurchases,
+  readFaults,
+  runOfSetting,
+  runProgress,
+  saveClockOffset,
+  saveFaults,
+  saveRun,
+  storeId,
+  type TrafficRun,
+} from "./settings.ts";
 import type { Merchant, MessageKind, Plan, Purchase } from "./types.ts";
 
 export interface NetworkDeps {
@@ -79,6 +91,7 @@ export class NetworkSimulator {
   faults: Faults = { ...NO_FAULTS };
   private readonly dice: FaultDice;
   private subscription: Subscription | undefined;
+  private settings: Subscription | undefined;
   private timer: NodeJS.Timeout | undefined;
   private offAdvance: (() => void) | undefined;
   private dueChain: Promise<void> = Promise.resolve();
@@ -112,8 +125,14 @@ export class NetworkSimulator {
         TOPICS.onboardingRequests.name,
         TOPICS.lookupRequests.name,
         TOPICS.cardEnrolments.name,
-        TOPICS.simulatorSettings.name,
       ],
+      handler: (m) => this.onMessage(m),
+    });
+    // Settings in a group named after the store: a fresh store reads every setting from the topic's start,
+    // one that persists resumes where it was (what it applied is in it).
+    this.settings = await this.deps.bus.subscribe({
+      groupId: `${this.groupId}-settings-${await storeId(this.deps.db)}`,
+      topics: [TOPICS.simulatorSettings.name],
       handler: (m) => this.onMessage(m),
     });
     this.offAdvance = this.deps.clock.onAdvance((now) => this.runDue(now));
@@ -132,6 +151,7 @@ export class NetworkSimulator {
     this.stopTraffic();
     await this.tick;
     await this.subscription?.stop();
+    await this.settings?.stop();
     await this.dueChain;
   }
 

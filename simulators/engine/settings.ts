@@ -214,3 +214,9 @@ export async function saveClockOffset(db: Db, offsetMs: number): Promise<void> {
     [offsetMs],
   );
 }
+
+/** The store's identity, made with it (simulators/host/migrations): what names its settings consumer group. */
+export async function storeId(db: Db): Promise<string> {
+  const [row] = await db.query<{ store_id: string }>("select store_id from simulator_store");
+  return row!.store_id;
+}

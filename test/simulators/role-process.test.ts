@@ -2,7 +2,7 @@
 // its own store is PGlite in DATA_DIR/simulators/visa. The service (API, qualifier, lifecycle workers in
 // this process, with a database the simulator never sees) reaches it only over the bus: the network
 // answers a test location's onboarding and test purchases, applies faults set through /admin, and after a
-// restart still holds its faults and the purchases it made.
+// restart still holds its faults and the purchases it made; with a new store it reads the settings again.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -118,5 +118,16 @@ describe.skipIf(!haveInfra("kafkaBrokers"))("a simulator role with a store of it
     const cleared = await expectStatus<Transaction>(await client.post(`/v1/transactions/${before.id}/clear`), 200);
     expect(cleared).toMatchObject({ id: before.id, cleared: true });
     expect(await expectStatus<{ dropRate: number }>(await h.admin("GET", "/admin/simulators/visa/faults"), 200)).toMatchObject({ dropRate: 0 });
+  });
+
+  it("catches up on the settings from the topic when its store is new", { timeout: 120_000 }, async () => {
+    await expectStatus(await h.admin("PATCH", "/admin/simulators/visa/faults", { dropRate: 1 }), 200);
+    await applied(2);
+    await stopRole(simulator);
+    rmSync(join(dataDir, "simulators", "visa"), { recursive: true });
+    await start();
+    // The three faults settings so far, read again from the start of simulator.settings: the last one holds.
+    await applied(3);
+    expect((await expectStatus<{ status: string }>(await purchase(22), 202)).status).toBe("sent");
   });
 });
