@@ -18,6 +18,7 @@ import { localAt } from "../../src/domain/local-dates.ts";
 import { openPostgres, type Db } from "../../src/services/db.ts";
 import { CARD_NUMBERS } from "../support/fixtures.ts";
 import { haveInfra, infra } from "../support/infra.ts";
+import { deleteNamespace } from "../support/kafka.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -34,6 +35,9 @@ interface Role {
 describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process on Kafka and PostgreSQL", () => {
   const database = `cardlink_roles_${randomBytes(4).toString("hex")}`;
   const simulatorDatabase = `${database}_simulators`;
+  // Topics and consumer groups of this run's own, as a fresh deployment has: the simulators read
+  // simulator.settings from its start (their store is new), which must not hold another run's clock.
+  const namespace = `roles-${randomBytes(4).toString("hex")}`;
   const dataDir = mkdtempSync(join(tmpdir(), "cardlink-roles-"));
   const roles: Role[] = [];
   let server: Db;
@@ -96,7 +100,7 @@ describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process
     simulatorUrl.pathname = `/${simulatorDatabase}`;
     const port = await freePort();
     api = `http://127.0.0.1:${port}`;
-    env = { ...process.env, DATABASE_URL: url.toString(), DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN, LOG_LEVEL: "info" };
+    env = { ...process.env, DATABASE_URL: url.toString(), DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN, LOG_LEVEL: "info", KAFKA_NAMESPACE: namespace };
     const simulatorEnv = { ...env, DATABASE_URL: undefined, SIMULATOR_DATABASE_URL: simulatorUrl.toString() };
     receiver = await startReceiver();
 
@@ -129,6 +133,7 @@ describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process
   afterAll(async () => {
     await Promise.all(roles.map(stop));
     await receiver?.close();
+    await deleteNamespace(namespace);
     await server?.exec(`drop database if exists ${database} with (force)`);
     await server?.exec(`drop database if exists ${simulatorDatabase} with (force)`);
     await server?.close();

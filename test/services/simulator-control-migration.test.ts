@@ -51,7 +51,7 @@ describe("migration 011_simulator_control", () => {
       duplicated: 1,
     });
 
-    expect(await migrateSimulatorStore(db)).toEqual(["001_simulator_state.sql"]);
+    expect(await migrateSimulatorStore(db)).toEqual(["001_simulator_state.sql", "002_store_identity.sql"]);
     expect(await readFaults(db, "visa")).toMatchObject({ dropRate: 0.25 });
     await db.close();
   });
