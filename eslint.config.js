@@ -55,7 +55,8 @@ export default tseslint.config(
           group: [
             "../../src/*", "!../../src/domain", "!../../src/bus", "!../../src/clock",
             "../../src/bus/*", "!../../src/bus/bus.ts", "!../../src/bus/messages.ts", "!../../src/bus/messages.generated.ts",
-            "!../../src/bus/topics.ts", "!../../src/bus/dead-letter.ts", "!../../src/bus/avro.ts",
+            "!../../src/bus/validators.generated.ts", "!../../src/bus/topics.ts", "!../../src/bus/dead-letter.ts",
+            "!../../src/bus/avro.ts",
             "../../src/clock/*", "!../../src/clock/index.ts", "../host/*",
           ],
           message: "The simulators' engine and schemes import only the bus contracts and src/domain, never the service or the host glue.",

@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
 import { deadLetter } from "../../src/bus/dead-letter.ts";
-import type { CardEnrolment, LookupRequest, OnboardingReply, OnboardingRequest, SimulatorCommand, SimulatorSetting } from "../../src/bus/messages.ts";
+import type { OnboardingReply, OnboardingRequest, SimulatorCommand, SimulatorSetting } from "../../src/bus/messages.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
@@ -38,7 +38,7 @@ import {
 import { loadPools } from "./population.ts";
 import { derivedRandom, hashSeed, seededRandom } from "./random.ts";
 import { answerLookup } from "./lookups.ts";
-import { commandSchema, enrolmentSchema, lookupRequestSchema, onboardingRequestSchema, parseMessage } from "./requests.ts";
+import { cardEnrolments, lookupRequests, onboardingRequests, parseMessage, simulatorCommands } from "./requests.ts";
 import { descriptor, type SchemeAdapter } from "./scheme.ts";
 import {
   latestRun,
@@ -188,7 +188,7 @@ export class NetworkSimulator {
   }
 
   private async onCommand(value: unknown): Promise<void> {
-    const command = this.parse<SimulatorCommand>(commandSchema, value);
+    const command = this.parse(simulatorCommands, value);
     switch (command.action) {
       case "PURCHASE":
         return this.purchaseFromCommand(command);
@@ -203,7 +203,7 @@ export class NetworkSimulator {
 
   /** A card enrolled in (or removed from) a program: from now on the network knows it. */
   private async enrol(value: unknown): Promise<void> {
-    const e = this.parse<CardEnrolment>(enrolmentSchema, value);
+    const e = this.parse(cardEnrolments, value);
     await saveCard(this.deps.db, { ...e, enrolled: e.action === "ENROL" }, this.deps.clock.now());
   }
 
@@ -473,7 +473,7 @@ export class NetworkSimulator {
    * environment request is answered at once, with no fault: the test networks onboard everything.
    */
   async onboard(value: unknown): Promise<void> {
-    const request = this.parse<OnboardingRequest>(onboardingRequestSchema, value);
+    const request = this.parse(onboardingRequests, value);
     const name = descriptor(request.brandName, request.city);
     const assigned = this.adapter.assignMids(seededRandom(hashSeed(this.deps.seed, this.scheme, request.locationId)), name, true);
     // What the client gave wins field by field; the network fills in what it left out.
@@ -532,7 +532,7 @@ export class NetworkSimulator {
   // ---------------------------------------------------------------- missing-transaction look-ups
 
   async lookup(value: unknown): Promise<void> {
-    const request = this.parse<LookupRequest>(lookupRequestSchema, value);
+    const request = this.parse(lookupRequests, value);
     // The search sees everything this network has done by now: clearings that fell due on the service clock
     // are sent first (a look-up could otherwise overtake the poll that sends them, and miss a settlement).
     if (request.live) await this.runDue(this.deps.clock.now());

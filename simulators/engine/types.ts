@@ -1,5 +1,6 @@
 // What a simulated network knows about cards, merchants and purchases, whatever the scheme.
 import type { MerchantIds, NativeTransaction, Scheme } from "../../src/bus/messages.ts";
+import type { TargetingName } from "../../src/domain/offer.ts";
 
 export type { MerchantIds, NativeTransaction, Scheme };
 
@@ -39,7 +40,7 @@ export interface Purchase {
   authorizedAt: string;
   cardPresent: boolean;
   wallet: string | null;
-  targetingTag: string | null;
+  targetingTag: TargetingName | null;
 }
 
 export type MessageKind = "auth" | "clearing" | "refund" | "void";

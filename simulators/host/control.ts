@@ -40,7 +40,7 @@ export interface PurchaseInput {
   datetime?: string;
   cardPresent?: boolean;
   wallet?: string | null;
-  targetingTag?: string | null;
+  targetingTag?: SimulatorCommand["targetingTag"];
   /** Choose it to make the call idempotent; a new one otherwise. */
   purchaseId?: string;
 }

@@ -1,5 +1,6 @@
-// `npm run bus:generate`: writes messages.generated.ts from the schema files (see schema-types.ts).
+// `npm run bus:generate`: writes messages.generated.ts and validators.generated.ts from the schema files (see schema-types.ts).
 import { writeFileSync } from "node:fs";
-import { GENERATED, generatedMessages } from "./schema-types.ts";
+import { GENERATED, GENERATED_VALIDATORS, generatedMessages, generatedValidators } from "./schema-types.ts";
 
 writeFileSync(GENERATED, generatedMessages());
+writeFileSync(GENERATED_VALIDATORS, generatedValidators());

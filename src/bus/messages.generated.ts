@@ -45,7 +45,7 @@ export interface AmexTransaction {
   /** APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY or null. */
   wallet: string | null;
   /** Customer segment the simulated publisher attached: new, lapsed, existing or null. */
-  targetingTag: string | null;
+  targetingTag: "new" | "lapsed" | "existing" | null;
 }
 
 export type Scheme = "visa" | "mastercard" | "amex";
@@ -215,7 +215,7 @@ export interface MastercardTransaction {
   /** APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY or null. */
   wallet: string | null;
   /** Customer segment the simulated publisher attached: new, lapsed, existing or null. */
-  targetingTag: string | null;
+  targetingTag: "new" | "lapsed" | "existing" | null;
 }
 
 export type OnboardingStatus = "ACTIVE" | "NOT_FOUND";
@@ -290,7 +290,8 @@ export interface SimulatorCommand {
   datetime: string | null;
   cardPresent: boolean | null;
   wallet: string | null;
-  targetingTag: string | null;
+  /** Customer segment the publisher attached: new, lapsed, existing or null. */
+  targetingTag: "new" | "lapsed" | "existing" | null;
   /** ISO 8601 UTC, service time. */
   issuedAt: string;
 }
@@ -444,5 +445,5 @@ export interface VisaTransaction {
   /** APPLE_PAY, GOOGLE_PAY, SAMSUNG_PAY or null. */
   wallet: string | null;
   /** Customer segment the simulated publisher attached: new, lapsed, existing or null. */
-  targetingTag: string | null;
+  targetingTag: "new" | "lapsed" | "existing" | null;
 }

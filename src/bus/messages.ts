@@ -1,7 +1,8 @@
 // The values on the bus, as TypeScript sees them. The Avro schemas in ./schemas are the one definition of
-// every message: their declarations are generated into ./messages.generated.ts (`npm run bus:generate`;
-// a test fails when that file is stale), and the bus checks every value against the schema itself
-// (./avro.ts) on both implementations. This module adds only the names the code needs besides them.
+// every message: their declarations are generated into ./messages.generated.ts and their zod validators into
+// ./validators.generated.ts (`npm run bus:generate`; a test fails when either file is stale), and the bus
+// checks every value against the schema itself (./avro.ts) on both implementations. This module adds only
+// the names the code needs besides them.
 import type { AmexTransaction, MastercardTransaction, VisaTransaction } from "./messages.generated.ts";
 import { MISSING_REQUEST_ERRORS } from "../domain/missing-transaction.ts";
 

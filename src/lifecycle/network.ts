@@ -3,11 +3,12 @@
 // publish left behind)
 // and apply the networks' replies from the bus. Runs in the `workers` role (inside `npm start` too).
 import type { Logger } from "pino";
-import { z } from "zod";
+import type { z } from "zod";
 import { describeZodError } from "../domain/field-errors.ts";
+import { between, date, instant, nonEmpty, withFieldRules } from "../domain/field-rules.ts";
 import type { Bus, BusMessage, Subscription } from "../bus/bus.ts";
 import { deadLetter } from "../bus/dead-letter.ts";
-import { LOOKUP_ERROR_CODES, type LookupReply, type OnboardingReply } from "../bus/messages.ts";
+import { lookupReplySchema, onboardingReplySchema } from "../bus/validators.generated.ts";
 import { TOPICS } from "../bus/topics.ts";
 import type { Clock } from "../clock/index.ts";
 import type { Db } from "../services/db.ts";
@@ -16,59 +17,15 @@ import { sendCommands } from "../services/network-outbox.ts";
 import { applyLookupReply, sendLookups, startDueLookups } from "../services/missing-transaction-requests.ts";
 
 const GROUP_ID = "lifecycle";
-const scheme = z.enum(["visa", "mastercard", "amex"]);
-const instant = z.iso.datetime({ offset: true, message: "must be an ISO 8601 instant" });
-const id = z.string().min(1, "must not be empty");
-const maybe = z.string().nullable();
-const merchantIds = z.object({
-  vmid: maybe,
-  vsid: maybe,
-  visaAcquiringMid: maybe,
-  visaBin: maybe,
-  mcLocationId: maybe,
-  mcAcquiringMid: maybe,
-  seNumber: maybe,
-  merchantName: maybe,
+
+// The replies' structure is their schemas'; these are the rules beyond it.
+const onboardingReplies = withFieldRules(onboardingReplySchema, { requestId: nonEmpty, locationId: nonEmpty, respondedAt: instant });
+const lookupReplies = withFieldRules(lookupReplySchema, {
+  requestId: nonEmpty,
+  cardId: nonEmpty,
+  transactions: { date, matchScore: between(0, 100, "must be 0 to 100") },
+  respondedAt: instant,
 });
-
-const onboardingReplySchema = z.object({
-  requestId: id,
-  scheme,
-  locationId: id,
-  status: z.enum(["ACTIVE", "NOT_FOUND"]),
-  reason: maybe,
-  mids: z.array(merchantIds),
-  respondedAt: instant,
-}) satisfies z.ZodType<OnboardingReply>;
-
-const lookupReplySchema = z.object({
-  requestId: id,
-  scheme,
-  cardId: id,
-  outcome: z.enum(["SUCCEEDED", "FAILED"]),
-  error: z.object({ code: z.enum(LOOKUP_ERROR_CODES), message: z.string() }).nullable(),
-  transactions: z.array(
-    z.object({
-      amount: z.number(),
-      date: z.iso.date({ message: "must be a date, YYYY-MM-DD" }),
-      networkStatus: z.enum(["SUCCEED", "MID-NOT-ASSIGNED"]),
-      merchantName: z.string(),
-      merchantCity: z.string(),
-      matchScore: z.number().min(0, "must be 0 to 100").max(100, "must be 0 to 100"),
-      type: z.enum(["settlement", "authorization"]).nullable(),
-      transactionId: z.string(),
-      vmid: maybe,
-      vsid: maybe,
-      visaStoreName: maybe,
-      visaAcquiringMid: maybe,
-      visaBin: maybe,
-      mcLocationId: maybe,
-      mcAcquiringMid: maybe,
-      seNumber: maybe,
-    }),
-  ),
-  respondedAt: instant,
-}) satisfies z.ZodType<LookupReply>;
 
 interface Deps {
   db: Db;
@@ -86,18 +43,26 @@ export async function sendDue({ db, bus }: Pick<Deps, "db" | "bus">, now: Date):
 }
 
 async function onReply(deps: Deps, message: BusMessage): Promise<void> {
+  if (message.topic === TOPICS.onboardingReplies.name) await applyReply(deps, message, onboardingReplies, applyOnboardingReply);
+  else await applyReply(deps, message, lookupReplies, applyLookupReply);
+}
+
+/** Applies one reply with `apply`, or dead-letters it with the fields it got wrong. */
+async function applyReply<R extends { requestId: string }>(
+  deps: Deps,
+  message: BusMessage,
+  schema: z.ZodType<R>,
+  apply: (db: Db, reply: R, now: Date) => Promise<string>,
+): Promise<void> {
   const now = deps.clock.now();
-  const onboarding = message.topic === TOPICS.onboardingReplies.name;
-  const parsed = onboarding ? onboardingReplySchema.safeParse(message.value) : lookupReplySchema.safeParse(message.value);
+  const parsed = schema.safeParse(message.value);
   if (!parsed.success) {
     const reason = describeZodError(parsed.error);
     deps.log.warn({ topic: message.topic, offset: message.offset, reason }, "dead-lettering a network reply");
     await deadLetter(deps.bus, { message, payload: message.value, reason, groupId: GROUP_ID, at: now });
     return;
   }
-  const outcome = onboarding
-    ? await applyOnboardingReply(deps.db, parsed.data as OnboardingReply, now)
-    : await applyLookupReply(deps.db, parsed.data as LookupReply, now);
+  const outcome = await apply(deps.db, parsed.data, now);
   if (outcome !== "applied") deps.log.debug({ topic: message.topic, requestId: parsed.data.requestId, outcome }, "network reply ignored");
 }
 

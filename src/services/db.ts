@@ -1,6 +1,8 @@
 // One database handle over two engines: PostgreSQL through postgres.js, or PGlite in DATA_DIR.
 // Both parse values the same way, so the rest of the code never knows which one it talks to.
+import { execFile } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
+import { promisify } from "node:util";
 import { join } from "node:path";
 import postgres from "postgres";
 import { PGlite, types } from "@electric-sql/pglite";
@@ -61,12 +63,20 @@ export function openPostgres(url: string, options: { max?: number } = {}): Db {
   return wrap(sql, false);
 }
 
+/**
+ * Initialises a fresh PGlite folder in a short-lived Node process of its own. initdb's WebAssembly memory
+ * (about 450 MiB) is never given back to the operating system by the process that ran it, even once that
+ * instance is closed and collected: run here, it would stay in this process's RSS for its whole life.
+ */
+async function initialiseInChild(dataDir: string): Promise<void> {
+  const script = `const { PGlite } = await import(${JSON.stringify(import.meta.resolve("@electric-sql/pglite"))}); await (await PGlite.create(process.argv[1])).close();`;
+  await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script, dataDir]);
+}
+
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
-    // A fresh folder is initialised by a PGlite of its own that is then dropped: initdb's WebAssembly
-    // memory (about 450 MiB) stays with the instance that ran it, so the long-lived one opens a ready folder.
-    if (!existsSync(join(dataDir, "PG_VERSION"))) await (await PGlite.create(dataDir)).close();
+    if (!existsSync(join(dataDir, "PG_VERSION"))) await initialiseInChild(dataDir);
   }
   const pg = await PGlite.create(dataDir, {
     parsers: {

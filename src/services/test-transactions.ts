@@ -11,7 +11,8 @@ import type { Db } from "./db.ts";
 import { clearRefusal, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../domain/purchase-follow-ups.ts";
 import type { Scheme } from "../bus/messages.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
-import { findTransaction, getTransaction, refundedAmount, type Transaction } from "./transactions.ts";
+import { getTransaction, refundedAmount, type Transaction } from "./transactions.ts";
+import { findAtNextTick } from "./transaction-waits.ts";
 
 export interface TestPurchaseInput {
   cardId: string;
@@ -68,13 +69,15 @@ function requireTestKey(ctx: Ctx) {
   if (ctx.live) throw new DomainError("invalid", "Test transactions need a test key; live transactions come from the networks.");
 }
 
-/** Polls until the transaction exists and `ready` holds, or the wait is over (a query left hanging included). */
+/**
+ * Looks at every tick (with the process's other waits, in one query) until the transaction exists and
+ * `ready` holds, or the wait is over (a query left hanging included).
+ */
 async function waitFor(ctx: Ctx, id: string, waitMs: number, ready: (t: Transaction) => boolean): Promise<Transaction | undefined> {
   const deadline = performance.now() + waitMs;
   for (;;) {
-    const found = await within(findTransaction(ctx, id), Math.max(deadline - performance.now(), 0) + 100, "postgres");
+    const found = await within(findAtNextTick(ctx, id), Math.max(deadline - performance.now(), 0) + 100, "postgres");
     if ((found && ready(found)) || performance.now() >= deadline) return found && ready(found) ? found : undefined;
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

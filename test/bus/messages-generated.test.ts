@@ -5,6 +5,8 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import type * as Generated from "../../src/bus/messages.generated.ts";
 import { GENERATED, busSchemas, declarationsOf, generatedMessages } from "../../src/bus/schema-types.ts";
 import { MISSING_REQUEST_ERRORS } from "../../src/domain/missing-transaction.ts";
+import { OUTER_SCHEMA } from "./fixtures/generator-schema.ts";
+import { TARGETING_NAMES, type TargetingName } from "../../src/domain/offer.ts";
 import { SCHEMES, type Scheme } from "../../src/domain/scheme.ts";
 
 describe("bus message declarations", () => {
@@ -20,20 +22,16 @@ describe("bus message declarations", () => {
     expect(text).toContain(`"cardlink.values":${JSON.stringify(MISSING_REQUEST_ERRORS)}`);
   });
 
+  it("the schemas' targeting tags are the domain's segment names", () => {
+    expectTypeOf<Generated.VisaTransaction["targetingTag"]>().toEqualTypeOf<TargetingName | null>();
+    expectTypeOf<Generated.SimulatorCommand["targetingTag"]>().toEqualTypeOf<TargetingName | null>();
+    const tags = busSchemas().flatMap((s) => (s.fields as { name: string; "cardlink.values"?: unknown }[]).filter((f) => f.name === "targetingTag"));
+    expect(tags).toHaveLength(4);
+    for (const tag of tags) expect(tag["cardlink.values"]).toEqual([...TARGETING_NAMES]);
+  });
+
   it("records become interfaces, enums unions, [null, T] is T | null, arrays of unions are parenthesised, docs are comments", () => {
-    const text = declarationsOf([
-      {
-        type: "record",
-        name: "Outer",
-        doc: "An outer record.",
-        fields: [
-          { name: "kind", type: { type: "enum", name: "Kind", symbols: ["A", "B"] } },
-          { name: "inner", type: ["null", { type: "record", name: "Inner", fields: [{ name: "n", type: "long" }] }], doc: "Maybe." },
-          { name: "tags", type: { type: "array", items: ["null", "string"] } },
-          { name: "status", type: "string", "cardlink.values": ["OK", "MID-NOT-ASSIGNED"] },
-        ],
-      },
-    ]);
+    const text = declarationsOf([OUTER_SCHEMA]);
     expect(text).toBe(
       'export type Kind = "A" | "B";\n\n' +
         "export interface Inner {\n  n: number;\n}\n\n" +

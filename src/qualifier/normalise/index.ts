@@ -1,58 +1,52 @@
 // Parse and normalise: checks a scheme's native message field by field and maps it to the neutral
 // NetworkTransaction. A message that fails gets a reason naming the field, for the dead-letter topic.
 import { z } from "zod";
-import type { AmexTransaction, MastercardTransaction, Scheme, VisaTransaction } from "../../bus/messages.ts";
+import type { AmexTransaction, MastercardTransaction, NativeTransaction, Scheme, VisaTransaction } from "../../bus/messages.ts";
+import { amexTransactionSchema, mastercardTransactionSchema, visaTransactionSchema } from "../../bus/validators.generated.ts";
+import { describeZodError } from "../../domain/field-errors.ts";
+import { currencyCode, digits, localDateTime, nonEmpty, uuid, withFieldRules, type FieldRules } from "../../domain/field-rules.ts";
 import type { NetworkTransaction, Normalised, Stage } from "../../services/network-transaction.ts";
 
-const localDateTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, "must be YYYY-MM-DDThh:mm:ss");
-const nullableString = z.string().min(1).nullable();
+// The structure (fields, types, message types, targeting tags, null) is the schemas'; these are the rules
+// beyond it, for the fields every scheme's message has and then each scheme's own.
 const common = {
-  messageId: z.string().min(1),
-  cardFirstSix: z.string().regex(/^\d{6}$/, "must be 6 digits"),
-  cardLastFour: z.string().regex(/^\d{4}$/, "must be 4 digits"),
-  currencyCode: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code"),
-  processedAt: z.string().min(1),
-  cardPresent: z.boolean(),
-  wallet: nullableString,
-  targetingTag: z.enum(["new", "lapsed", "existing"]).nullable(),
-};
-const money = z.number().finite();
+  messageId: nonEmpty,
+  cardFirstSix: digits(6),
+  cardLastFour: digits(4),
+  currencyCode,
+  processedAt: nonEmpty,
+  wallet: nonEmpty,
+} satisfies FieldRules<NativeTransaction>;
 
-const visa = z.object({
+const visa = withFieldRules(visaTransactionSchema, {
   ...common,
-  messageType: z.enum(["AUTH", "SETTLEMENT", "REFUND", "VOID"]),
-  transactionId: z.string().min(1),
-  originalTransactionId: nullableString,
-  cardId: z.uuid(),
-  amount: money,
+  transactionId: nonEmpty,
+  originalTransactionId: nonEmpty,
+  cardId: uuid,
   transactionDateTime: localDateTime,
-  authCode: nullableString,
-  merchant: z.object({ vmid: nullableString, vsid: nullableString, caid: z.string().min(1), acquirerBin: z.string().regex(/^\d{6}$/) }),
+  authCode: nonEmpty,
+  merchant: { vmid: nonEmpty, vsid: nonEmpty, caid: nonEmpty, acquirerBin: digits(6) },
 });
 
-const mastercard = z.object({
+const mastercard = withFieldRules(mastercardTransactionSchema, {
   ...common,
-  messageType: z.enum(["AUTHORIZATION", "CLEARING", "REFUND", "REVERSAL"]),
-  refNumber: z.string().min(1),
-  originalRefNumber: nullableString,
-  transactionSequenceNumber: nullableString,
-  cardReference: z.uuid(),
-  transactionAmount: money,
+  refNumber: nonEmpty,
+  originalRefNumber: nonEmpty,
+  transactionSequenceNumber: nonEmpty,
+  cardReference: uuid,
   transactionLocalDateTime: localDateTime,
-  authCode: nullableString,
-  merchant: z.object({ locationId: nullableString, acquiringMid: z.string().min(1) }),
+  authCode: nonEmpty,
+  merchant: { locationId: nonEmpty, acquiringMid: nonEmpty },
 });
 
-const amex = z.object({
+const amex = withFieldRules(amexTransactionSchema, {
   ...common,
-  messageType: z.enum(["AUTH", "SUBMISSION", "CREDIT", "REVERSAL"]),
-  transactionId: z.string().min(1),
-  originalTransactionId: nullableString,
-  cardToken: z.uuid(),
-  amount: money,
+  transactionId: nonEmpty,
+  originalTransactionId: nonEmpty,
+  cardToken: uuid,
   transactionDateTime: localDateTime,
-  approvalCode: nullableString,
-  merchant: z.object({ seNumber: z.string().regex(/^\d{10}$/, "must be 10 digits") }),
+  approvalCode: nonEmpty,
+  merchant: { seNumber: digits(10) },
 });
 
 const noIds = {
@@ -113,7 +107,7 @@ function fromAmex(m: AmexTransaction): NetworkTransaction {
   };
 }
 
-function shared(m: VisaTransaction | MastercardTransaction | AmexTransaction, scheme: Scheme, stage: Stage) {
+function shared(m: NativeTransaction, scheme: Scheme, stage: Stage) {
   return {
     scheme,
     stage,
@@ -123,15 +117,14 @@ function shared(m: VisaTransaction | MastercardTransaction | AmexTransaction, sc
     currency: m.currencyCode,
     cardPresent: m.cardPresent,
     wallet: m.wallet,
-    // Checked against the three segment names by the schemas above.
-    targetingTag: m.targetingTag as NetworkTransaction["targetingTag"],
+    targetingTag: m.targetingTag,
   };
 }
 
 const parsers = {
-  visa: (v: unknown) => fromVisa(visa.parse(v) as VisaTransaction),
-  mastercard: (v: unknown) => fromMastercard(mastercard.parse(v) as MastercardTransaction),
-  amex: (v: unknown) => fromAmex(amex.parse(v) as AmexTransaction),
+  visa: (v: unknown) => fromVisa(visa.parse(v)),
+  mastercard: (v: unknown) => fromMastercard(mastercard.parse(v)),
+  amex: (v: unknown) => fromAmex(amex.parse(v)),
 };
 
 export function normalise(scheme: Scheme, value: unknown): Normalised {
@@ -141,9 +134,7 @@ export function normalise(scheme: Scheme, value: unknown): Normalised {
     if (tx.stage !== "refund" && tx.amount < 0) return { ok: false, reason: "amount: only a refund may be negative" };
     return { ok: true, value: tx };
   } catch (err) {
-    if (err instanceof z.ZodError) {
-      return { ok: false, reason: err.issues.map((i) => `${i.path.join(".") || "value"}: ${i.message}`).join("; ") };
-    }
+    if (err instanceof z.ZodError) return { ok: false, reason: describeZodError(err, "value") };
     throw err;
   }
 }
