@@ -2,7 +2,8 @@
 // or one operator task. `npm run cardlink -- <command>`.
 import { ConfigError, loadConfig, type Config } from "./config/index.ts";
 import { DataDirLockedError } from "./app/data-dir-lock.ts";
-import { apiCommand, roleCommand, simulatorCommand, startCommand } from "./app/serve.ts";
+import { apiCommand, roleCommand, startCommand } from "./app/serve.ts";
+import { simulatorCommand } from "./app/simulator.ts";
 import { accountCommand, midInsightsCommand, migrateCommand } from "./app/tasks.ts";
 import { SIMULATOR_USAGE, faultsCommand, simulateCommand, trafficCommand } from "../simulators/host/cli.ts";
 import { listenCommand } from "./cli/listen.ts";

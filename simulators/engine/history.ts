@@ -1,4 +1,4 @@
-// The simulated networks' memory in the database: merchants and their ids, every purchase and message
+// The simulated networks' memory in their own store: merchants and their ids, every purchase and message
 // (the history look-ups search), and the queue of work due on the service clock.
 import type { OnboardingReply } from "../../src/bus/messages.ts";
 import type { SimulatorDb as Db } from "./store.ts";

@@ -1,11 +1,12 @@
-// One simulated card network at work: it takes commands, onboarding requests and look-ups from the
-// bus, publishes its native transaction messages and replies, clears on the service clock, generates
-// traffic when a run asks for it, and passes everything it publishes through the operator's faults.
+// One simulated card network at work: it takes commands, onboarding requests, look-ups and the
+// operator's settings from the bus, publishes its native transaction messages and replies, clears on
+// the service clock, generates traffic when a run asks for it (reporting its progress back), and passes
+// everything it publishes through the operator's faults.
 // How it answers a look-up is ./lookups.ts.
 import type { Logger } from "pino";
 import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
 import { deadLetter } from "../../src/bus/dead-letter.ts";
-import type { OnboardingReply, OnboardingRequest, SimulatorCommand } from "../../src/bus/messages.ts";
+import type { OnboardingReply, OnboardingRequest, SimulatorCommand, SimulatorSetting } from "../../src/bus/messages.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
@@ -14,7 +15,7 @@ import { localAt } from "../../src/domain/local-dates.ts";
 import { roundMoney } from "../../src/domain/money.ts";
 import { refundOf, voidRefusal } from "../../src/domain/purchase-follow-ups.ts";
 import type { SimulatorDb as Db } from "./store.ts";
-import { FaultDice, NO_FAULTS, type Faults } from "./faults.ts";
+import { FaultDice, NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { PurchaseStream } from "./generator.ts";
 import {
   dueBefore,
@@ -39,7 +40,19 @@ import { derivedRandom, hashSeed, seededRandom } from "./random.ts";
 import { answerLookup } from "./lookups.ts";
 import { cardEnrolments, lookupRequests, onboardingRequests, parseMessage, simulatorCommands } from "./requests.ts";
 import { descriptor, type SchemeAdapter } from "./scheme.ts";
-import { latestRun, mixOf, plannedPurchases, readFaults, type TrafficRun } from "./settings.ts";
+import {
+  latestRun,
+  mixOf,
+  plannedPurchases,
+  readFaults,
+  runOfSetting,
+  runProgress,
+  saveClockOffset,
+  saveFaults,
+  saveRun,
+  storeId,
+  type TrafficRun,
+} from "./settings.ts";
 import type { Merchant, MessageKind, Plan, Purchase } from "./types.ts";
 
 export interface NetworkDeps {
@@ -78,6 +91,7 @@ export class NetworkSimulator {
   faults: Faults = { ...NO_FAULTS };
   private readonly dice: FaultDice;
   private subscription: Subscription | undefined;
+  private settings: Subscription | undefined;
   private timer: NodeJS.Timeout | undefined;
   private offAdvance: (() => void) | undefined;
   private dueChain: Promise<void> = Promise.resolve();
@@ -85,6 +99,8 @@ export class NetworkSimulator {
   /** The traffic tick in progress, which stop() lets finish. */
   private tick: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** Traffic runs whose purchases changed since the network last reported their progress. */
+  private readonly unreported = new Set<string>();
   private readonly log: Logger;
 
   constructor(
@@ -104,7 +120,19 @@ export class NetworkSimulator {
     await this.refresh();
     this.subscription = await this.deps.bus.subscribe({
       groupId: this.groupId,
-      topics: [TOPICS.simulatorCommands.name, TOPICS.onboardingRequests.name, TOPICS.lookupRequests.name, TOPICS.cardEnrolments.name],
+      topics: [
+        TOPICS.simulatorCommands.name,
+        TOPICS.onboardingRequests.name,
+        TOPICS.lookupRequests.name,
+        TOPICS.cardEnrolments.name,
+      ],
+      handler: (m) => this.onMessage(m),
+    });
+    // Settings in a group named after the store: a fresh store reads every setting from the topic's start,
+    // one that persists resumes where it was (what it applied is in it).
+    this.settings = await this.deps.bus.subscribe({
+      groupId: `${this.groupId}-settings-${await storeId(this.deps.db)}`,
+      topics: [TOPICS.simulatorSettings.name],
       handler: (m) => this.onMessage(m),
     });
     this.offAdvance = this.deps.clock.onAdvance((now) => this.runDue(now));
@@ -123,10 +151,11 @@ export class NetworkSimulator {
     this.stopTraffic();
     await this.tick;
     await this.subscription?.stop();
+    await this.settings?.stop();
     await this.dueChain;
   }
 
-  /** Reads faults and the traffic run from the database (another process may have changed them). */
+  /** Reads faults and the traffic run from its store (another process of this network may have changed them). */
   async refresh(): Promise<void> {
     if (this.stopped) return;
     this.faults = await readFaults(this.deps.db, this.scheme);
@@ -137,9 +166,11 @@ export class NetworkSimulator {
 
   private async onMessage(message: BusMessage): Promise<void> {
     const value = message.value as { scheme?: string };
-    if (value.scheme !== this.scheme) return; // another network's request
+    const forAll = message.topic === TOPICS.simulatorSettings.name && value.scheme === null; // traffic runs, the clock
+    if (value.scheme !== this.scheme && !forAll) return; // another network's
     try {
-      if (message.topic === TOPICS.simulatorCommands.name) await this.onCommand(message.value);
+      if (message.topic === TOPICS.simulatorSettings.name) await this.apply(message.value as SimulatorSetting);
+      else if (message.topic === TOPICS.simulatorCommands.name) await this.onCommand(message.value);
       else if (message.topic === TOPICS.onboardingRequests.name) await this.onboard(message.value);
       else if (message.topic === TOPICS.lookupRequests.name) await this.lookup(message.value);
       else if (message.topic === TOPICS.cardEnrolments.name) await this.enrol(message.value);
@@ -176,6 +207,43 @@ export class NetworkSimulator {
     await saveCard(this.deps.db, { ...e, enrolled: e.action === "ENROL" }, this.deps.clock.now());
   }
 
+  // ---------------------------------------------------------------- settings
+
+  /**
+   * Keeps a setting from the service in the network's store and applies it: this network's faults, a
+   * traffic run, the service clock's advance (which a simulator process's clock follows through its
+   * store). In one process with the service it arrives twice, directly and off the bus: keeping it is
+   * idempotent, and an older version never replaces a newer one.
+   */
+  async apply(setting: SimulatorSetting): Promise<void> {
+    const now = this.deps.clock.now();
+    switch (setting.kind) {
+      case "FAULTS": {
+        if (setting.scheme !== this.scheme) return;
+        // A copy: values decoded off Kafka are Avro records, whose methods a strict schema takes for unknown fields.
+        const faults = faultsSchema.safeParse({ ...setting.faults });
+        if (!faults.success) throw new Rejected(`faults: ${faults.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+        await saveFaults(this.deps.db, this.scheme, faults.data, setting.version, now);
+        break;
+      }
+      case "TRAFFIC": {
+        if (!setting.run) throw new Rejected("run: required for a TRAFFIC setting");
+        const run = runOfSetting(setting.run);
+        if ("error" in run) throw new Rejected(run.error);
+        await saveRun(this.deps.db, run.run);
+        break;
+      }
+      case "CLOCK":
+        if (setting.clockOffsetMs === null) throw new Rejected("clockOffsetMs: required for a CLOCK setting");
+        await saveClockOffset(this.deps.db, setting.clockOffsetMs);
+        // Every advance is announced: a debug line, where faults and runs are info.
+        this.log.debug({ kind: setting.kind, clockOffsetMs: setting.clockOffsetMs }, "setting applied");
+        return;
+    }
+    await this.refresh();
+    this.log.info({ kind: setting.kind, version: setting.version, ...(setting.run ? { run: setting.run.id, state: setting.run.state } : {}) }, "setting applied");
+  }
+
   // ---------------------------------------------------------------- purchases
 
   private async purchaseFromCommand(c: SimulatorCommand): Promise<void> {
@@ -199,7 +267,7 @@ export class NetworkSimulator {
       wallet: c.wallet,
       targetingTag: c.targetingTag,
     };
-    await writePurchases(this.deps.db, [await this.authorize(purchase, { outcome: "clear" }, null)]);
+    await this.write([await this.authorize(purchase, { outcome: "clear" }, null)]);
   }
 
   /**
@@ -276,6 +344,26 @@ export class NetworkSimulator {
     };
   }
 
+  private async write(writes: PurchaseWrite[]): Promise<void> {
+    await writePurchases(this.deps.db, writes);
+    for (const w of writes) if (w.runId !== null) this.unreported.add(w.runId);
+  }
+
+  /** Tells the service what the runs whose purchases changed have done so far (totals: a later report replaces this one). */
+  private async reportProgress(): Promise<void> {
+    for (const runId of [...this.unreported]) {
+      // Taken off first: a write while this report is made marks the run again, for the next report.
+      this.unreported.delete(runId);
+      try {
+        const progress = await runProgress(this.deps.db, this.scheme, runId, this.deps.clock.now());
+        await this.deps.bus.publish(TOPICS.trafficProgress.name, `${runId}:${this.scheme}`, progress);
+      } catch (err) {
+        this.unreported.add(runId);
+        throw err;
+      }
+    }
+  }
+
   private async send(kind: MessageKind, value: MessageWrite["value"], at: Date): Promise<MessageWrite> {
     const key = "cardId" in value ? value.cardId : "cardReference" in value ? value.cardReference : value.cardToken;
     const delivery = await this.dice.deliver(this.faults, () => this.deps.bus.publish(this.adapter.topic, key, value));
@@ -307,7 +395,7 @@ export class NetworkSimulator {
     const record = await this.purchaseOrReject(ref);
     if (record.state !== "authorized") return; // cleared already, or voided (the API refuses that): nothing to send
     const message = await this.send("clearing", this.adapter.clearing(record.purchase, at), at);
-    await writePurchases(this.deps.db, [this.update(record, { state: "cleared", messages: [message], cancel: [`clearing:${record.purchase.id}`] })]);
+    await this.write([this.update(record, { state: "cleared", messages: [message], cancel: [`clearing:${record.purchase.id}`] })]);
   }
 
   async voidPurchase(ref: string, at = this.deps.clock.now()): Promise<void> {
@@ -316,7 +404,7 @@ export class NetworkSimulator {
     const refusal = voidRefusal(record);
     if (refusal) throw new Rejected(`purchaseId: ${ref}: ${refusal.reason}`);
     const message = await this.send("void", this.adapter.void(record.purchase, at), at);
-    await writePurchases(this.deps.db, [this.update(record, { state: "voided", messages: [message], cancel: [`clearing:${record.purchase.id}`] })]);
+    await this.write([this.update(record, { state: "voided", messages: [message], cancel: [`clearing:${record.purchase.id}`] })]);
   }
 
   /** A refund of `amount` (default: what is left) with its own id, so a redelivery refunds once. */
@@ -327,7 +415,7 @@ export class NetworkSimulator {
     if ("refusal" in decided) throw new Rejected(`${decided.refusal.field === "amount" ? "amount" : `purchaseId: ${ref}`}: ${decided.refusal.reason}`);
     const refund = decided.amount;
     const message = await this.send("refund", this.adapter.refund(record.purchase, refundId, refund, at), at);
-    await writePurchases(this.deps.db, [this.update(record, { refunded: record.refunded + refund, messages: [message] })]);
+    await this.write([this.update(record, { refunded: record.refunded + refund, messages: [message] })]);
   }
 
   // ---------------------------------------------------------------- due work on the service clock
@@ -351,6 +439,7 @@ export class NetworkSimulator {
         }
         await removeDue(this.deps.db, due.id);
       }
+      await this.reportProgress();
       if (batch.length < 200) return;
     }
   }
@@ -499,7 +588,8 @@ export class NetworkSimulator {
         const { purchase, plan } = t.stream.next(this.deps.clock.now());
         writes.push(await this.authorize(purchase, plan, t.run.id));
       }
-      await writePurchases(this.deps.db, writes);
+      await this.write(writes);
+      await this.reportProgress();
       if (t.planned !== null && t.stream.position >= t.planned && this.traffic === t) {
         clearInterval(t.timer);
         this.log.info({ run: t.run.id, purchases: t.stream.position }, "traffic run complete");

@@ -1,7 +1,9 @@
-// The operator's settings for the simulators, kept in the database so every process sees them: faults
-// per scheme and traffic runs (options, state, and what each run has sent so far).
+// The operator's settings as a simulated network holds them in its own store, from the service's
+// simulator.settings messages: faults per scheme, traffic runs (options, state, and what each run has
+// sent so far, which the network reports back), and the service clock's advance.
 // zod through @hono/zod-openapi, so the /admin routes can name these schemas in the OpenAPI document.
 import { z } from "@hono/zod-openapi";
+import type { SimulatorSetting, TrafficProgress } from "../../src/bus/messages.ts";
 import type { SimulatorDb as Db } from "./store.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { DEFAULT_MIX, type TrafficMix } from "./generator.ts";
@@ -14,11 +16,13 @@ export async function readFaults(db: Db, scheme: Scheme): Promise<Faults> {
   return row ? faultsSchema.parse({ ...NO_FAULTS, ...(row.faults as object) }) : { ...NO_FAULTS };
 }
 
-export async function writeFaults(db: Db, scheme: Scheme, faults: Faults, now: Date): Promise<void> {
+/** Keeps the scheme's faults unless a newer version of them is kept already (a redelivered setting). */
+export async function saveFaults(db: Db, scheme: Scheme, faults: Faults, version: number, now: Date): Promise<void> {
   await db.query(
-    `insert into simulator_faults (scheme, faults, updated) values ($1, $2::jsonb, $3)
-     on conflict (scheme) do update set faults = excluded.faults, updated = excluded.updated`,
-    [scheme, JSON.stringify(faults), now.toISOString()],
+    `insert into simulator_faults (scheme, faults, version, updated) values ($1, $2::jsonb, $3, $4)
+     on conflict (scheme) do update set faults = excluded.faults, version = excluded.version, updated = excluded.updated
+     where simulator_faults.version < excluded.version`,
+    [scheme, JSON.stringify(faults), version, now.toISOString()],
   );
 }
 
@@ -84,7 +88,8 @@ export interface TrafficRun {
   stopped: string | null;
 }
 
-interface RunRow {
+/** A run as its table keeps it (the simulators' simulator_traffic, the service's traffic_runs). */
+export interface RunRow {
   id: string;
   options: TrafficOptions;
   state: TrafficRun["state"];
@@ -92,7 +97,7 @@ interface RunRow {
   stopped: Date | null;
 }
 
-const toRun = (r: RunRow): TrafficRun => ({
+export const toRun = (r: RunRow): TrafficRun => ({
   id: r.id,
   options: r.options,
   state: r.state,
@@ -105,20 +110,51 @@ export async function latestRun(db: Db): Promise<TrafficRun | undefined> {
   return row && toRun(row);
 }
 
-/** Starts a run; a run still going is stopped first: one run at a time. */
-export async function insertRun(db: Db, id: string, options: TrafficOptions, now: Date): Promise<void> {
+/**
+ * A run as a simulator.settings message told of it. A new running run stops the one before (one run at
+ * a time); a run the network holds already changes only by stopping, so a redelivered start never
+ * restarts a run, nor stops a later one.
+ */
+export async function saveRun(db: Db, run: TrafficRun): Promise<void> {
   await db.tx(async (tx) => {
-    await tx.query("update simulator_traffic set state = 'stopped', stopped = $1 where state = 'running'", [now.toISOString()]);
-    await tx.query("insert into simulator_traffic (id, options, state, started) values ($1, $2::jsonb, 'running', $3)", [
-      id,
-      JSON.stringify(options),
-      now.toISOString(),
-    ]);
+    const values = [run.id, JSON.stringify(run.options), run.state, run.started, run.stopped];
+    if (run.state === "stopped") {
+      await tx.query(
+        `insert into simulator_traffic (id, options, state, started, stopped) values ($1, $2::jsonb, $3, $4, $5)
+         on conflict (id) do update set state = 'stopped', stopped = excluded.stopped`,
+        values,
+      );
+      return;
+    }
+    const inserted = await tx.query(
+      "insert into simulator_traffic (id, options, state, started, stopped) values ($1, $2::jsonb, $3, $4, $5) on conflict (id) do nothing returning id",
+      values,
+    );
+    if (inserted.length > 0) {
+      await tx.query("update simulator_traffic set state = 'stopped', stopped = $2 where state = 'running' and id <> $1", [run.id, run.started]);
+    }
   });
 }
 
-export async function stopRuns(db: Db, now: Date): Promise<void> {
-  await db.query("update simulator_traffic set state = 'stopped', stopped = $1 where state = 'running'", [now.toISOString()]);
+/** A run as the simulator.settings topic carries it (Avro has nulls where the options leave fields out). */
+export const runSetting = (run: TrafficRun): NonNullable<SimulatorSetting["run"]> => ({
+  ...run,
+  options: { ...run.options, durationSeconds: run.options.durationSeconds ?? null, programId: run.options.programId ?? null },
+});
+
+/** The run a simulator.settings message carries, its options checked as the /admin route checks them. */
+export function runOfSetting(run: NonNullable<SimulatorSetting["run"]>): { run: TrafficRun } | { error: string } {
+  const { durationSeconds, programId, ...rest } = run.options;
+  // Plain copies: values decoded off Kafka are Avro records, whose methods a strict schema takes for unknown fields.
+  const options = trafficOptionsSchema.safeParse({
+    ...rest,
+    schemes: [...rest.schemes],
+    targetingTags: { ...rest.targetingTags },
+    ...(durationSeconds === null ? {} : { durationSeconds }),
+    ...(programId === null ? {} : { programId }),
+  });
+  if (!options.success) return { error: `run.options: ${options.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}` };
+  return { run: { id: run.id, state: run.state, started: run.started, stopped: run.stopped, options: options.data } };
 }
 
 export interface SchemeCounts {
@@ -133,34 +169,54 @@ export interface SchemeCounts {
   duplicated: number;
 }
 
-export async function runCounts(db: Db, run: TrafficRun): Promise<Partial<Record<Scheme, SchemeCounts>>> {
-  const purchases = await db.query<{ scheme: Scheme; n: number }>(
-    "select scheme, count(*)::int8 as n from simulator_purchases where run_id = $1 group by scheme",
-    [run.id],
-  );
-  const messages = await db.query<{ scheme: Scheme; kind: MessageKind; sent: number; dropped: number; duplicated: number }>(
-    `select m.scheme, m.kind, coalesce(sum(m.copies), 0)::int8 as sent,
+/** What the network has done for a run so far: the report it publishes on simulator.traffic.progress. */
+export async function runProgress(db: Db, scheme: Scheme, runId: string, now: Date): Promise<TrafficProgress> {
+  const [purchases] = await db.query<{ n: number }>("select count(*)::int8 as n from simulator_purchases where run_id = $1 and scheme = $2", [
+    runId,
+    scheme,
+  ]);
+  const messages = await db.query<{ kind: MessageKind; sent: number; dropped: number; duplicated: number }>(
+    `select m.kind, coalesce(sum(m.copies), 0)::int8 as sent,
             count(*) filter (where m.delivery = 'dropped')::int8 as dropped,
             count(*) filter (where m.copies > 1)::int8 as duplicated
      from simulator_messages m join simulator_purchases p on p.id = m.purchase_id
-     where p.run_id = $1 group by m.scheme, m.kind`,
-    [run.id],
+     where p.run_id = $1 and p.scheme = $2 group by m.kind`,
+    [runId, scheme],
   );
-  const out: Partial<Record<Scheme, SchemeCounts>> = {};
-  for (const scheme of run.options.schemes) {
-    const counts: SchemeCounts = {
-      purchases: purchases.find((p) => p.scheme === scheme)?.n ?? 0,
-      planned: plannedPurchases(run.options),
-      sent: { auth: 0, clearing: 0, refund: 0, void: 0 },
-      dropped: 0,
-      duplicated: 0,
-    };
-    for (const m of messages.filter((m) => m.scheme === scheme)) {
-      counts.sent[m.kind] = m.sent;
-      counts.dropped += m.dropped;
-      counts.duplicated += m.duplicated;
-    }
-    out[scheme] = counts;
+  const progress: TrafficProgress = {
+    runId,
+    scheme,
+    purchases: purchases?.n ?? 0,
+    sent: { auth: 0, clearing: 0, refund: 0, void: 0 },
+    dropped: 0,
+    duplicated: 0,
+    reportedAt: now.toISOString(),
+  };
+  for (const m of messages) {
+    progress.sent[m.kind] = m.sent;
+    progress.dropped += m.dropped;
+    progress.duplicated += m.duplicated;
   }
-  return out;
+  return progress;
+}
+
+/** The service clock's total advance as the service last announced it (0 before any). */
+export async function readClockOffset(db: Db): Promise<number> {
+  const [row] = await db.query<{ offset_ms: number }>("select offset_ms from simulator_clock");
+  return row?.offset_ms ?? 0;
+}
+
+/** Keeps an announced advance unless a larger one is kept already. */
+export async function saveClockOffset(db: Db, offsetMs: number): Promise<void> {
+  await db.query(
+    `insert into simulator_clock (id, offset_ms) values (true, $1)
+     on conflict (id) do update set offset_ms = greatest(simulator_clock.offset_ms, excluded.offset_ms)`,
+    [offsetMs],
+  );
+}
+
+/** The store's identity, made with it (simulators/host/migrations): what names its settings consumer group. */
+export async function storeId(db: Db): Promise<string> {
+  const [row] = await db.query<{ store_id: string }>("select store_id from simulator_store");
+  return row!.store_id;
 }

@@ -2,12 +2,9 @@
 // which talk to a running Cardlink's /admin API (the same operations, from a shell).
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { Services } from "../../src/app/services.ts";
 import type { Config } from "../../src/config/index.ts";
-import { topicSpecs } from "../../src/bus/topics.ts";
 import { knownAdminToken } from "../../src/config/credentials.ts";
 import { DRY_RUN_DEFAULTS, dryRun } from "../engine/dry-run.ts";
-import { startSimulators } from "./hub.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
 import { ADAPTERS } from "../schemes/index.ts";
 import type { Scheme } from "../engine/types.ts";
@@ -16,7 +13,8 @@ export const SIMULATOR_USAGE = `  simulate --scheme visa|mastercard|amex --seed 
            [--cards N] [--merchants N] [--start ISO] [--gap SECONDS]
                             dry run: the native messages the simulator would publish, one JSON per line
   simulator --scheme visa|mastercard|amex
-                            run one scheme simulator against Kafka and PostgreSQL
+                            run one scheme simulator on Kafka, with a store of its own: SIMULATOR_DATABASE_URL,
+                            else PGlite in DATA_DIR/simulators/<scheme> (it never opens DATABASE_URL)
   faults get|clear --scheme S [--url URL]
   faults set --scheme S [--latency-ms N] [--drop-rate R] [--duplicate-rate R] [--clearing-before-auth-rate R]
            [--onboarding-failure-rate R] [--lookup-error-rate R] [--lookup-error-code CODE] [--url URL]
@@ -71,16 +69,12 @@ export function simulateCommand(args: string[], usage: Usage): string {
   return values.out;
 }
 
-/** `simulator --scheme X`: one network as its own process, on Kafka, until a signal stops it. */
-export async function simulatorRole(args: string[], services: Services, usage: Usage): Promise<() => Promise<void>> {
+/** `simulator --scheme X`: the scheme it runs (src/app/simulator.ts runs it), on Kafka only. */
+export function simulatorScheme(args: string[], config: Config, usage: Usage): Scheme {
   const { values } = parseArgs({ args, options: { scheme: { type: "string" } } });
   const chosen = scheme(values.scheme, usage);
-  if (services.bus.kind !== "kafka") throw usage("simulator: set KAFKA_BROKERS (npm start runs all three simulators on the embedded log)");
-  if (!services.config.DATABASE_URL) throw usage("simulator: set DATABASE_URL: the simulator shares PostgreSQL with the other roles");
-  await services.bus.createTopics(topicSpecs());
-  const running = await startSimulators({ ...services, seed: services.config.SIMULATOR_SEED, control: services.simulators }, [chosen]);
-  services.log.info({ scheme: chosen }, "simulator running");
-  return running.stop;
+  if (!config.KAFKA_BROKERS) throw usage("simulator: set KAFKA_BROKERS (npm start runs all three simulators on the embedded log)");
+  return chosen;
 }
 
 /** Calls the running service's /admin API with the operator's token. */

@@ -1,18 +1,19 @@
-// How the rest of Cardlink drives the simulators, from any process: faults and traffic runs are
-// settings in the database (every simulator process polls them; one in this process hears at once),
-// and test transactions are commands on the bus, so they travel the path network traffic takes.
+// How the rest of Cardlink drives the simulators, from any process, over the bus only: faults, traffic
+// runs and the service clock's advance are settings on the compacted simulator.settings topic (recorded
+// in the service's database first, which /admin answers from; simulators in this process hear at once),
+// a run's counts come back on simulator.traffic.progress, and test transactions are commands, so they
+// travel the path network traffic takes.
 import { randomUUID } from "node:crypto";
-import type { Bus } from "../../src/bus/bus.ts";
-import type { MerchantIds, SimulatorCommand } from "../../src/bus/messages.ts";
+import type { Bus, Subscription } from "../../src/bus/bus.ts";
+import type { MerchantIds, SimulatorCommand, SimulatorSetting, TrafficProgress } from "../../src/bus/messages.ts";
 import { TOPICS } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
-import type { SimulatorDb as Db } from "../engine/store.ts";
-import type { PurchaseStanding } from "../../src/domain/purchase-follow-ups.ts";
-import { findPurchase, standingOf } from "../engine/history.ts";
+import type { Db } from "../../src/services/db.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "../engine/faults.ts";
 import { ADAPTERS } from "../schemes/index.ts";
-import { insertRun, latestRun, readFaults, runCounts, stopRuns, writeFaults, type SchemeCounts, type TrafficOptions, type TrafficRun } from "../engine/settings.ts";
+import { runSetting, type SchemeCounts, type TrafficOptions, type TrafficRun } from "../engine/settings.ts";
 import { emptyMids, type Scheme } from "../engine/types.ts";
+import { latestRequestedRun, recordFaults, recordProgress, recordRun, recordRunsStopped, reportedCounts, requestedFaults } from "./control-record.ts";
 
 // The shapes the operator surface validates settings with (the /admin routes name them in the OpenAPI document).
 export { faultsShape } from "../engine/faults.ts";
@@ -86,21 +87,34 @@ export interface SimulatorControl {
   refund(ref: PurchaseRef & { amount?: number }): Promise<PurchaseReceipt>;
   /** Voids an authorised purchase that has not cleared. */
   void(ref: PurchaseRef): Promise<PurchaseReceipt>;
-  /** The purchase as its network holds it now; undefined until the network has taken the purchase. */
-  standing(ref: PurchaseRef): Promise<PurchaseStanding | undefined>;
-  /** Simulators in this process subscribe so a change applies without waiting for their poll. */
-  onChange(listener: () => Promise<void>): () => void;
+  /** Tells the simulators the service clock's total advance (a simulator process's clock follows it). */
+  announceClock(offsetMs: number): Promise<void>;
+  /** Simulators in this process subscribe so a setting applies before the call that made it answers. */
+  onChange(listener: (setting: SimulatorSetting) => Promise<void>): () => void;
 }
 
+/** `db` is the service's database: the control keeps its record there, never in a simulator's store. */
 export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; clock: Clock }): SimulatorControl {
-  const listeners = new Set<() => Promise<void>>();
-  const changed = async () => {
-    for (const listener of [...listeners]) await listener();
-  };
+  const listeners = new Set<(setting: SimulatorSetting) => Promise<void>>();
+  /** Publishes a setting, then hands it to the simulators in this process. */
+  async function announce(key: string, setting: Omit<SimulatorSetting, "issuedAt">): Promise<void> {
+    const value: SimulatorSetting = { ...setting, issuedAt: clock.now().toISOString() };
+    await bus.publish(TOPICS.simulatorSettings.name, key, value);
+    for (const listener of [...listeners]) await listener(value);
+  }
+  const setting = { scheme: null, version: 0, faults: null, run: null, clockOffsetMs: null } as const;
+
+  async function saveFaults(scheme: Scheme, faults: Faults): Promise<Faults> {
+    const version = await recordFaults(db, scheme, faults, clock.now());
+    await announce(`faults:${scheme}`, { ...setting, kind: "FAULTS", scheme, version, faults });
+    return faults;
+  }
+
+  const announceRun = (run: TrafficRun) => announce("traffic", { ...setting, kind: "TRAFFIC", run: runSetting(run) });
 
   async function status(): Promise<TrafficStatus> {
-    const run = (await latestRun(db)) ?? null;
-    return { run, counts: run ? await runCounts(db, run) : {} };
+    const run = (await latestRequestedRun(db)) ?? null;
+    return { run, counts: run ? await reportedCounts(db, run) : {} };
   }
 
   function command(scheme: Scheme, action: SimulatorCommand["action"], purchaseId: string, commandId: string): SimulatorCommand {
@@ -138,27 +152,17 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
   }
 
   return {
-    faults: (scheme) => readFaults(db, scheme),
+    faults: (scheme) => requestedFaults(db, scheme),
     async setFaults(scheme, changes) {
-      const faults = faultsSchema.parse({ ...(await readFaults(db, scheme)), ...changes });
-      await writeFaults(db, scheme, faults, clock.now());
-      await changed();
-      return faults;
+      return saveFaults(scheme, faultsSchema.parse({ ...(await requestedFaults(db, scheme)), ...changes }));
     },
-    async clearFaults(scheme) {
-      const faults = { ...NO_FAULTS };
-      await writeFaults(db, scheme, faults, clock.now());
-      await changed();
-      return faults;
-    },
+    clearFaults: (scheme) => saveFaults(scheme, { ...NO_FAULTS }),
     async startTraffic(options) {
-      await insertRun(db, randomUUID(), options, clock.now());
-      await changed();
+      await announceRun(await recordRun(db, randomUUID(), options, clock.now()));
       return status();
     },
     async stopTraffic() {
-      await stopRuns(db, clock.now());
-      await changed();
+      for (const run of await recordRunsStopped(db, clock.now())) await announceRun(run);
       return status();
     },
     trafficStatus: status,
@@ -193,13 +197,22 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
     clear: (ref) => follow(ref, "CLEAR"),
     void: (ref) => follow(ref, "VOID"),
     refund: (ref) => follow(ref, "REFUND", ref.amount),
-    async standing(ref) {
-      const record = await findPurchase(db, ref.scheme, ref.purchaseId);
-      return record && standingOf(record);
-    },
+    announceClock: (offsetMs) => announce("clock", { ...setting, kind: "CLOCK", clockOffsetMs: offsetMs }),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
   };
+}
+
+/**
+ * The workers' consumer of simulator.traffic.progress: each network's report on a run goes into the
+ * service's record, which GET /admin/simulators/traffic answers from.
+ */
+export async function recordTrafficProgress({ db, bus }: { db: Db; bus: Bus }): Promise<Subscription> {
+  return bus.subscribe({
+    groupId: "traffic-progress",
+    topics: [TOPICS.trafficProgress.name],
+    handler: (message) => recordProgress(db, message.value as TrafficProgress),
+  });
 }

@@ -13,19 +13,23 @@ export interface RunningSimulators {
   stop(): Promise<void>;
 }
 
+/**
+ * `db` is the simulators' own store. `control`, when the service runs in this process too, hands the
+ * networks its settings at once; they come over the bus all the same.
+ */
 export async function startSimulators(
-  deps: { db: Db; bus: Bus; clock: Clock; log: Logger; seed: number; control: SimulatorControl },
+  deps: { db: Db; bus: Bus; clock: Clock; log: Logger; seed: number; control?: Pick<SimulatorControl, "onChange"> },
   schemes: readonly Scheme[],
 ): Promise<RunningSimulators> {
   const networks = schemes.map((scheme) => new NetworkSimulator(ADAPTERS[scheme], deps));
   for (const network of networks) await network.start();
-  const off = deps.control.onChange(async () => {
-    for (const network of networks) await network.refresh();
+  const off = deps.control?.onChange(async (setting) => {
+    for (const network of networks) await network.apply(setting);
   });
   return {
     networks,
     async stop() {
-      off();
+      off?.();
       for (const network of networks) await network.stop();
     },
   };

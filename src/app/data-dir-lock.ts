@@ -20,11 +20,13 @@ export class DataDirLockedError extends Error {
   constructor(
     readonly dir: string,
     readonly holder: LockHolder,
+    /** The settings that let several processes share one database instead. */
+    shared = "DATABASE_URL and KAFKA_BROKERS",
   ) {
     super(
       `DATA_DIR ${dir} is in use by process ${holder.pid} (cardlink ${holder.command}, started ${holder.started}` +
         `${holder.url ? `, serving ${holder.url}` : ""}). One process opens an embedded database at a time: ` +
-        `stop that process, or give this one another DATA_DIR (or DATABASE_URL and KAFKA_BROKERS to share one database).`,
+        `stop that process, or give this one another DATA_DIR (or ${shared} to share one database).`,
     );
   }
 }
@@ -69,8 +71,11 @@ export function lockHolder(dir: string): LockHolder | undefined {
   return holder && holder.pid !== process.pid && alive(holder.pid) ? holder : undefined;
 }
 
-/** Takes DATA_DIR for this process, or throws DataDirLockedError naming the live holder. */
-export function lockDataDir(dir: string, command: string): DataDirLock {
+/**
+ * Takes DATA_DIR (or a folder of it that holds one embedded database) for this process, or throws
+ * DataDirLockedError naming the live holder and `shared`, the settings that would share a database instead.
+ */
+export function lockDataDir(dir: string, command: string, shared?: string): DataDirLock {
   mkdirSync(dir, { recursive: true });
   const path = lockPath(dir);
   const holder: LockHolder = { pid: process.pid, command, started: new Date().toISOString() };
@@ -92,7 +97,7 @@ export function lockDataDir(dir: string, command: string): DataDirLock {
     }
     const current = readHolder(path);
     if ((current && current.pid !== process.pid && alive(current.pid)) || attempt > 0) {
-      throw new DataDirLockedError(resolve(dir), current ?? { pid: 0, command: "unknown", started: "unknown" });
+      throw new DataDirLockedError(resolve(dir), current ?? { pid: 0, command: "unknown", started: "unknown" }, shared);
     }
     // Left by a process that is gone (or by this pid before a restart in a container): take it over.
     // Of two processes doing this at once, one wins the link of the next attempt.

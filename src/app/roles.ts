@@ -3,6 +3,8 @@
 import type { Services } from "./services.ts";
 import { topicSpecs } from "../bus/topics.ts";
 import { startSimulators } from "../../simulators/host/hub.ts";
+import { recordTrafficProgress } from "../../simulators/host/control.ts";
+import { inProcessSimulatorStore } from "./simulator.ts";
 import type { Scheme } from "../bus/messages.ts";
 import { startQualifier, type Outcome } from "../qualifier/index.ts";
 import { createDispatcher } from "../webhooks/dispatcher.ts";
@@ -32,11 +34,15 @@ export async function startRoles(services: Services, roles: readonly Role[], opt
   const after: (() => Promise<void> | void)[] = [];
   if (roles.some((r) => r !== "dispatcher")) await services.bus.createTopics(topicSpecs());
   if (roles.includes("simulators")) {
+    const store = await inProcessSimulatorStore(services.config, services.db);
     const running = await startSimulators(
-      { ...services, seed: services.config.SIMULATOR_SEED, control: services.simulators },
+      { ...services, db: store.db, seed: services.config.SIMULATOR_SEED, control: services.simulators },
       options.schemes ?? ["visa", "mastercard", "amex"],
     );
-    consumers.push(running.stop);
+    consumers.push(async () => {
+      await running.stop();
+      await store.close();
+    });
   }
   // In one process the qualifier tells the dispatcher about new events at once; across processes the
   // dispatcher finds them at its next poll.
@@ -60,6 +66,8 @@ export async function startRoles(services: Services, roles: readonly Role[], opt
   if (roles.includes("workers")) {
     after.push(sweepDue(services));
     consumers.push(await startLifecycle(services));
+    const progress = await recordTrafficProgress(services);
+    consumers.push(() => progress.stop());
   }
   return {
     async stop() {

@@ -1,10 +1,10 @@
-// The commands that run until a signal: `start` (everything in one process), `api`, one background role,
-// and one scheme's simulator. Each opens its system, starts its parts and hands the rest to closeOnSignal.
+// The commands that run the service until a signal: `start` (everything in one process), `api`, one
+// background role. Each opens its system, starts its parts and hands the rest to closeOnSignal. (A scheme's
+// simulator is a process of other parts: src/app/simulator.ts.)
 import type { Config } from "../config/index.ts";
 import { readCredentials, resolveAdminToken, writeCredentials } from "../config/credentials.ts";
 import { createAccount, getAccount } from "../services/accounts.ts";
 import type { Usage } from "../cli/connection.ts";
-import { simulatorRole } from "../../simulators/host/cli.ts";
 import { ALL_ROLES } from "./roles.ts";
 import type { Services } from "./services.ts";
 import { openSystem } from "./system.ts";
@@ -60,11 +60,4 @@ export async function roleCommand(role: "qualifier" | "dispatcher" | "workers", 
   const healthPort = await system.serveHealth(role);
   system.closeOnSignal();
   system.services.log.info({ role, ...(healthPort ? { healthPort } : {}) }, "role running");
-}
-
-export async function simulatorCommand(args: string[], config: Config, usage: Usage): Promise<void> {
-  const system = await openSystem(config, { command: "simulator", bus: true });
-  system.stopOnClose("roles", await simulatorRole(args, system.services, usage));
-  await system.serveHealth("simulator");
-  system.closeOnSignal();
 }

@@ -2,7 +2,7 @@
 // the simulators' control, health), opened from the config or assembled from parts a caller opened.
 import type { Logger } from "pino";
 import type { Config } from "../config/index.ts";
-import { createClock, type Clock } from "../clock/index.ts";
+import { configuredClock, type Clock } from "../clock/index.ts";
 import { shareClock } from "../clock/shared.ts";
 import { clockOffsetStore } from "../services/clock-offset.ts";
 import { openPglite, openPostgres, type Db } from "../services/db.ts";
@@ -41,11 +41,7 @@ export interface OpenedServices {
  * service time runs whenever it is advanced, in every role and in the test harness.
  */
 export function serviceClock(db: Db, config: Pick<Config, "CLOCK_SPEED" | "CLOCK_START">, offsetMs = 0): Clock {
-  const clock = createClock({
-    speed: config.CLOCK_SPEED,
-    ...(config.CLOCK_START ? { start: new Date(config.CLOCK_START) } : {}),
-    offsetMs,
-  });
+  const clock = configuredClock(config, offsetMs);
   clock.onAdvance((now) => runDue(db, now));
   return clock;
 }
@@ -63,9 +59,17 @@ export async function openServices(config: Config): Promise<OpenedServices> {
   const bus = lazyBus(() => openBus(config, clock, log), config.KAFKA_BROKERS ? "kafka" : "embedded");
   const services = assembleServices({ config, db, clock, bus, log });
   // While PostgreSQL is away the clock keeps its own time and stops polling; the health watch says so once.
+  // An advance made here is announced to the simulators too: a simulator role shares no database with the service.
+  const announced = {
+    read: offsets.read,
+    async write(offsetMs: number) {
+      await offsets.write(offsetMs);
+      await services.simulators.announceClock(offsetMs);
+    },
+  };
   const stopClockSync = shareClock(
     clock,
-    offsets,
+    announced,
     (err) => {
       if (!services.health.report(err)) log.error({ err }, "service clock sync failed");
     },

@@ -7,7 +7,7 @@ import { lockDataDir, usesDataDir, type DataDirLock } from "./data-dir-lock.ts";
 import { serveApi, type Listening } from "./http.ts";
 import { startRoles, type Role, type RoleOptions, type RunningRoles } from "./roles.ts";
 import { assembleServices, openServices, type Services } from "./services.ts";
-import { createShutdown, drainOnSignal, type Shutdown, type Stop } from "./shutdown.ts";
+import { createShutdown, drainOnSignal, type Shutdown } from "./shutdown.ts";
 
 export interface System {
   readonly services: Services;
@@ -15,8 +15,6 @@ export interface System {
   readonly migrations: readonly string[];
   /** Starts background roles; they stop after the servers and before the bus. */
   startRoles(roles: readonly Role[], options?: RoleOptions): Promise<RunningRoles>;
-  /** A part started elsewhere (a role of the simulators' host), stopped in its turn like the others. */
-  stopOnClose(part: string, stop: Stop): void;
   /** Serves the API on PORT; a DATA_DIR lock records the URL for the CLI's tasks. */
   serveApi(adminToken: string): Promise<Listening>;
   /** Serves the role's health port when HEALTH_PORT is set; the port, or undefined. */
@@ -75,7 +73,6 @@ function systemOf(services: Services, migrations: readonly string[], shutdown: S
       shutdown.add("roles", () => running.stop());
       return running;
     },
-    stopOnClose: (part, stop) => shutdown.add(part, stop),
     async serveApi(adminToken) {
       const server = await serveApi(services, adminToken);
       shutdown.add("http server", () => server.close());

@@ -7,6 +7,8 @@ export interface TopicSpec {
   partitions: number;
   /** The Avro schema every value on the topic must match (registered as `<name>-value` on Kafka). */
   schema: AvroSchema;
+  /** Kafka keeps only each key's latest value (cleanup.policy=compact); the embedded log keeps all. */
+  compacted?: boolean;
 }
 
 export interface BusMessage<T = unknown> {

@@ -379,7 +379,14 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       const names = specs.map((s) => onBroker(s.name));
       // kafkajs's own waitForLeaders gives up when the metadata of a topic just created says it does not
       // exist yet (UNKNOWN_TOPIC_OR_PARTITION); waiting here for leaders rides that out.
-      await admin.createTopics({ topics: specs.map((s, i) => ({ topic: names[i]!, numPartitions: s.partitions })), waitForLeaders: false });
+      await admin.createTopics({
+        topics: specs.map((s, i) => ({
+          topic: names[i]!,
+          numPartitions: s.partitions,
+          ...(s.compacted ? { configEntries: [{ name: "cleanup.policy", value: "compact" }] } : {}),
+        })),
+        waitForLeaders: false,
+      });
       await waitForLeaders(names);
       for (const spec of specs) {
         await codec.register(spec.name, spec.schema);

@@ -296,6 +296,105 @@ export interface SimulatorCommand {
   issuedAt: string;
 }
 
+export type SimulatorSettingKind = "FAULTS" | "TRAFFIC" | "CLOCK";
+
+/** The faults a network applies to what it publishes (the /admin faults). */
+export interface SimulatorFaults {
+  /** Milliseconds (real time) added before every message the network publishes. */
+  latencyMs: number;
+  /** Share of messages lost. */
+  dropRate: number;
+  /** Share of messages published twice. */
+  duplicateRate: number;
+  /** Share of purchases whose clearing is published before their auth. */
+  clearingBeforeAuthRate: number;
+  /** Share of onboarding requests answered Not found. */
+  onboardingFailureRate: number;
+  /** Share of missing-transaction look-ups answered with lookupErrorCode. */
+  lookupErrorRate: number;
+  /** The error a failing look-up answers with. */
+  lookupErrorCode: "transaction-not-found" | "card-not-found" | "card-not-linked-to-program" | "program-not-found" | "network-request-failed" | "unexpected-error";
+}
+
+/** How often each targeting tag rides on a purchase. */
+export interface TargetingTagShares {
+  new: number;
+  lapsed: number;
+  existing: number;
+}
+
+/** As POST /admin/simulators/traffic/start took them. */
+export interface TrafficOptions {
+  /** Purchases per second (real time), shared by the schemes of the run. */
+  rate: number;
+  seed: number;
+  /** Null: until stopped. */
+  durationSeconds: number | null;
+  schemes: Scheme[];
+  /** Draw cards and locations from this program only. */
+  programId: string | null;
+  /** Share of purchases made with cards the service never enrolled. */
+  unenrolledCards: number;
+  /** Share of purchases at merchants the service does not know. */
+  unknownMerchants: number;
+  /** Share of purchases at the service's locations the network has not onboarded. */
+  notOnboardedLocations: number;
+  targetingTags: TargetingTagShares;
+}
+
+/** A traffic run: its options, and whether it runs. */
+export interface TrafficRun {
+  id: string;
+  /** running: the networks of the run generate purchases; stopped: no longer (a new run stops the one before). */
+  state: "running" | "stopped";
+  /** ISO 8601, service time. */
+  started: string;
+  /** ISO 8601, service time. */
+  stopped: string | null;
+  options: TrafficOptions;
+}
+
+/** What the service tells the simulated networks besides traffic: an operator's faults for one network, a traffic run, or the service clock's total advance. Published by the service on a compacted topic; each simulator applies it and keeps it in its own store. Keyed by what it sets: faults:<scheme>, traffic or clock. */
+export interface SimulatorSetting {
+  /** Which of faults, run and clockOffsetMs is set. */
+  kind: SimulatorSettingKind;
+  /** FAULTS: the network they apply to. */
+  scheme: Scheme | null;
+  /** FAULTS: grows with each change of the scheme's faults, and a simulator ignores faults older than those it holds. 0 for the others (a run only goes from running to stopped, the clock only forward). */
+  version: number;
+  /** FAULTS: the network's faults, complete. */
+  faults: SimulatorFaults | null;
+  /** TRAFFIC: the run started or stopped. */
+  run: TrafficRun | null;
+  /** CLOCK: how far the service clock has been advanced in all, in milliseconds. */
+  clockOffsetMs: number | null;
+  /** ISO 8601, service time. */
+  issuedAt: string;
+}
+
+/** Messages published, duplicates counted, by kind. */
+export interface MessageCounts {
+  auth: number;
+  clearing: number;
+  refund: number;
+  void: number;
+}
+
+/** What one network has done for a traffic run so far, totals (a later report replaces an earlier one). Published by the simulator as it generates; the service shows it in GET /admin/simulators/traffic. Keyed by <run id>:<scheme>. */
+export interface TrafficProgress {
+  runId: string;
+  scheme: Scheme;
+  /** Purchases generated. */
+  purchases: number;
+  sent: MessageCounts;
+  /** Messages a drop fault kept from the bus. */
+  dropped: number;
+  /** Messages published a second time by a duplicate fault. */
+  duplicated: number;
+  /** ISO 8601, service time. */
+  reportedAt: string;
+}
+
 export type VisaMessageType = "AUTH" | "SETTLEMENT" | "REFUND" | "VOID";
 
 export interface VisaMerchant {

@@ -18,6 +18,8 @@ export type {
   OnboardingReply,
   OnboardingRequest,
   SimulatorCommand,
+  SimulatorSetting,
+  TrafficProgress,
   VisaTransaction,
 } from "./messages.generated.ts";
 

@@ -15,6 +15,8 @@ export interface TopicInfo {
   consumers: string[];
   /** Consumed topics have one; its producer is whoever consumes this topic. */
   deadLetter: boolean;
+  /** Kafka keeps the latest value of each key (cleanup.policy=compact): settings, not a history. */
+  compacted?: true;
 }
 
 const transactions = (scheme: Scheme): TopicInfo => ({
@@ -85,6 +87,26 @@ export const TOPICS = {
     consumers: ["visa, mastercard and amex simulators (each takes its scheme's)"],
     deadLetter: true,
   },
+  simulatorSettings: {
+    name: "simulator.settings",
+    key: "faults:<scheme>, traffic or clock (compacted)",
+    schema: "simulator-setting",
+    partitions: 1,
+    producers: ["api (/admin faults and traffic; advances of the service clock)"],
+    consumers: ["visa, mastercard and amex simulators (each applies what is for it and keeps it in its own store)"],
+    deadLetter: true,
+    compacted: true,
+  },
+  trafficProgress: {
+    name: "simulator.traffic.progress",
+    key: "run id:scheme (compacted)",
+    schema: "traffic-progress",
+    partitions: 1,
+    producers: ["visa, mastercard and amex simulators (while a traffic run generates)"],
+    consumers: ["workers (the counts GET /admin/simulators/traffic shows)"],
+    deadLetter: true,
+    compacted: true,
+  },
 } as const satisfies Record<string, TopicInfo>;
 
 export const transactionTopic = (scheme: Scheme): string => `${scheme}.transactions`;
@@ -93,7 +115,7 @@ export const transactionTopic = (scheme: Scheme): string => `${scheme}.transacti
 export function topicSpecs(): TopicSpec[] {
   const deadLetterSchema = loadSchema("dead-letter");
   return Object.values(TOPICS).flatMap((t: TopicInfo) => [
-    { name: t.name, partitions: t.partitions, schema: loadSchema(t.schema) },
+    { name: t.name, partitions: t.partitions, schema: loadSchema(t.schema), ...(t.compacted ? { compacted: true } : {}) },
     ...(t.deadLetter ? [{ name: deadLetterTopic(t.name), partitions: 1, schema: deadLetterSchema }] : []),
   ]);
 }

@@ -217,6 +217,71 @@ export const simulatorCommandSchema = z.object({
   issuedAt: z.string(),
 }) satisfies z.ZodType<M.SimulatorCommand>;
 
+export const simulatorSettingKindSchema = z.enum(["FAULTS", "TRAFFIC", "CLOCK"]) satisfies z.ZodType<M.SimulatorSettingKind>;
+
+export const simulatorFaultsSchema = z.object({
+  latencyMs: z.int32(),
+  dropRate: z.number(),
+  duplicateRate: z.number(),
+  clearingBeforeAuthRate: z.number(),
+  onboardingFailureRate: z.number(),
+  lookupErrorRate: z.number(),
+  lookupErrorCode: z.enum(["transaction-not-found", "card-not-found", "card-not-linked-to-program", "program-not-found", "network-request-failed", "unexpected-error"]),
+}) satisfies z.ZodType<M.SimulatorFaults>;
+
+export const targetingTagSharesSchema = z.object({
+  new: z.number(),
+  lapsed: z.number(),
+  existing: z.number(),
+}) satisfies z.ZodType<M.TargetingTagShares>;
+
+export const trafficOptionsSchema = z.object({
+  rate: z.number(),
+  seed: z.int(),
+  durationSeconds: z.number().nullable().default(null),
+  schemes: z.array(schemeSchema),
+  programId: z.string().nullable().default(null),
+  unenrolledCards: z.number(),
+  unknownMerchants: z.number(),
+  notOnboardedLocations: z.number(),
+  targetingTags: targetingTagSharesSchema,
+}) satisfies z.ZodType<M.TrafficOptions>;
+
+export const trafficRunSchema = z.object({
+  id: z.string(),
+  state: z.enum(["running", "stopped"]),
+  started: z.string(),
+  stopped: z.string().nullable().default(null),
+  options: trafficOptionsSchema,
+}) satisfies z.ZodType<M.TrafficRun>;
+
+export const simulatorSettingSchema = z.object({
+  kind: simulatorSettingKindSchema,
+  scheme: schemeSchema.nullable().default(null),
+  version: z.int(),
+  faults: simulatorFaultsSchema.nullable().default(null),
+  run: trafficRunSchema.nullable().default(null),
+  clockOffsetMs: z.number().nullable().default(null),
+  issuedAt: z.string(),
+}) satisfies z.ZodType<M.SimulatorSetting>;
+
+export const messageCountsSchema = z.object({
+  auth: z.int(),
+  clearing: z.int(),
+  refund: z.int(),
+  void: z.int(),
+}) satisfies z.ZodType<M.MessageCounts>;
+
+export const trafficProgressSchema = z.object({
+  runId: z.string(),
+  scheme: schemeSchema,
+  purchases: z.int(),
+  sent: messageCountsSchema,
+  dropped: z.int(),
+  duplicated: z.int(),
+  reportedAt: z.string(),
+}) satisfies z.ZodType<M.TrafficProgress>;
+
 export const visaMessageTypeSchema = z.enum(["AUTH", "SETTLEMENT", "REFUND", "VOID"]) satisfies z.ZodType<M.VisaMessageType>;
 
 export const visaMerchantSchema = z.object({

@@ -59,6 +59,10 @@ export function createClock({ speed, start, offsetMs = 0, wall = () => Date.now(
   };
 }
 
+/** The service clock as the configuration sets it (CLOCK_SPEED, CLOCK_START), `offsetMs` advanced already. */
+export const configuredClock = (config: { CLOCK_SPEED: number; CLOCK_START?: string | undefined }, offsetMs: number): Clock =>
+  createClock({ speed: config.CLOCK_SPEED, ...(config.CLOCK_START ? { start: new Date(config.CLOCK_START) } : {}), offsetMs });
+
 /**
  * The latest service time an advance may reach: 99 years short of 9999-12-31, so that every date
  * computed from service time (offer end dates, retries, return periods) still has a four-digit year

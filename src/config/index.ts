@@ -15,6 +15,8 @@ const configSchema = z.object({
   HEALTH_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   DATA_DIR: z.string().min(1).default("./.data"),
   DATABASE_URL: optionalUrl,
+  // The scheme simulators' own state (simulators/host/store.ts): a simulator role never opens DATABASE_URL.
+  SIMULATOR_DATABASE_URL: optionalUrl,
   KAFKA_BROKERS: z
     .string()
     .trim()

@@ -197,7 +197,9 @@ export async function createMissingTransactionRequest({
       // Left unsent: the workers send it on their next pass.
     }
   }
-  return waitForAnswer(ctx, id, ctx.live ? 0 : waitMs);
+  // Live: the record as created (processing), as documented; the network's answer comes as its event and
+  // could otherwise be read back here already when the network is quick.
+  return ctx.live ? toRequest(row) : waitForAnswer(ctx, id, waitMs);
 }
 
 async function waitForAnswer(ctx: Ctx, id: string, waitMs: number): Promise<MissingTransactionRequest> {

@@ -3,7 +3,7 @@
 // the qualifier to record it.
 import type { Ctx } from "./context.ts";
 import { DomainError, invalid, notFound } from "./errors.ts";
-import type { PurchaseInput, PurchaseRef, SimulatorControl } from "../../simulators/host/control.ts";
+import type { PurchaseInput, SimulatorControl } from "../../simulators/host/control.ts";
 import { BusValidationError } from "../bus/bus.ts";
 import { DependencyUnavailableError } from "../health/index.ts";
 import { within } from "../health/dependency.ts";
@@ -11,7 +11,7 @@ import type { Db } from "./db.ts";
 import { clearRefusal, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../domain/purchase-follow-ups.ts";
 import type { Scheme } from "../bus/messages.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
-import { getTransaction, type Transaction } from "./transactions.ts";
+import { getTransaction, refundedAmount, type Transaction } from "./transactions.ts";
 import { findAtNextTick } from "./transaction-waits.ts";
 
 export interface TestPurchaseInput {
@@ -210,21 +210,24 @@ async function testPurchaseOf(ctx: Ctx, transactionId: string) {
 }
 
 /**
- * The purchase as its network holds it, refused with 409 when `refusalOf` says the follow-up cannot
- * apply; a purchase the network has not taken yet cannot be followed up either.
+ * The purchase as the network's messages have told the service of it (its stages and the refunds
+ * recorded against it), refused with 409 when `refusalOf` says the follow-up cannot apply.
  */
-async function requireApplies(simulators: SimulatorControl, ref: PurchaseRef, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
-  const standing = await simulators.standing(ref);
-  if (!standing) throw new DomainError("conflict", "transactionId: the network has not recorded the purchase yet; try again in a moment");
+async function requireApplies(ctx: Ctx, transaction: Transaction, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
+  const standing: PurchaseStanding = {
+    state: transaction.voided ? "voided" : transaction.cleared ? "cleared" : "authorized",
+    amount: transaction.amount,
+    currency: transaction.currency,
+    refunded: await refundedAmount(ctx.db, transaction.id),
+  };
   const refusal = refusalOf(standing);
   if (refusal) throw new DomainError("conflict", `${refusal.field}: ${refusal.reason}`);
-  return standing;
 }
 
 export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
   const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
   if (transaction.cleared) return { id: transactionId, transaction };
-  await requireApplies(simulators, ref, clearRefusal);
+  await requireApplies(ctx, transaction, clearRefusal);
   await publishWithin(simulators.clear(ref));
   return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.cleared) };
 }
@@ -232,14 +235,14 @@ export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, trans
 export async function voidTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
   const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
   if (transaction.voided) return { id: transactionId, transaction };
-  await requireApplies(simulators, ref, voidRefusal);
+  await requireApplies(ctx, transaction, voidRefusal);
   await publishWithin(simulators.void(ref));
   return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.voided) };
 }
 
 export async function refundTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number): Promise<Sent> {
-  const { ref } = await testPurchaseOf(ctx, transactionId);
-  await requireApplies(simulators, ref, (p) => {
+  const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
+  await requireApplies(ctx, transaction, (p) => {
     const decided = refundOf(p, amount ?? null);
     return "refusal" in decided ? decided.refusal : undefined;
   });

@@ -1,7 +1,8 @@
 // The distributed mode as docker-compose runs it: `migrate`, then `api`, `qualifier`, `dispatcher`,
 // `workers` and `simulator --scheme visa|mastercard|amex` as separate processes of the real CLI on the real
 // Kafka (values single-object encoded, or through the registry when SCHEMA_REGISTRY_URL is set) and a fresh
-// PostgreSQL database. A test purchase made over the api process's HTTP port comes back as signed webhooks
+// PostgreSQL database — which the simulators never open: they get no DATABASE_URL, only a database of their
+// own (SIMULATOR_DATABASE_URL), and learn the service clock's advances over the bus. A test purchase made over the api process's HTTP port comes back as signed webhooks
 // on a local receiver; so do a live program's sync and a live missing-transaction request after advances
 // of the service clock, which every process follows.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -17,6 +18,7 @@ import { localAt } from "../../src/domain/local-dates.ts";
 import { openPostgres, type Db } from "../../src/services/db.ts";
 import { CARD_NUMBERS } from "../support/fixtures.ts";
 import { haveInfra, infra } from "../support/infra.ts";
+import { deleteNamespace } from "../support/kafka.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -32,6 +34,10 @@ interface Role {
 
 describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process on Kafka and PostgreSQL", () => {
   const database = `cardlink_roles_${randomBytes(4).toString("hex")}`;
+  const simulatorDatabase = `${database}_simulators`;
+  // Topics and consumer groups of this run's own, as a fresh deployment has: the simulators read
+  // simulator.settings from its start (their store is new), which must not hold another run's clock.
+  const namespace = `roles-${randomBytes(4).toString("hex")}`;
   const dataDir = mkdtempSync(join(tmpdir(), "cardlink-roles-"));
   const roles: Role[] = [];
   let server: Db;
@@ -40,8 +46,8 @@ describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process
   let env: Record<string, string | undefined>;
 
   /** Runs `tsx src/main.ts <args>` in a process group of its own, so a stop reaches tsx's node child too. */
-  function run(name: string, args: string[]): Role {
-    const child = spawn(TSX, ["src/main.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  function run(name: string, args: string[], roleEnv = env): Role {
+    const child = spawn(TSX, ["src/main.ts", ...args], { cwd: ROOT, env: roleEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const role = { name, child, output: [] as string[] };
     const keep = (d: Buffer) => void role.output.push(d.toString());
     child.stdout!.on("data", keep);
@@ -87,11 +93,15 @@ describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process
   beforeAll(async () => {
     server = openPostgres(infra.databaseUrl!, { max: 1 });
     await server.exec(`create database ${database}`);
+    await server.exec(`create database ${simulatorDatabase}`);
     const url = new URL(infra.databaseUrl!);
     url.pathname = `/${database}`;
+    const simulatorUrl = new URL(infra.databaseUrl!);
+    simulatorUrl.pathname = `/${simulatorDatabase}`;
     const port = await freePort();
     api = `http://127.0.0.1:${port}`;
-    env = { ...process.env, DATABASE_URL: url.toString(), DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN, LOG_LEVEL: "info" };
+    env = { ...process.env, DATABASE_URL: url.toString(), DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN, LOG_LEVEL: "info", KAFKA_NAMESPACE: namespace };
+    const simulatorEnv = { ...env, DATABASE_URL: undefined, SIMULATOR_DATABASE_URL: simulatorUrl.toString() };
     receiver = await startReceiver();
 
     // As compose orders it: migrate runs to completion before any role starts.
@@ -103,9 +113,9 @@ describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process
       until(run("qualifier", ["qualifier"]), /"msg":"role running"/),
       until(run("dispatcher", ["dispatcher"]), /"msg":"role running"/),
       until(run("workers", ["workers"]), /"msg":"role running"/),
-      until(run("simulator", ["simulator", "--scheme", "visa"]), /"msg":"simulator running"/),
-      until(run("simulator-mastercard", ["simulator", "--scheme", "mastercard"]), /"msg":"simulator running"/),
-      until(run("simulator-amex", ["simulator", "--scheme", "amex"]), /"msg":"simulator running"/),
+      until(run("simulator", ["simulator", "--scheme", "visa"], simulatorEnv), /"msg":"simulator running"/),
+      until(run("simulator-mastercard", ["simulator", "--scheme", "mastercard"], simulatorEnv), /"msg":"simulator running"/),
+      until(run("simulator-amex", ["simulator", "--scheme", "amex"], simulatorEnv), /"msg":"simulator running"/),
     ]);
   }, 120_000);
 
@@ -114,10 +124,18 @@ describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process
     for (const name of ["qualifier", "simulator"]) expect(roles.find((r) => r.name === name)!.output.join("")).toContain(codec);
   });
 
+  it("runs the simulators on a database of their own", () => {
+    for (const name of ["simulator", "simulator-mastercard", "simulator-amex"]) {
+      expect(roles.find((r) => r.name === name)!.output.join("")).toContain('"store":"PostgreSQL (SIMULATOR_DATABASE_URL)"');
+    }
+  });
+
   afterAll(async () => {
     await Promise.all(roles.map(stop));
     await receiver?.close();
+    await deleteNamespace(namespace);
     await server?.exec(`drop database if exists ${database} with (force)`);
+    await server?.exec(`drop database if exists ${simulatorDatabase} with (force)`);
     await server?.close();
     rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);

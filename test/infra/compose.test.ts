@@ -22,7 +22,7 @@ type Service = {
 };
 type Compose = { services?: Record<string, Service> };
 
-const infrastructure = { postgres: /^postgres:16(\.|$)/, kafka: /^apache\/kafka:3\.9\.\d+$/, "schema-registry": /^confluentinc\/cp-schema-registry:/ };
+const infrastructure = { postgres: /^postgres:16(\.|$)/, "simulator-postgres": /^postgres:16(\.|$)/, kafka: /^apache\/kafka:3\.9\.\d+$/, "schema-registry": /^confluentinc\/cp-schema-registry:/ };
 const roles: Record<string, string[]> = {
   migrate: ["migrate"],
   api: ["api"],
@@ -34,6 +34,9 @@ const roles: Record<string, string[]> = {
   "simulator-amex": ["simulator", "--scheme", "amex"],
 };
 const roleEnv = ["DATABASE_URL", "KAFKA_BROKERS", "SCHEMA_REGISTRY_URL", "ADMIN_TOKEN"];
+// The simulators have a database of their own and never the service's.
+const isSimulator = (name: string) => name.startsWith("simulator-");
+const simulatorEnv = ["SIMULATOR_DATABASE_URL", "KAFKA_BROKERS", "SCHEMA_REGISTRY_URL"];
 const conditions = new Set(["service_started", "service_healthy", "service_completed_successfully"]);
 
 /** Everything wrong with a parsed compose document; empty when it is fit to `docker compose up`. */
@@ -51,7 +54,8 @@ function composeProblems(doc: Compose): string[] {
     if (!s) { problems.push(`${name}: missing`); continue; }
     if (!s.build) problems.push(`${name}: not built from the Dockerfile`);
     if (JSON.stringify(s.command) !== JSON.stringify(command)) problems.push(`${name}: command ${JSON.stringify(s.command)}`);
-    for (const v of roleEnv) if (!s.environment?.[v]) problems.push(`${name}: ${v} not set`);
+    for (const v of isSimulator(name) ? simulatorEnv : roleEnv) if (!s.environment?.[v]) problems.push(`${name}: ${v} not set`);
+    if (isSimulator(name) && s.environment?.DATABASE_URL) problems.push(`${name}: has the service's DATABASE_URL`);
   }
   if (!services.api?.environment?.PORT) problems.push("api: PORT not set");
   if (!services.api?.healthcheck?.test) problems.push("api: no healthcheck");
@@ -83,11 +87,11 @@ function composeProblems(doc: Compose): string[] {
   for (const name of Object.keys(roles)) {
     if (!services[name]) continue;
     const deps = reach(name);
-    const needs = name === "migrate" ? ["postgres"] : ["postgres", "kafka", "schema-registry", "migrate"];
+    const needs = name === "migrate" ? ["postgres"] : isSimulator(name) ? ["simulator-postgres", "kafka", "schema-registry"] : ["postgres", "kafka", "schema-registry", "migrate"];
     for (const n of needs) if (!deps.has(n)) problems.push(`${name}: does not wait for ${n}`);
   }
   if (services.migrate?.depends_on?.postgres?.condition !== "service_healthy") problems.push("migrate: does not wait for a healthy postgres");
-  for (const name of Object.keys(roles).filter((r) => r !== "migrate")) {
+  for (const name of Object.keys(roles).filter((r) => r !== "migrate" && !isSimulator(r))) {
     if (services[name] && services[name].depends_on?.migrate?.condition !== "service_completed_successfully") {
       problems.push(`${name}: does not wait for migrations to finish`);
     }
@@ -109,11 +113,13 @@ describe("docker-compose.yml", () => {
     services.qualifier!.depends_on = { ...services.qualifier!.depends_on, ghost: { condition: "service_started" } };
     services.postgres!.depends_on = { api: { condition: "service_healthy" } };
     delete services.dispatcher!.environment!.KAFKA_BROKERS;
+    services["simulator-amex"]!.environment = { ...services["simulator-amex"]!.environment, DATABASE_URL: "postgres://cardlink@postgres/cardlink" };
     const problems = composeProblems(doc);
     expect(problems).toContain("kafka: no healthcheck");
     expect(problems).toContain("qualifier: depends on unknown service ghost");
     expect(problems.some((p) => p.startsWith("dependency cycle:"))).toBe(true);
     expect(problems).toContain("dispatcher: KAFKA_BROKERS not set");
+    expect(problems).toContain("simulator-amex: has the service's DATABASE_URL");
     expect(problems).toContain("api -> kafka: waits for a health check kafka lacks");
   });
 

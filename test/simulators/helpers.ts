@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { BusMessage } from "../../src/bus/bus.ts";
 import { startSimulators, type RunningSimulators } from "../../simulators/host/hub.ts";
+import { recordTrafficProgress } from "../../simulators/host/control.ts";
 import type { Scheme } from "../../simulators/engine/types.ts";
 import { createHarness, type Harness } from "../support/harness.ts";
 
@@ -10,14 +11,17 @@ export interface SimulatorHarness extends Harness {
   simulators: RunningSimulators;
 }
 
+/** The harness with simulators on its database (as under `npm start`) and the workers' record of traffic progress. */
 export async function simulatorHarness(schemes: Scheme[], seed = 1): Promise<SimulatorHarness> {
   const h = await createHarness();
+  const progress = await recordTrafficProgress(h.services);
   const harness: SimulatorHarness = {
     ...h,
     simulators: await startSimulators({ ...h.services, seed, control: h.services.simulators }, schemes),
     async close() {
       // Whatever simulators run at the end: a test may have restarted them.
       await harness.simulators.stop();
+      await progress.stop();
       await h.close();
     },
   };

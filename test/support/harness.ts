@@ -13,15 +13,18 @@ import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
 import { topicSpecs } from "../../src/bus/topics.ts";
 import type { Bus } from "../../src/bus/bus.ts";
 import { createTestKafkaBus, deleteNamespace } from "./kafka.ts";
+import { migrateSimulatorStore } from "../../simulators/host/store.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
 
 export type Engine = "pglite" | "postgres";
 export type BusKind = Bus["kind"];
 
+/** A migrated database, with the simulators' tables too: as under `npm start`, they share it. */
 export async function openTestDb(engine: Engine = "pglite"): Promise<Db> {
   const db = engine === "postgres" ? openPostgres(infra.databaseUrl!, { max: 4 }) : await openPglite(undefined);
   await migrate(db);
+  await migrateSimulatorStore(db);
   return db;
 }
 
@@ -38,6 +41,7 @@ async function openOwnPostgres(): Promise<Db> {
   url.pathname = `/${name}`;
   const db = openPostgres(url.toString(), { max: 4 });
   await migrate(db);
+  await migrateSimulatorStore(db);
   const close = db.close.bind(db);
   db.close = async () => {
     await close();
@@ -50,6 +54,8 @@ async function openOwnPostgres(): Promise<Db> {
 export interface Harness {
   services: Services;
   config: Config;
+  /** On Kafka: the namespace of the harness's topics and groups, for a role process to join (KAFKA_NAMESPACE). */
+  kafkaNamespace?: string;
   request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<Response>;
   admin(method: string, path: string, body?: unknown): Promise<Response>;
   createAccount(opts?: { tier?: "standard" | "premium"; name?: string }): Promise<TestAccount>;
@@ -120,6 +126,7 @@ export async function createHarness(
   return {
     services,
     config,
+    ...(kafka ? { kafkaNamespace: kafka.namespace } : {}),
     request,
     admin,
     async createAccount({ tier = "standard", name = "Test publisher" } = {}) {

@@ -5802,7 +5802,7 @@ export interface paths {
         head?: never;
         /**
          * Inject faults into a simulated network
-         * @description Sets the given faults and keeps the others. Takes effect at once in `npm start` and within a second in a separate simulator process. Every message the network publishes (transactions, onboarding and look-up replies) waits latencyMs, is then dropped (kept in the network's history, so a missing-transaction look-up still finds it) or published, and maybe published a second time with the same message id.
+         * @description Sets the given faults and keeps the others. Takes effect at once in `npm start`; a separate simulator process applies it as soon as it reads the setting off the bus (simulator.settings) and keeps it across restarts. Every message the network publishes (transactions, onboarding and look-up replies) waits latencyMs, is then dropped (kept in the network's history, so a missing-transaction look-up still finds it) or published, and maybe published a second time with the same message id.
          */
         patch: {
             parameters: {
@@ -9552,7 +9552,7 @@ export interface components {
                 /** Format: date-time */
                 stopped: string | null;
             } | null;
-            /** @description Per scheme of the run. */
+            /** @description Per scheme of the run: what its network last reported over the bus (simulator.traffic.progress); zeros until it has. */
             counts: {
                 visa?: components["schemas"]["TrafficCounts"];
                 mastercard?: components["schemas"]["TrafficCounts"];

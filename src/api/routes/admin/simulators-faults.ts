@@ -44,8 +44,8 @@ const update = createRoute({
   tags: ["Admin"],
   summary: "Inject faults into a simulated network",
   description:
-    "Sets the given faults and keeps the others. Takes effect at once in `npm start` and within a second in a " +
-    "separate simulator process. Every message the network publishes (transactions, onboarding and look-up " +
+    "Sets the given faults and keeps the others. Takes effect at once in `npm start`; a separate simulator process " +
+    "applies it as soon as it reads the setting off the bus (simulator.settings) and keeps it across restarts. Every message the network publishes (transactions, onboarding and look-up " +
     "replies) waits latencyMs, is then dropped (kept in the network's history, so a missing-transaction look-up " +
     "still finds it) or published, and maybe published a second time with the same message id.",
   security,

@@ -29,7 +29,9 @@ const TrafficStatusSchema = z
       })
       .nullable()
       .openapi({ description: "The latest run; null before the first." }),
-    counts: z.object(Object.fromEntries(SCHEMES.map((s) => [s, counts.optional()]))).openapi({ description: "Per scheme of the run." }),
+    counts: z
+      .object(Object.fromEntries(SCHEMES.map((s) => [s, counts.optional()])))
+      .openapi({ description: "Per scheme of the run: what its network last reported over the bus (simulator.traffic.progress); zeros until it has." }),
   })
   .openapi("TrafficStatus");
 
