@@ -17,8 +17,22 @@ export async function ownDatabase(serverUrl: string, purpose: string): Promise<O
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    /**
+     * Drops it once the bench's connections are gone. Not `with (force)`: after a large run autovacuum may be
+     * working in it, and only a superuser may end that backend; a plain drop stops autovacuum itself and
+     * waits for nothing but the bench's own connections, which it retries for a few seconds.
+     */
     async drop() {
-      await server.exec(`drop database if exists ${name} with (force)`);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await server.exec(`drop database if exists ${name}`);
+          break;
+        } catch (err) {
+          // 55006: the database is still being accessed (a connection of the bench not yet gone).
+          if ((err as { code?: string }).code !== "55006" || attempt >= 40) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
       await server.close();
     },
   };
