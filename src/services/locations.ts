@@ -88,10 +88,8 @@ interface NetworkRow {
 
 type Networks = Location["status"];
 
-const toLocation = (r: LocationRow, status: Networks): Location => ({
-  id: r.id,
-  programId: r.program_id,
-  brandId: r.brand_id,
+/** Where a location is, as the API and a transaction's record show it. */
+export const placeOfLocation = (r: LocationRow) => ({
   address: r.address,
   city: r.city,
   postcode: r.postcode,
@@ -100,6 +98,13 @@ const toLocation = (r: LocationRow, status: Networks): Location => ({
   geolocation: r.latitude === null || r.longitude === null ? null : { latitude: r.latitude, longitude: r.longitude },
   // An object everywhere, as in the transaction's location: {} when none was given.
   metadata: r.metadata ?? {},
+});
+
+const toLocation = (r: LocationRow, status: Networks): Location => ({
+  id: r.id,
+  programId: r.program_id,
+  brandId: r.brand_id,
+  ...placeOfLocation(r),
   live: r.live,
   status,
   created: r.created.toISOString(),

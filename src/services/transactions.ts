@@ -6,6 +6,7 @@ import type { OfferResult } from "../domain/qualification.ts";
 import type { Identifiers, NetworkTransaction, TransactionCard as CardRow, TransactionLocation as LocationOfCard } from "./network-transaction.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
+import { placeOfLocation } from "./locations.ts";
 
 export interface TransactionCard {
   id: string;
@@ -209,16 +210,7 @@ export function placeAt(location: LocationOfCard): TransactionPlace {
     location_id: location.id,
     brand_id: location.brand_id,
     brand: { id: location.brand_id, name: location.brand_name, logoUrl: location.brand_logo_url },
-    location: {
-      id: location.id,
-      address: location.address,
-      city: location.city,
-      postcode: location.postcode,
-      countryCode: location.country_code,
-      timezone: location.timezone,
-      geolocation: location.latitude === null || location.longitude === null ? null : { latitude: location.latitude, longitude: location.longitude },
-      metadata: location.metadata ?? {},
-    },
+    location: { id: location.id, ...placeOfLocation(location) },
   };
 }
 
