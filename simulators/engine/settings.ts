@@ -36,7 +36,14 @@ export const trafficOptionsSchema = z
       .positive("must be greater than 0")
       .max(1000, "must be at most 1000")
       .describe("Purchases per second (real time), shared equally by the schemes of the run."),
-    seed: z.number().int("must be a whole number").min(0, "must be 0 or more").describe("The same seed and population give the same stream."),
+    // At most 2^52: the largest whole number an Avro long carries exactly in JavaScript (avsc), so the run's
+    // setting reaches the simulators over the bus as it was given.
+    seed: z
+      .number()
+      .int("must be a whole number")
+      .min(0, "must be 0 or more")
+      .max(2 ** 52, "must be at most 4503599627370496")
+      .describe("The same seed and population give the same stream."),
     durationSeconds: z
       .number()
       .positive("must be greater than 0")

@@ -2,6 +2,7 @@
 // can be added: at once in test; in live the simulated brand approves after a simulated delay.
 import { randomInt } from "node:crypto";
 import type { Ctx } from "./context.ts";
+import type { SeedBrand } from "./mid-insights-generator.ts";
 import { notFound } from "./errors.ts";
 import type { Db } from "./db.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
@@ -122,3 +123,15 @@ export async function approveDueBrands(db: Db, now: Date): Promise<number> {
   return rows.length;
 }
 
+
+const BRAND_COLUMNS = "id uuid, name text, created timestamptz";
+
+/** Generated brands (the MID-insights seed), consent approved; those already there are left alone. */
+export async function seedBrands(db: Db, owner: { account_id: string; live: boolean }, brands: SeedBrand[], now: Date): Promise<void> {
+  await db.query(
+    `insert into brands (id, account_id, live, name, consent, created, updated)
+     select b.id, $2, $3, b.name, 'approved', b.created, $4 from json_to_recordset($1::json) as b(${BRAND_COLUMNS})
+     on conflict (id) do nothing`,
+    [JSON.stringify(brands.map((b) => ({ id: b.id, name: b.name, created: b.created }))), owner.account_id, owner.live, now],
+  );
+}

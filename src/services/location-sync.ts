@@ -1,6 +1,7 @@
-// The live location sync: a program's sync (one running at a time), the onboarding request of each
-// location and scheme on the bus, and the networks' answers — Active with the scheme's MIDs (MID records
-// and insights follow) or Not found with a case — each reported as a location.status event.
+// A location's state at each network (location_networks: this module is its one writer) and the live
+// location sync: a program's sync (one running at a time), the onboarding request of each location and
+// scheme on the bus, and the networks' answers — Active with the scheme's MIDs (MID records and insights
+// follow) or Not found with a case — each reported as a location.status event.
 import { DomainError } from "./errors.ts";
 import type { Bus } from "../bus/bus.ts";
 import type { MerchantIds, OnboardingReply, OnboardingRequest } from "../bus/messages.ts";
@@ -12,6 +13,7 @@ import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
 import { locationRecord } from "./locations.ts";
 import { recordOnboardingReply } from "./mid-insights.ts";
+import { setProgramStatus } from "./programs.ts";
 import { enqueueEvent } from "./outbox.ts";
 
 export interface ProgramSync {
@@ -107,7 +109,7 @@ export async function beginSync(
   if (taken.length === 0) {
     await db.query("update program_syncs set status = 'completed', ended = $2 where id = $1", [id, now]);
   } else {
-    await db.query("update programs set status = 'syncing', updated = $2 where id = $1", [owner.programId, now]);
+    await setProgramStatus(db, owner.programId, "syncing", now);
   }
   return (await latestSyncs(db, [owner.programId])).get(owner.programId)!;
 }
@@ -121,7 +123,7 @@ export async function closeFinishedSync(db: Db, programId: string, now: Date): P
      returning s.id`,
     [programId, now],
   );
-  if (ended.length > 0) await db.query("update programs set status = 'idle', updated = $2 where id = $1", [programId, now]);
+  if (ended.length > 0) await setProgramStatus(db, programId, "idle", now);
 }
 
 /** A MID as the bus carries it: every identifier field, null where the scheme has none. */
@@ -285,4 +287,50 @@ export async function applyOnboardingReply(db: Db, reply: OnboardingReply, now: 
     await closeFinishedSync(tx, row.program_id, now);
     return "applied";
   });
+}
+
+// ------------------------------------------------------------------ a location's networks
+
+export interface NewNetwork {
+  locationId: string;
+  scheme: Scheme;
+  status: NetworkStatus;
+  mids: unknown[];
+  clientMids: unknown[];
+  /** The onboarding request to send now (a test location's), or null. */
+  requestId: string | null;
+}
+
+/** A new location's row at each network. */
+export async function addNetworks(db: Db, networks: NewNetwork[], now: Date): Promise<void> {
+  await db.query(
+    `insert into location_networks (location_id, scheme, status, mids, client_mids, request_id, updated)
+     select location_id, scheme, status, mids, client_mids, request_id, $2
+     from jsonb_to_recordset($1::jsonb) as n(location_id uuid, scheme text, status text, mids jsonb, client_mids jsonb, request_id uuid)`,
+    [JSON.stringify(networks.map((n) => ({ location_id: n.locationId, scheme: n.scheme, status: n.status, mids: n.mids, client_mids: n.clientMids, request_id: n.requestId }))), now],
+  );
+}
+
+/** A location's MIDs at one network (the publisher's own, or one a missing-transaction look-up found). */
+export async function setNetworkMids(db: Db, locationId: string, scheme: Scheme, mids: unknown[], now: Date): Promise<void> {
+  await db.query("update location_networks set mids = $3::jsonb, updated = $4 where location_id = $1 and scheme = $2", [
+    locationId,
+    scheme,
+    JSON.stringify(mids),
+    now,
+  ]);
+}
+
+/** Generated locations' networks (the MID-insights seed): Active with their MIDs, or Idle. */
+export async function seedNetworks(
+  db: Db,
+  locations: { id: string; created: Date; networks: Record<Scheme, { status: "Active" | "Idle"; mids: Record<string, string>[] }> }[],
+): Promise<void> {
+  if (locations.length === 0) return;
+  await db.query(
+    `insert into location_networks (location_id, scheme, status, mids, updated)
+     select l.id, n.key, n.value->>'status', n.value->'mids', l.created
+     from json_to_recordset($1::json) as l(id uuid, created timestamptz, networks jsonb) cross join lateral jsonb_each(l.networks) n`,
+    [JSON.stringify(locations.map((l) => ({ id: l.id, created: l.created, networks: l.networks })))],
+  );
 }

@@ -1,6 +1,7 @@
 // Merchant locations of a program: the address the networks onboard, the brand it belongs to, and one
 // sync status per scheme with the MIDs known for that scheme.
 import type { Ctx } from "./context.ts";
+import type { SeedLocation } from "./mid-insights-generator.ts";
 import { invalid, notFound } from "./errors.ts";
 import { SCHEMES, type Scheme } from "../domain/card-number.ts";
 import { countryByAlpha3 } from "../domain/countries.ts";
@@ -12,7 +13,7 @@ import { getProgram } from "./programs.ts";
 import { newId } from "./ids.ts";
 import { enqueueEvent } from "./outbox.ts";
 import type { TransactionLocation } from "./network-transaction.ts";
-import { beginSync, closeFinishedSync, trySendOnboardingRequests } from "./location-sync.ts";
+import { addNetworks, beginSync, closeFinishedSync, setNetworkMids, trySendOnboardingRequests } from "./location-sync.ts";
 
 export interface VisaMid {
   vmid?: string;
@@ -202,13 +203,19 @@ export async function createLocation(ctx: Ctx, programId: string, input: Locatio
         now,
       ],
     );
-    for (const scheme of SCHEMES) {
-      await db.query(
-        `insert into location_networks (location_id, scheme, status, mids, client_mids, request_id, updated)
-         values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7)`,
-        [row!.id, scheme, status, JSON.stringify(midsOf(scheme)), JSON.stringify(input.mids?.[scheme] ?? []), ctx.live ? null : newId(), now],
-      );
-    }
+    await addNetworks(
+      db,
+      SCHEMES.map((scheme) => ({
+        locationId: row!.id,
+        scheme,
+        status,
+        mids: midsOf(scheme),
+        clientMids: input.mids?.[scheme] ?? [],
+        // A test location's onboarding request is made at once (the test network answers it).
+        requestId: ctx.live ? null : newId(),
+      })),
+      now,
+    );
     if (input.status === "syncing") await beginSync(db, { accountId: ctx.accountId, live: ctx.live, programId }, now, [row!.id]);
     const location = (await withNetworks(db, [row!]))[0]!;
     if (!ctx.live) {
@@ -328,12 +335,37 @@ export async function activeLocationNetworks(db: Db): Promise<(TransactionLocati
   );
 }
 
-/** A location's MIDs at one network (the publisher's own, or one a missing-transaction look-up found). */
-export async function setNetworkMids(db: Db, locationId: string, scheme: Scheme, mids: unknown[], now: Date): Promise<void> {
-  await db.query("update location_networks set mids = $3::jsonb, updated = $4 where location_id = $1 and scheme = $2", [
-    locationId,
-    scheme,
-    JSON.stringify(mids),
-    now,
-  ]);
+
+const SEED_LOCATION_COLUMNS = `id uuid, brand_id uuid, address text, city text, postcode text, country_code text, timezone text,
+  latitude double precision, longitude double precision, created timestamptz`;
+
+/** Generated locations (the MID-insights seed); returns the ids it added (those already there are left alone). */
+export async function seedLocations(db: Db, programId: string, owner: { account_id: string; live: boolean }, locations: SeedLocation[]): Promise<Set<string>> {
+  const rows = await db.query<{ id: string }>(
+    `insert into locations (id, account_id, live, program_id, brand_id, address, city, postcode, country_code, timezone,
+       latitude, longitude, created, updated)
+     select id, $2, $3, $4, brand_id, address, city, postcode, country_code, timezone, latitude, longitude, created, created
+     from json_to_recordset($1::json) as l(${SEED_LOCATION_COLUMNS})
+     on conflict (id) do nothing returning id`,
+    [
+      JSON.stringify(
+        locations.map((l) => ({
+          id: l.id,
+          brand_id: l.brandId,
+          address: l.address,
+          city: l.city,
+          postcode: l.postcode,
+          country_code: l.countryCode,
+          timezone: l.timezone,
+          latitude: l.latitude,
+          longitude: l.longitude,
+          created: l.created,
+        })),
+      ),
+      owner.account_id,
+      owner.live,
+      programId,
+    ],
+  );
+  return new Set(rows.map((r) => r.id));
 }

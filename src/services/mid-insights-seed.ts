@@ -1,5 +1,6 @@
-// Writes generated brands, locations, MIDs and insights for a program in large batches: each batch is a
-// few statements over a JSON array (json_to_recordset works on PostgreSQL and PGlite alike; COPY does not).
+// Generates brands, locations, MIDs and insights for a program and writes them in large batches through
+// their services (each a statement over a JSON array: json_to_recordset works on PostgreSQL and PGlite
+// alike; COPY does not).
 import { DomainError, notFound } from "./errors.ts";
 import type { Db } from "./db.ts";
 import {
@@ -15,6 +16,10 @@ import {
   type SeedPlan,
 } from "./mid-insights-generator.ts";
 import { IDENTIFIER_FIELDS, type Scheme } from "../domain/mid-insights.ts";
+import { seedBrands } from "./brands.ts";
+import { seedLocations } from "./locations.ts";
+import { seedNetworks } from "./location-sync.ts";
+import { seedMids } from "./mid-insights.ts";
 
 /** MIDs per batch: about 2 MB of JSON, large enough that statement overhead stops mattering. */
 const BATCH = 3000;
@@ -29,127 +34,14 @@ export interface SeedRequest {
   onProgress?: (created: number) => void;
 }
 
-interface Owner {
+/** The program's account and environment, which every seeded row takes. */
+export interface Owner {
   account_id: string;
   live: boolean;
 }
 
-const BRAND_COLUMNS = "id uuid, name text, created timestamptz";
-const LOCATION_COLUMNS = `id uuid, brand_id uuid, address text, city text, postcode text, country_code text, timezone text,
-  latitude double precision, longitude double precision, created timestamptz, networks jsonb`;
-const MID_COLUMNS = `mid_id uuid, insight_id uuid, location_id uuid, brand_id uuid, scheme mid_scheme, network_key text,
-  status mid_insight_status, origin mid_origin, merchant_name text, se_number text, vmid text, vsid text,
-  visa_acquiring_mid text, visa_bin text, mc_location_id text, mc_acquiring_mid text, mid_request_id uuid,
-  sourced_at timestamptz, onboarded_at timestamptz, offboarded_at timestamptz, offboard_requested_at timestamptz,
-  offboard_due timestamptz, last_seen_transaction_date timestamptz, last_seen_transaction_id uuid,
-  first_transaction_auth_id uuid, first_transaction_clearing_id uuid, event_ts timestamptz, created timestamptz,
-  updated timestamptz`;
-
-async function insertBrands(db: Db, owner: Owner, brands: SeedBrand[], now: Date) {
-  await db.query(
-    `insert into brands (id, account_id, live, name, consent, created, updated)
-     select b.id, $2, $3, b.name, 'approved', b.created, $4 from json_to_recordset($1::json) as b(${BRAND_COLUMNS})
-     on conflict (id) do nothing`,
-    [JSON.stringify(brands.map((b) => ({ id: b.id, name: b.name, created: b.created }))), owner.account_id, owner.live, now],
-  );
-}
-
 /** Per scheme, the location's sync status and the MIDs it is onboarded with, as the locations store keeps them. */
 type Networks = Record<Scheme, { status: "Active" | "Idle"; mids: Record<string, string>[] }>;
-
-async function insertLocations(db: Db, programId: string, owner: Owner, locations: (SeedLocation & { networks: Networks })[]) {
-  await db.query(
-    `with rows as (select * from json_to_recordset($1::json) as l(${LOCATION_COLUMNS})),
-     added as (
-       insert into locations (id, account_id, live, program_id, brand_id, address, city, postcode, country_code, timezone,
-         latitude, longitude, created, updated)
-       select id, $2, $3, $4, brand_id, address, city, postcode, country_code, timezone, latitude, longitude, created, created
-       from rows on conflict (id) do nothing returning id
-     )
-     insert into location_networks (location_id, scheme, status, mids, updated)
-     select rows.id, n.key, n.value->>'status', n.value->'mids', rows.created from rows join added on added.id = rows.id
-     cross join lateral jsonb_each(rows.networks) n`,
-    [
-      JSON.stringify(
-        locations.map((l) => ({
-          id: l.id,
-          brand_id: l.brandId,
-          address: l.address,
-          city: l.city,
-          postcode: l.postcode,
-          country_code: l.countryCode,
-          timezone: l.timezone,
-          latitude: l.latitude,
-          longitude: l.longitude,
-          created: l.created,
-          networks: l.networks,
-        })),
-      ),
-      owner.account_id,
-      owner.live,
-      programId,
-    ],
-  );
-}
-
-async function insertMids(db: Db, programId: string, owner: Owner, mids: SeedMid[]): Promise<number> {
-  const [row] = await db.query<{ n: number }>(
-    `with rows as (select * from json_to_recordset($1::json) as m(${MID_COLUMNS})),
-     added as (
-       insert into mids (id, account_id, live, program_id, brand_id, location_id, scheme, network_key, created)
-       select mid_id, $2, $3, $4, brand_id, location_id, scheme, network_key, created from rows
-       on conflict do nothing returning id
-     ),
-     insights as (
-       insert into mid_insights (id, account_id, live, program_id, mid_id, brand_id, location_id, scheme, status, origin,
-         card_network_merchant_name, mc_acquiring_mid, mc_location_id, se_number, visa_acquiring_mid, visa_bin, vmid, vsid,
-         mid_request_id, sourced_at, onboarded_at, offboarded_at, offboard_requested_at, offboard_due,
-         last_seen_transaction_date, last_seen_transaction_id, first_transaction_auth_id, first_transaction_clearing_id,
-         event_ts, created, updated)
-       select insight_id, $2, $3, $4, mid_id, brand_id, location_id, scheme, status, origin, merchant_name,
-         mc_acquiring_mid, mc_location_id, se_number, visa_acquiring_mid, visa_bin, vmid, vsid, mid_request_id,
-         sourced_at, onboarded_at, offboarded_at, offboard_requested_at, offboard_due, last_seen_transaction_date,
-         last_seen_transaction_id, first_transaction_auth_id, first_transaction_clearing_id, event_ts, created, updated
-       from rows join added on added.id = rows.mid_id
-       returning 1
-     )
-     select count(*)::int as n from insights`,
-    [JSON.stringify(mids.map(toRecord)), owner.account_id, owner.live, programId],
-  );
-  return row?.n ?? 0;
-}
-
-const toRecord = (m: SeedMid) => ({
-  mid_id: m.midId,
-  insight_id: m.insightId,
-  location_id: m.locationId,
-  brand_id: m.brandId,
-  scheme: m.scheme,
-  network_key: m.networkKey,
-  status: m.status,
-  origin: m.origin,
-  merchant_name: m.merchantName,
-  se_number: m.seNumber,
-  vmid: m.vmid,
-  vsid: m.vsid,
-  visa_acquiring_mid: m.visaAcquiringMid,
-  visa_bin: m.visaBin,
-  mc_location_id: m.mcLocationId,
-  mc_acquiring_mid: m.mcAcquiringMid,
-  mid_request_id: m.midRequestId,
-  sourced_at: m.sourcedAt,
-  onboarded_at: m.onboardedAt,
-  offboarded_at: m.offboardedAt,
-  offboard_requested_at: m.offboardRequestedAt,
-  offboard_due: m.offboardDue,
-  last_seen_transaction_date: m.lastSeenTransactionDate,
-  last_seen_transaction_id: m.lastSeenTransactionId,
-  first_transaction_auth_id: m.firstTransactionAuthId,
-  first_transaction_clearing_id: m.firstTransactionClearingId,
-  event_ts: m.eventTs,
-  created: m.created,
-  updated: m.updated,
-});
 
 /** One batch of MIDs [from, to) with the locations they sit at. */
 function generateBatch(plan: SeedPlan, brands: SeedBrand[], brandOf: (location: number) => number, from: number, to: number) {
@@ -190,7 +82,7 @@ export async function seedMidInsights(db: Db, req: SeedRequest): Promise<number>
   const plan: SeedPlan = { programId: req.programId, seed: req.seed, now: req.now };
   const { brandOf } = brandBlocks(req.seed);
   const brands = Array.from({ length: brandOf(locationsFor(req.count) - 1) + 1 }, (_, b) => seedBrand(plan, b));
-  for (let b = 0; b < brands.length; b += 1000) await insertBrands(db, owner, brands.slice(b, b + 1000), req.now);
+  for (let b = 0; b < brands.length; b += 1000) await seedBrands(db, owner, brands.slice(b, b + 1000), req.now);
 
   // Batches end on a location boundary (three MIDs a location) so each location is written once.
   let created = 0;
@@ -203,8 +95,9 @@ export async function seedMidInsights(db: Db, req: SeedRequest): Promise<number>
       req.onProgress?.(created);
     }
     pending = db.tx(async (tx) => {
-      await insertLocations(tx, req.programId, owner, batch.locations);
-      return insertMids(tx, req.programId, owner, batch.mids);
+      const added = await seedLocations(tx, req.programId, owner, batch.locations);
+      await seedNetworks(tx, batch.locations.filter((l) => added.has(l.id)));
+      return seedMids(tx, req.programId, owner, batch.mids);
     });
   }
   if (pending) {

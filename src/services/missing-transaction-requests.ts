@@ -21,11 +21,10 @@ import {
   type MissingRequestStatus,
 } from "../domain/missing-transaction.ts";
 import type { Db } from "./db.ts";
-import { setNetworkMids } from "./locations.ts";
 import { newId } from "./ids.ts";
 import { recordMissingTransactionLookup } from "./mid-insights.ts";
 import { enqueueEvent } from "./outbox.ts";
-import { fullIds } from "./location-sync.ts";
+import { fullIds, setNetworkMids } from "./location-sync.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 

@@ -101,3 +101,8 @@ export async function updateProgram(
   if (syncId) await trySendOnboardingRequests(ctx.db, ctx.bus, now, { syncId });
   return getProgram(ctx, id);
 }
+
+/** The program's status while a location sync runs ("syncing") and once it has ended ("idle"). */
+export async function setProgramStatus(db: Db, id: string, status: Program["status"], now: Date): Promise<void> {
+  await db.query("update programs set status = $2, updated = $3 where id = $1", [id, status, now]);
+}
