@@ -4,7 +4,7 @@
 // a webhook receiver in a process of its own. Beside it, in the same run and at the same rate, the baseline:
 // GET /v1/cards/{cardId} — the same HTTP stack, key check and one read, without the stream. An open model:
 // requests start on schedule however slowly the answers come, so a slow service shows as latency and
-// timeouts, never as a quietly lower rate. PURCHASE_RATE (1,000/s), PURCHASE_SECONDS (60), PURCHASE_CARDS
+// timeouts, never as a quietly lower rate. PURCHASE_RATE (1,000/s), PURCHASE_SECONDS (10; 60 for the full minute), PURCHASE_CARDS
 // (30), PURCHASE_LOCATIONS (10), PURCHASE_WEBHOOK_WAIT_S (30: how long to wait for the last webhooks).
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +16,7 @@ import { testCardNumbers } from "../load/card-numbers.js";
 import { startChildReceiver } from "./support/child-receiver.ts";
 
 const RATE = Number(process.env.PURCHASE_RATE ?? 1_000);
-const SECONDS = Number(process.env.PURCHASE_SECONDS ?? 60);
+const SECONDS = Number(process.env.PURCHASE_SECONDS ?? 10);
 const CARDS = Number(process.env.PURCHASE_CARDS ?? 30);
 const LOCATIONS = Number(process.env.PURCHASE_LOCATIONS ?? 10);
 const WEBHOOK_WAIT_MS = Number(process.env.PURCHASE_WEBHOOK_WAIT_S ?? 30) * 1000;

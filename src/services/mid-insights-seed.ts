@@ -35,7 +35,7 @@ export interface SeedRequest {
 }
 
 /** The program's account and environment, which every seeded row takes. */
-export interface Owner {
+interface Owner {
   account_id: string;
   live: boolean;
 }
