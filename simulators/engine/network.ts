@@ -69,7 +69,10 @@ export interface NetworkDeps {
 const POLL_MS = 1000;
 /** How often a traffic run generates its next purchases. */
 const TRAFFIC_TICK_MS = 100;
-const MAX_PER_TICK = 200;
+/** The most purchases one tick makes (a tick that fell behind catches up by this much at a time). */
+const MAX_PER_TICK = 1000;
+/** How often (real time) a generating network reports a run's progress to the service. */
+const REPORT_MS = 1000;
 
 /** A traffic run this network is generating. */
 interface Traffic {
@@ -82,6 +85,8 @@ interface Traffic {
   /** Purchases made before (a run resumed after a restart). */
   from: number;
   planned: number | null;
+  /** Real time of the last progress report. */
+  reportedMs: number;
 }
 
 /** Mistakes in a message that no retry can fix: the message is dead-lettered with this reason. */
@@ -116,6 +121,8 @@ export class NetworkSimulator {
   private offAdvance: (() => void) | undefined;
   private dueChain: Promise<void> = Promise.resolve();
   private traffic: Traffic | undefined;
+  /** The run this network made all its planned purchases of: not started again (until restarted and found done). */
+  private finished: string | undefined;
   /** The traffic tick in progress, which stop() lets finish. */
   private tick: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -663,11 +670,20 @@ export class NetworkSimulator {
     const run = await latestRun(this.deps.db);
     const wanted = run && run.state === "running" && run.options.schemes.includes(this.scheme) ? run : undefined;
     if (this.traffic && this.traffic.run.id !== wanted?.id) this.stopTraffic();
-    if (!wanted || this.traffic || this.stopped) return;
+    if (!wanted || this.traffic || this.stopped || this.finished === wanted.id) return;
     const options = wanted.options;
+    const planned = plannedPurchases(options);
+    const from = await purchasesOfRun(this.deps.db, this.scheme, wanted.id);
+    if (planned !== null && from >= planned) {
+      // Made all its purchases here before (this process, or one before a restart): nothing to start. Its
+      // totals are reported once more, which also ends a run too short to make any purchase at all.
+      this.finished = wanted.id;
+      this.unreported.add(wanted.id);
+      await this.reportProgress();
+      return;
+    }
     const pools = await loadPools(this.deps.db, this.scheme, options.programId);
     const stream = new PurchaseStream(this.adapter, options.seed, pools, mixOf(options), wanted.id);
-    const from = await purchasesOfRun(this.deps.db, this.scheme, wanted.id);
     stream.seek(from);
     const traffic: Traffic = {
       run: wanted,
@@ -675,7 +691,8 @@ export class NetworkSimulator {
       busy: false,
       startedMs: performance.now(),
       from,
-      planned: plannedPurchases(options),
+      planned,
+      reportedMs: performance.now(),
       timer: setInterval(() => {
         if (!traffic.busy) this.tick = this.trafficTick(traffic);
       }, TRAFFIC_TICK_MS),
@@ -691,6 +708,11 @@ export class NetworkSimulator {
     this.traffic = undefined;
   }
 
+  /**
+   * Makes the purchases that fell due since the last tick (paced in real time) as one batch: their
+   * messages handed to the bus together, their records written in one transaction. Progress goes to the
+   * service at most once a second, and at the run's end.
+   */
   private async trafficTick(t: Traffic): Promise<void> {
     t.busy = true;
     try {
@@ -710,10 +732,17 @@ export class NetworkSimulator {
         t.stream.seek(before);
         throw err;
       }
-      await this.reportProgress();
-      if (t.planned !== null && t.stream.position >= t.planned && this.traffic === t) {
+      const complete = t.planned !== null && t.stream.position >= t.planned;
+      if (complete || performance.now() - t.reportedMs >= REPORT_MS) {
+        t.reportedMs = performance.now();
+        await this.reportProgress();
+      }
+      if (complete && this.traffic === t) {
         clearInterval(t.timer);
-        this.log.info({ run: t.run.id, purchases: t.stream.position }, "traffic run complete");
+        this.traffic = undefined;
+        this.finished = t.run.id;
+        const seconds = (performance.now() - t.startedMs) / 1000;
+        this.log.info({ run: t.run.id, purchases: t.stream.position, perSecond: Math.round((t.stream.position - t.from) / seconds) }, "traffic run complete");
       }
     } catch (err) {
       this.log.error({ err }, "traffic tick failed");

@@ -34,7 +34,7 @@ export const trafficOptionsSchema = z
     rate: z
       .number()
       .positive("must be greater than 0")
-      .max(1000, "must be at most 1000")
+      .max(10_000, "must be at most 10000")
       .describe("Purchases per second (real time), shared equally by the schemes of the run."),
     // At most 2^52: the largest whole number an Avro long carries exactly in JavaScript (avsc), so the run's
     // setting reaches the simulators over the bus as it was given.
@@ -90,7 +90,11 @@ export const plannedPurchases = (o: TrafficOptions): number | null =>
 export interface TrafficRun {
   id: string;
   options: TrafficOptions;
-  state: "running" | "stopped";
+  /**
+   * running: the networks generate; stopped: by the operator or by a later run; completed: a run with a
+   * duration whose networks all reported their planned purchases (the service's record only).
+   */
+  state: "running" | "stopped" | "completed";
   started: string;
   stopped: string | null;
 }
@@ -143,9 +147,13 @@ export async function saveRun(db: Db, run: TrafficRun): Promise<void> {
   });
 }
 
-/** A run as the simulator.settings topic carries it (Avro has nulls where the options leave fields out). */
+/**
+ * A run as the simulator.settings topic carries it (Avro has nulls where the options leave fields out).
+ * To a network a completed run is one that no longer generates: it travels as stopped.
+ */
 export const runSetting = (run: TrafficRun): NonNullable<SimulatorSetting["run"]> => ({
   ...run,
+  state: run.state === "running" ? "running" : "stopped",
   options: { ...run.options, durationSeconds: run.options.durationSeconds ?? null, programId: run.options.programId ?? null },
 });
 

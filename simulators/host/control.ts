@@ -13,7 +13,7 @@ import { NO_FAULTS, faultsSchema, type Faults } from "../engine/faults.ts";
 import { ADAPTERS } from "../schemes/index.ts";
 import { runSetting, type SchemeCounts, type TrafficOptions, type TrafficRun } from "../engine/settings.ts";
 import { emptyMids, type Scheme } from "../engine/types.ts";
-import { latestRequestedRun, recordFaults, recordProgress, recordRun, recordRunsStopped, reportedCounts, requestedFaults } from "./control-record.ts";
+import { achievedRate, latestRequestedRun, recordFaults, recordProgress, recordRun, recordRunsStopped, reportedCounts, requestedFaults } from "./control-record.ts";
 
 // The shapes the operator surface validates settings with (the /admin routes name them in the OpenAPI document).
 export { faultsShape } from "../engine/faults.ts";
@@ -68,6 +68,8 @@ export interface TrafficStatus {
   run: TrafficRun | null;
   /** Per scheme of the run: purchases generated and messages sent so far. */
   counts: Partial<Record<Scheme, SchemeCounts>>;
+  /** Purchases per second so far, all schemes together (from the start to the latest report); null before one. */
+  achievedRate: number | null;
 }
 
 export interface SimulatorControl {
@@ -114,7 +116,7 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
 
   async function status(): Promise<TrafficStatus> {
     const run = (await latestRequestedRun(db)) ?? null;
-    return { run, counts: run ? await reportedCounts(db, run) : {} };
+    return { run, counts: run ? await reportedCounts(db, run) : {}, achievedRate: run ? await achievedRate(db, run) : null };
   }
 
   function command(scheme: Scheme, action: SimulatorCommand["action"], purchaseId: string, commandId: string): SimulatorCommand {
