@@ -39,7 +39,7 @@ describe("migration 011_simulator_control", () => {
       );
     }
 
-    expect(await migrate(db)).toEqual(["011_simulator_control.sql"]);
+    expect(await migrate(db)).toEqual(readdirSync(migrations).filter((f) => f >= "011" && f.endsWith(".sql")).sort());
     expect(await requestedFaults(db, "visa")).toMatchObject({ dropRate: 0.25, latencyMs: 0 });
     const run = await latestRequestedRun(db);
     expect(run).toMatchObject({ id: "run-1", state: "running", options });
