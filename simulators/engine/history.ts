@@ -86,6 +86,8 @@ export interface PurchaseWrite {
   runId: string | null;
   state: PurchaseState;
   refunded?: number;
+  /** The purchase is made by this write (its run counts one more). */
+  created?: boolean;
   messages: MessageWrite[];
   schedule: Due[];
   cancel: string[];
@@ -122,8 +124,21 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
   const messages = new Map<string, { copies: number } & Record<string, unknown>>();
   const due = new Map<string, Record<string, unknown>>();
   const cancel = new Set<string>(done);
+  /** Per run and scheme, what this batch adds to its totals. */
+  const counts = new Map<string, { run_id: string; scheme: Scheme; purchases: number; dropped: number; duplicated: number } & Record<MessageKind, number>>();
   for (const w of writes) {
     const p = w.purchase;
+    if (w.runId !== null) {
+      const key = `${w.runId}\u0000${p.scheme}`;
+      const c = counts.get(key) ?? { run_id: w.runId, scheme: p.scheme, purchases: 0, auth: 0, clearing: 0, refund: 0, void: 0, dropped: 0, duplicated: 0 };
+      counts.set(key, c);
+      if (w.created) c.purchases++;
+      for (const m of w.messages) {
+        c[m.kind] += m.delivery.copies;
+        if (m.delivery.delivery === "dropped") c.dropped++;
+        if (m.delivery.copies > 1) c.duplicated++;
+      }
+    }
     purchases.set(p.id, {
       id: p.id,
       scheme: p.scheme,
@@ -196,6 +211,16 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
       );
     }
     if (cancel.size > 0) await tx.query("delete from simulator_due where id = any($1::text[])", [[...cancel]]);
+    if (counts.size > 0) {
+      await tx.query(
+        `insert into simulator_run_counts as t (run_id, scheme, purchases, auth, clearing, refund, void, dropped, duplicated)
+         select * from jsonb_to_recordset($1::jsonb) as c(run_id text, scheme text, purchases int8, auth int8, clearing int8, refund int8, void int8, dropped int8, duplicated int8)
+         on conflict (run_id, scheme) do update set purchases = t.purchases + excluded.purchases, auth = t.auth + excluded.auth,
+           clearing = t.clearing + excluded.clearing, refund = t.refund + excluded.refund, void = t.void + excluded.void,
+           dropped = t.dropped + excluded.dropped, duplicated = t.duplicated + excluded.duplicated`,
+        [JSON.stringify([...counts.values()])],
+      );
+    }
   });
 }
 

@@ -437,6 +437,7 @@ export class NetworkSimulator {
       purchase,
       nativeId: this.adapter.ids(purchase.id).transactionId,
       runId,
+      created: true,
       state: early ? "cleared" : "authorized",
       messages,
       schedule,

@@ -186,33 +186,19 @@ export interface SchemeCounts {
 
 /** What the network has done for a run so far: the report it publishes on simulator.traffic.progress. */
 export async function runProgress(db: Db, scheme: Scheme, runId: string, now: Date): Promise<TrafficProgress> {
-  const [purchases] = await db.query<{ n: number }>("select count(*)::int8 as n from simulator_purchases where run_id = $1 and scheme = $2", [
-    runId,
-    scheme,
-  ]);
-  const messages = await db.query<{ kind: MessageKind; sent: number; dropped: number; duplicated: number }>(
-    `select m.kind, coalesce(sum(m.copies), 0)::int8 as sent,
-            count(*) filter (where m.delivery = 'dropped')::int8 as dropped,
-            count(*) filter (where m.copies > 1)::int8 as duplicated
-     from simulator_messages m join simulator_purchases p on p.id = m.purchase_id
-     where p.run_id = $1 and p.scheme = $2 group by m.kind`,
+  const [row] = await db.query<{ purchases: number; dropped: number; duplicated: number } & Record<MessageKind, number>>(
+    "select purchases, auth, clearing, refund, void, dropped, duplicated from simulator_run_counts where run_id = $1 and scheme = $2",
     [runId, scheme],
   );
-  const progress: TrafficProgress = {
+  return {
     runId,
     scheme,
-    purchases: purchases?.n ?? 0,
-    sent: { auth: 0, clearing: 0, refund: 0, void: 0 },
-    dropped: 0,
-    duplicated: 0,
+    purchases: row?.purchases ?? 0,
+    sent: { auth: row?.auth ?? 0, clearing: row?.clearing ?? 0, refund: row?.refund ?? 0, void: row?.void ?? 0 },
+    dropped: row?.dropped ?? 0,
+    duplicated: row?.duplicated ?? 0,
     reportedAt: now.toISOString(),
   };
-  for (const m of messages) {
-    progress.sent[m.kind] = m.sent;
-    progress.dropped += m.dropped;
-    progress.duplicated += m.duplicated;
-  }
-  return progress;
 }
 
 /** The service clock's total advance as the service last announced it (0 before any). */
