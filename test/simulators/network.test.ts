@@ -177,6 +177,48 @@ describe("test purchases through the scheme simulators", () => {
     ]);
     for (const letter of letters) expect(letter).toMatchObject({ topic: commandTopic("visa"), failedBy: "simulator-visa" });
   });
+
+  it("carries out commands that arrive together in order, each seeing what the ones before it did", async () => {
+    const card = sampleCard("visa");
+    const purchaseId = randomUUID();
+    const ref = { scheme: "visa" as const, cardId: card.id, purchaseId };
+    const dead = await readTopic<DeadLetter>(h, deadLetterTopic(commandTopic("visa")));
+    // Not awaited one by one: the network takes the purchase and what follows it off the bus together, as a batch.
+    const [receipt, cleared, refund] = await Promise.all([
+      h.services.simulators.purchase({ scheme: "visa", card, location: sampleLocation(), amount: 30, purchaseId }),
+      h.services.simulators.clear(ref),
+      h.services.simulators.refund({ ...ref, amount: 10 }),
+      h.services.simulators.refund({ ...ref, amount: 25 }),
+    ]);
+    const order = [receipt.messageId, cleared.messageId, refund.messageId];
+    const sent = () => visa.values.filter((v) => order.includes(v.messageId)).map((v) => v.messageId);
+    await waitFor(() => sent().length === 3);
+    expect(sent()).toEqual(order);
+    // The second refund saw the first: 20 of the 30 were left.
+    await waitFor(() => dead.values.some((d) => d.reason === "amount: refunds more than remains: 20 GBP of 30 is left to refund"));
+  });
+
+  it("dead-letters a command on another scheme's command topic", async () => {
+    const dead = await readTopic<DeadLetter>(h, deadLetterTopic(commandTopic("visa")));
+    const commandId = randomUUID();
+    await h.services.bus.publish(commandTopic("visa"), "card", {
+      commandId,
+      scheme: "mastercard",
+      action: "CLEAR",
+      purchaseId: randomUUID(),
+      card: null,
+      location: null,
+      amount: null,
+      currency: null,
+      datetime: null,
+      cardPresent: null,
+      wallet: null,
+      targetingTag: null,
+      issuedAt: h.services.clock.now().toISOString(),
+    });
+    await waitFor(() => dead.values.some((d) => d.payload.includes(commandId)));
+    expect(dead.values.find((d) => d.payload.includes(commandId))!.reason).toBe("scheme: mastercard on the visa network's command topic");
+  });
 });
 
 const onboardingRequest = (scheme: OnboardingRequest["scheme"], overrides: Partial<OnboardingRequest> = {}): OnboardingRequest => ({
