@@ -2,7 +2,7 @@
 // (keys carry 190 bits of randomness, so a fast digest is enough and keeps look-ups cheap).
 import type { Db } from "./db.ts";
 import { newId, randomBase62, sha256 } from "./ids.ts";
-import { groupedLookup } from "./group-commit.ts";
+import { groupedLookup } from "../platform/group-commit.ts";
 import { uuid } from "../domain/field-rules.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 
@@ -100,7 +100,7 @@ type OwnerRow = AccountRow & { key_id: string; live: boolean; hash: string };
 
 /** Current keys by digest or id, many at once: the requests that arrive together are checked in one statement. */
 function keyOwners(column: "hash" | "key_id") {
-  return groupedLookup(async (db, values: string[]) => {
+  return groupedLookup(async (db: Db, values: string[]) => {
     const rows = await db.query<OwnerRow>(
       `select a.*, k.id as key_id, k.hash, k.live from api_keys k join accounts a on a.id = k.account_id
        where ${column === "hash" ? "k.hash = any($1::text[])" : "k.id = any($1::uuid[])"} and k.revoked is null`,

@@ -13,7 +13,7 @@ import type { Scheme } from "../bus/messages.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
 import { getTransaction, refundedAmount, type Transaction } from "./transactions.ts";
 import { findAtNextTick } from "./transaction-waits.ts";
-import { groupCommit, perDb, type Outcome } from "./group-commit.ts";
+import { groupCommit, perHandle, type Outcome } from "../platform/group-commit.ts";
 
 export interface TestPurchaseInput {
   cardId: string;
@@ -157,7 +157,7 @@ function purchaseOf({ ctx, input }: PurchaseRequest, card: PurchaseCard | undefi
  * the write fails (PostgreSQL down) nothing was sent and each answer is a 503. Until a command is known to
  * be on the bus its row keeps it, for the workers to publish (relayTestPurchases).
  */
-const preparePurchases = perDb((db) =>
+const preparePurchases = perHandle((db: Db) =>
   groupCommit<PurchaseRequest, Prepared>(async (requests) => {
     const cardIds = [...new Set(requests.map((r) => r.input.cardId))];
     const locationIds = [...new Set(requests.map((r) => r.input.locationId))];
@@ -199,7 +199,7 @@ const preparePurchases = perDb((db) =>
 );
 
 /** Purchases known to be on the bus, marked together; their commands are no longer kept. */
-const markPublished = perDb((db) =>
+const markPublished = perHandle((db: Db) =>
   groupCommit<string, void>(async (ids) => {
     await db.query("update test_purchases set published = true, command = null where transaction_id = any($1::uuid[])", [ids]);
     return ids.map(() => ({ ok: undefined }));

@@ -3,7 +3,6 @@
 // soon as the running one ends, taking everything that arrived meanwhile. So an idle service answers one
 // request with no added wait, and a busy one pays per round, not per request: the busier, the larger the
 // rounds. Each caller gets its own result or its own error; a round that fails as a whole fails each call in it.
-import type { Db } from "./db.ts";
 
 /** What a round says of one input: its result, or the error that input alone gets. */
 export type Outcome<O> = { ok: O } | { error: unknown };
@@ -60,19 +59,22 @@ export function groupCommit<I, O>(run: (inputs: I[]) => Promise<Outcome<O>[]>, {
     });
 }
 
-/** One group per database handle (a test's database, a benchmark's), made on first use. */
-export function perDb<I, O>(make: (db: Db) => Grouped<I, O>): (db: Db) => Grouped<I, O> {
-  const groups = new WeakMap<Db, Grouped<I, O>>();
-  return (db) => {
-    let group = groups.get(db);
-    if (!group) groups.set(db, (group = make(db)));
+/** One group per handle it works with (a database: a test's, a benchmark's, the service's), made on first use. */
+export function perHandle<H extends object, I, O>(make: (handle: H) => Grouped<I, O>): (handle: H) => Grouped<I, O> {
+  const groups = new WeakMap<H, Grouped<I, O>>();
+  return (handle) => {
+    let group = groups.get(handle);
+    if (!group) groups.set(handle, (group = make(handle)));
     return group;
   };
 }
 
 /** Looks keys up a round at a time: `load` answers the rows of many keys in one statement. */
-export function groupedLookup<K, V>(load: (db: Db, keys: K[]) => Promise<Map<K, V>>, options?: GroupOptions): (db: Db, key: K) => Promise<V | undefined> {
-  const group = perDb((db) =>
+export function groupedLookup<H extends object, K, V>(
+  load: (handle: H, keys: K[]) => Promise<Map<K, V>>,
+  options?: GroupOptions,
+): (handle: H, key: K) => Promise<V | undefined> {
+  const group = perHandle((db: H) =>
     groupCommit<K, V | undefined>(async (keys) => {
       const found = await load(db, [...new Set(keys)]);
       return keys.map((k) => ({ ok: found.get(k) }));
