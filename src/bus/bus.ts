@@ -17,6 +17,8 @@ export interface BusMessage<T = unknown> {
   offset: number;
   key: string;
   value: T;
+  /** Real time the message was published (ms since the epoch), when the bus keeps it: for metrics only. */
+  timestamp?: number;
 }
 
 export interface Published {
@@ -40,6 +42,24 @@ export type Handler = (message: BusMessage) => Promise<void>;
  * itself and resolves: the rest of its batch is not lost.
  */
 export type BatchHandler = (batch: BusMessage[], handled: (message: BusMessage) => void) => Promise<void>;
+
+/** A batch a consumer's runner committed, as it reports it to its observer (metrics). */
+export interface CommittedBatch {
+  groupId: string;
+  topic: string;
+  partition: number;
+  /** The batch's messages, in offset order. */
+  messages: readonly BusMessage[];
+  /** Real milliseconds from the batch's receipt to its commit. */
+  handledMs: number;
+  /** Messages on the partition after the batch's: its end offset minus the offset just committed. */
+  lag: number;
+}
+
+/** Told of every batch a consumer committed; it must not throw or take long (it runs in the runner). */
+export interface ConsumerObserver {
+  committed(batch: CommittedBatch): void;
+}
 
 export interface SubscribeOptions {
   groupId: string;
