@@ -8,18 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hopFigures } from "../../src/metrics/index.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
+import { sample } from "../support/metrics.ts";
 import { freePort, startServer, type ServerProcess } from "../support/server-process.ts";
-
-/** The value of one sample in a Prometheus text exposition, 0 when it is not there. */
-export function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  for (const line of text.split("\n")) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
-  }
-  return 0;
-}
 
 describe("metrics of npm start's one process", () => {
   const dir = mkdtempSync(join(tmpdir(), "cardlink-metrics-"));
