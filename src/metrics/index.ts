@@ -3,7 +3,7 @@
 // of a purchase's hops — API -> command published, simulator, qualifier, dispatcher — are one histogram
 // (cardlink_hop_duration_seconds) so that operators and the bench read them side by side.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { CommittedBatch, ConsumerObserver } from "../bus/bus.ts";
+import type { BusMessage, CommittedBatch, ConsumerObserver } from "../bus/bus.ts";
 import { TOPICS, transactionTopic } from "../bus/topics.ts";
 import { SCHEMES } from "../domain/scheme.ts";
 
@@ -41,11 +41,18 @@ export interface Metrics {
 const LATENCY_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60];
 const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 
-/** The hop a consumed topic's messages end: native transactions end at the qualifier, commands at a simulator. */
-function hopOfTopic(): (topic: string) => Hop | undefined {
+/**
+ * The hop a consumed message ends: a native transaction at the qualifier; a command at its scheme's simulator
+ * (group `simulator-<scheme>`), not at the other networks' simulators, which read it too and drop it.
+ */
+function hopOfMessage(): (groupId: string, topic: string, message: BusMessage) => Hop | undefined {
   const transactions = new Set<string>(SCHEMES.map(transactionTopic));
   const commands = TOPICS.simulatorCommands.name;
-  return (topic) => (transactions.has(topic) ? "qualifier" : topic.startsWith(commands) ? "simulator" : undefined);
+  return (groupId, topic, { value }) => {
+    if (transactions.has(topic)) return "qualifier";
+    if (topic.startsWith(commands) && groupId === `simulator-${(value as { scheme?: unknown }).scheme}`) return "simulator";
+    return undefined;
+  };
 }
 
 /**
@@ -111,16 +118,14 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
     registers,
   });
 
-  const hopOf = hopOfTopic();
+  const hopOf = hopOfMessage();
   const consumers: ConsumerObserver = {
     committed({ groupId, topic, partition, messages, handledMs, lag: behind }: CommittedBatch) {
       const labels = { group: groupId, topic };
       batchSize.observe(labels, messages.length);
       batchDuration.observe(labels, handledMs / 1000);
       lag.set({ ...labels, partition: String(partition) }, behind);
-      const hop = hopOf(topic);
       const latency = messageLatency.labels(labels);
-      const hopLatency = hop ? hops.labels({ hop }) : undefined;
       // Real time, as the publishers stamped it (Kafka's CreateTime, the embedded log's own): not the service clock.
       // eslint-disable-next-line no-restricted-syntax
       const now = Date.now();
@@ -128,7 +133,8 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
         if (message.timestamp === undefined) continue;
         const seconds = Math.max(0, now - message.timestamp) / 1000;
         latency.observe(seconds);
-        hopLatency?.observe(seconds);
+        const hop = hopOf(groupId, topic, message);
+        if (hop) hops.observe({ hop }, seconds);
       }
     },
   };

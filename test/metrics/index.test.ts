@@ -5,14 +5,16 @@ import type { BusMessage } from "../../src/bus/bus.ts";
 import { createMetrics, hopFigures } from "../../src/metrics/index.ts";
 import { sample } from "../support/metrics.ts";
 
-const published = (agoMs: number, n = 1): BusMessage[] =>
-  Array.from({ length: n }, (_, i) => ({ topic: "t", partition: 0, offset: i, key: "k", value: {}, timestamp: Date.now() - agoMs }));
+const published = (agoMs: number, n = 1, value: unknown = {}): BusMessage[] =>
+  Array.from({ length: n }, (_, i) => ({ topic: "t", partition: 0, offset: i, key: "k", value, timestamp: Date.now() - agoMs }));
 
 describe("a process's metrics", () => {
-  it("times the qualifier hop on the schemes' transaction topics and the simulator hop on the commands, nothing else", async () => {
+  it("times the qualifier hop on the schemes' transaction topics and the simulator hop on its own scheme's commands, nothing else", async () => {
     const metrics = createMetrics();
     metrics.consumers.committed({ groupId: "qualifier", topic: "visa.transactions", partition: 2, messages: published(30, 3), handledMs: 12, lag: 5 });
-    metrics.consumers.committed({ groupId: "simulator-amex", topic: "simulator.commands", partition: 0, messages: published(300), handledMs: 4, lag: 0 });
+    metrics.consumers.committed({ groupId: "simulator-amex", topic: "simulator.commands", partition: 0, messages: published(300, 1, { scheme: "amex" }), handledMs: 4, lag: 0 });
+    // The other networks read the command too, and drop it: not the purchase's hop.
+    metrics.consumers.committed({ groupId: "simulator-visa", topic: "simulator.commands", partition: 0, messages: published(1, 1, { scheme: "amex" }), handledMs: 1, lag: 0 });
     metrics.consumers.committed({ groupId: "lifecycle", topic: "network.onboarding.replies", partition: 1, messages: published(3_000), handledMs: 1, lag: 0 });
     const text = (await metrics.expose()).body;
     const hops = hopFigures(text);
