@@ -35,6 +35,7 @@ export async function startCommand(config: Config): Promise<void> {
       `${name} is running at ${url}  (docs: ${url}/docs, OpenAPI: ${url}/v1/openapi.json)`,
       `  dashboard:    ${url}/dashboard  (sign in with the test key below, or the admin token for the operator pages)`,
       `  storage:      ${config.DATABASE_URL ? "PostgreSQL" : `PGlite in ${config.DATA_DIR}`}`,
+      `  metrics:      ${url}/metrics  (Prometheus: per-hop timings, requests, batches, lag, deliveries)`,
       `  admin token:  ${admin.token}`,
       `  demo account: ${demo.accountId} (premium)`,
       `    test key:   ${demo.test}`,
