@@ -14,7 +14,6 @@ import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
 import { testCardNumbers } from "../load/card-numbers.js";
 import { startChildReceiver } from "./support/child-receiver.ts";
-import { HOPS, hopFigures } from "../src/metrics/index.ts";
 
 const RATE = Number(process.env.PURCHASE_RATE ?? 1_000);
 const SECONDS = Number(process.env.PURCHASE_SECONDS ?? 10);
@@ -193,14 +192,6 @@ try {
     `  webhooks: ${received} transaction.auth received for ${answered} purchases answered 201 ` +
       `(${((performance.now() - waitBegan) / 1000).toFixed(1)} s after the last answer)`,
   );
-  // Where the time went, hop by hop, as the server's own metrics timed it (docs/operations.md#metrics).
-  const metrics = await (await pool.request({ method: "GET", path: "/metrics" })).body.text();
-  const hops = hopFigures(metrics);
-  const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : ">60000");
-  for (const hop of HOPS) {
-    const f = hops[hop];
-    log(`  hop ${hop.padEnd(10)} ${f ? `${f.count} timed; ms mean ${f.meanMs.toFixed(1)}, p50 ≤ ${ms(f.p50Ms)}, p99 ≤ ${ms(f.p99Ms)}` : "not timed"}`);
-  }
   log(
     `ratios: purchases answered 201 ${((answered / (RATE * SECONDS)) * 100).toFixed(1)}% of offered; webhooks ${answered ? ((received / answered) * 100).toFixed(1) : "-"}% of answered`,
   );
