@@ -213,6 +213,7 @@ export function createEmbeddedLog(options: EmbeddedLogOptions = {}): Bus {
   const maxBacklog = options.maxBacklog ?? DEFAULT_MAX_BACKLOG;
   const dir = options.dir;
   const log = options.log;
+  const observer = options.observer;
   const topics = new Map<string, Topic>();
   const groups = new Map<string, Group>();
   /** Committed offsets: group -> topic/partition -> next offset to consume. */
@@ -386,7 +387,7 @@ export function createEmbeddedLog(options: EmbeddedLogOptions = {}): Bus {
           batch.push({ topic, partition: partition.index, offset: o, key: stored.k, value: stored.v, ...(stored.t !== undefined ? { timestamp: stored.t } : {}) });
         }
         const receivedMs = performance.now();
-        const received = options.observer ? batch.slice() : batch;
+        const received = observer ? batch.slice() : batch;
         // One offset commit per batch; on failure, what the handler marked handled is committed and
         // the rest is delivered again after a backoff.
         for (let attempt = 0; batch.length > 0; attempt++) {
@@ -395,7 +396,7 @@ export function createEmbeddedLog(options: EmbeddedLogOptions = {}): Bus {
             await member.handler(batch, (m) => (through = Math.max(through, m.offset)));
             offset = batch[batch.length - 1]!.offset + 1;
             commit(groupId, topic, partition, offset);
-            options.observer?.committed({ groupId, topic, partition: partition.index, messages: received, handledMs: performance.now() - receivedMs, lag: partition.high - offset });
+            observer?.committed({ groupId, topic, partition: partition.index, messages: received, handledMs: performance.now() - receivedMs, lag: partition.high - offset });
             break;
           } catch (err) {
             if (through >= 0) {
@@ -432,7 +433,7 @@ export function createEmbeddedLog(options: EmbeddedLogOptions = {}): Bus {
     publish,
     async subscribe(options: SubscribeOptions): Promise<Subscription> {
       const { groupId, topics: names } = options;
-      const handler = batchHandlerOf(options);
+      const handler = batchHandlerOf(options, observer);
       if (closed) throw new BusError("the bus is closed");
       if (names.length === 0) throw new BusError("subscribe: give at least one topic");
       for (const name of names) topicOf(name);

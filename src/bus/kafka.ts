@@ -239,7 +239,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
 
   async function subscribe(subscribeOptions: SubscribeOptions): Promise<Subscription> {
     const { groupId, topics } = subscribeOptions;
-    const handler = batchHandlerOf(subscribeOptions);
+    const handler = batchHandlerOf(subscribeOptions, options.observer);
     const maxBatch = subscribeOptions.maxBatchSize ?? DEFAULT_MAX_BATCH;
     if (topics.length === 0) throw new BusError("subscribe: give at least one topic");
     for (const topic of topics) schemaOf(topic);

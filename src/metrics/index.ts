@@ -91,6 +91,13 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
     buckets: BATCH_BUCKETS,
     registers,
   });
+  const handlerBatchSize = new Histogram({
+    name: "cardlink_bus_handler_batch_size",
+    help: "Messages a consumer group's handler was handed at once: one partition's batch, or several partitions' merged into one round.",
+    labelNames: ["group"],
+    buckets: BATCH_BUCKETS,
+    registers,
+  });
   const batchDuration = new Histogram({
     name: "cardlink_bus_batch_duration_seconds",
     help: "Time from a batch's receipt to its offset commit, by consumer group and topic.",
@@ -120,6 +127,9 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
 
   const hopOf = hopOfMessage();
   const consumers: ConsumerObserver = {
+    handing(groupId, size) {
+      handlerBatchSize.observe({ group: groupId }, size);
+    },
     committed({ groupId, topic, partition, messages, handledMs, lag: behind }: CommittedBatch) {
       const labels = { group: groupId, topic };
       batchSize.observe(labels, messages.length);

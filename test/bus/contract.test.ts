@@ -116,6 +116,8 @@ for (const impl of implementations) {
     const subscriptions: Subscription[] = [];
     /** Every batch the bus's consumers committed, as they reported it. */
     const committed: CommittedBatch[] = [];
+    /** Every batch a group's handler was handed: its size. */
+    const handed: { groupId: string; size: number }[] = [];
 
     async function topic(label: string): Promise<string> {
       const name = `contract-${run}-${label}`;
@@ -134,7 +136,7 @@ for (const impl of implementations) {
     const event = (id: string, n: number): Event => ({ id, n, note: null });
 
     beforeAll(() => {
-      bus = impl.open({ committed: (batch) => void committed.push(batch) });
+      bus = impl.open({ committed: (batch) => void committed.push(batch), handing: (groupId, size) => void handed.push({ groupId, size }) });
     });
 
     afterAll(async () => {
@@ -269,7 +271,7 @@ for (const impl of implementations) {
       expect(after.received).toEqual([]);
     });
 
-    it("reports each committed batch to its observer: group, topic, partition, messages with their publish times, time taken and lag", async () => {
+    it("reports each batch handed to a handler and each committed to its observer: group, topic, partition, messages with their publish times, time taken and lag", async () => {
       const name = await topic("observed");
       const before = Date.now();
       for (let n = 0; n < 10; n++) await bus.publish(name, "card-a", event("card-a", n));
@@ -294,6 +296,7 @@ for (const impl of implementations) {
         }
       }
       expect(batches.at(-1)!.lag).toBe(0);
+      expect(handed.filter((h) => h.groupId === groupId).map((h) => h.size)).toEqual(batches.map((b) => b.messages.length));
     });
 
     it("hands the batches its partitions bring while the handler is busy to it as one", async () => {
@@ -319,6 +322,8 @@ for (const impl of implementations) {
       release();
       await waitFor(() => batches.flat().length >= 25);
       expect(batches.some((b) => new Set(b.map((m) => m.partition)).size > 1)).toBe(true);
+      // The observer is told of each round as its handler got it, merged.
+      expect(handed.filter((h) => h.groupId === `${run}-merged`).map((h) => h.size)).toEqual(batches.map((b) => b.length));
       for (const key of keys) {
         const ns = batches.flat().filter((m) => m.key === key).map((m) => m.value.n);
         expect(ns).toEqual([...ns].sort((a, b) => a - b));

@@ -83,6 +83,7 @@ describe("metrics of npm start's one process", () => {
     const qualifier = { group: "qualifier", topic: "visa.transactions" };
     expect(sample(after, "cardlink_bus_batch_size_count", qualifier)).toBeGreaterThanOrEqual(1);
     expect(sample(after, "cardlink_bus_batch_duration_seconds_count", qualifier)).toBeGreaterThanOrEqual(1);
+    expect(sample(after, "cardlink_bus_handler_batch_size_count", { group: "qualifier" })).toBeGreaterThanOrEqual(1);
     expect(sample(after, "cardlink_bus_message_latency_seconds_count", qualifier)).toBeGreaterThanOrEqual(1);
     expect(after).toMatch(/^cardlink_bus_consumer_lag\{group="qualifier",topic="visa.transactions",partition="\d+"\} 0$/m);
     expect(sample(after, "cardlink_bus_batch_size_count", { group: "simulator-visa", topic: "simulator.commands" })).toBeGreaterThanOrEqual(1);

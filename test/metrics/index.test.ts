@@ -16,8 +16,10 @@ describe("a process's metrics", () => {
     // The other networks read the command too, and drop it: not the purchase's hop.
     metrics.consumers.committed({ groupId: "simulator-visa", topic: "simulator.commands", partition: 0, messages: published(1, 1, { scheme: "amex" }), handledMs: 1, lag: 0 });
     metrics.consumers.committed({ groupId: "lifecycle", topic: "network.onboarding.replies", partition: 1, messages: published(3_000), handledMs: 1, lag: 0 });
+    metrics.consumers.handing!("qualifier", 7);
     const text = (await metrics.expose()).body;
     const hops = hopFigures(text);
+    expect(sample(text, "cardlink_bus_handler_batch_size_sum", { group: "qualifier" })).toBe(7);
     expect(Object.keys(hops).sort()).toEqual(["qualifier", "simulator"]);
     expect(hops.qualifier).toMatchObject({ count: 3, p50Ms: 50, p99Ms: 50 });
     expect(hops.simulator).toMatchObject({ count: 1, p50Ms: 500 });
