@@ -11,7 +11,7 @@ import type { Db } from "./db.ts";
 import { clearRefusal, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../domain/purchase-follow-ups.ts";
 import type { Scheme } from "../bus/messages.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
-import { getTransaction, refundedAmount, type Transaction } from "./transactions.ts";
+import { refundedAmounts, toTransaction, type Transaction, type TransactionRow } from "./transactions.ts";
 import { findAtNextTick } from "./transaction-waits.ts";
 import { groupCommit, perHandle, type Outcome } from "../platform/group-commit.ts";
 
@@ -258,53 +258,77 @@ export async function relayTestPurchases({ db, simulators }: { db: Db; simulator
   }
 }
 
-async function testPurchaseOf(ctx: Ctx, transactionId: string) {
-  const transaction = await getTransaction(ctx, transactionId);
-  requireTestKey(ctx);
-  const [purchase] = await ctx.db.query<{ scheme: Scheme; card_id: string; purchase_id: string }>(
-    "select scheme, card_id, purchase_id from test_purchases where transaction_id = $1 and account_id = $2",
-    [transactionId, ctx.accountId],
-  );
-  if (!purchase || transaction.type !== "purchase") {
-    throw invalid("transactionId", "only purchases made with POST /transactions/test can be cleared, voided or refunded here");
-  }
-  return { transaction, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id } };
+interface FollowUpFacts {
+  row: TransactionRow | undefined;
+  purchase: { account_id: string; scheme: Scheme; card_id: string; purchase_id: string } | undefined;
+  refunded: number;
 }
 
 /**
- * The purchase as the network's messages have told the service of it (its stages and the refunds
- * recorded against it), refused with 409 when `refusalOf` says the follow-up cannot apply.
+ * What clears, voids and refunds that arrive together need, read in one round: their purchases as
+ * recorded, as sent through POST /transactions/test, and how much of each was refunded.
  */
-async function requireApplies(ctx: Ctx, transaction: Transaction, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
+const followUpFacts = perHandle((db: Db) =>
+  groupCommit<string, FollowUpFacts>(async (ids) => {
+    const unique = [...new Set(ids)];
+    const [rows, purchases, refunded] = await Promise.all([
+      db.query<TransactionRow>("select * from transactions where id = any($1::uuid[])", [unique]),
+      db.query<FollowUpFacts["purchase"] & { transaction_id: string }>(
+        "select transaction_id, account_id, scheme, card_id, purchase_id from test_purchases where transaction_id = any($1::uuid[])",
+        [unique],
+      ),
+      refundedAmounts(db, unique),
+    ]);
+    const rowById = new Map(rows.map((r) => [r.id, r]));
+    const purchaseById = new Map(purchases.map((p) => [p.transaction_id, p]));
+    return ids.map((id) => ({ ok: { row: rowById.get(id), purchase: purchaseById.get(id), refunded: refunded.get(id) ?? 0 } }));
+  }),
+);
+
+/** The test purchase a follow-up names, as the network's messages have told the service of it. */
+async function testPurchaseOf(ctx: Ctx, transactionId: string) {
+  const { row, purchase, refunded } = await followUpFacts(ctx.db)(transactionId.toLowerCase());
+  // Another account's or environment's transaction is, to this caller, none.
+  if (!row || row.account_id !== ctx.accountId || row.live !== ctx.live) throw notFound("transaction", transactionId);
+  const transaction = toTransaction(row);
+  requireTestKey(ctx);
+  if (!purchase || purchase.account_id !== ctx.accountId || transaction.type !== "purchase") {
+    throw invalid("transactionId", "only purchases made with POST /transactions/test can be cleared, voided or refunded here");
+  }
+  return { transaction, refunded, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id } };
+}
+
+/** Refused with 409 when `refusalOf` says the follow-up cannot apply to the purchase as it stands. */
+function requireApplies(transaction: Transaction, refunded: number, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
   const standing: PurchaseStanding = {
     state: transaction.voided ? "voided" : transaction.cleared ? "cleared" : "authorized",
     amount: transaction.amount,
     currency: transaction.currency,
-    refunded: await refundedAmount(ctx.db, transaction.id),
+    refunded,
   };
   const refusal = refusalOf(standing);
   if (refusal) throw new DomainError("conflict", `${refusal.field}: ${refusal.reason}`);
 }
 
 export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
-  const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
+  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
   if (transaction.cleared) return { id: transactionId, transaction };
-  await requireApplies(ctx, transaction, clearRefusal);
+  requireApplies(transaction, refunded, clearRefusal);
   await publishWithin(simulators.clear(ref));
   return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.cleared) };
 }
 
 export async function voidTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
-  const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
+  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
   if (transaction.voided) return { id: transactionId, transaction };
-  await requireApplies(ctx, transaction, voidRefusal);
+  requireApplies(transaction, refunded, voidRefusal);
   await publishWithin(simulators.void(ref));
   return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.voided) };
 }
 
 export async function refundTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number): Promise<Sent> {
-  const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
-  await requireApplies(ctx, transaction, (p) => {
+  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
+  requireApplies(transaction, refunded, (p) => {
     const decided = refundOf(p, amount ?? null);
     return "refusal" in decided ? decided.refusal : undefined;
   });
