@@ -22,12 +22,15 @@ Commands:
   workers                   due work on the service clock (consents, marketplace, offboarding, return periods)
                             and the network lifecycle: onboarding requests, look-ups, enrolments, replies
   migrate                   apply database migrations and exit
-  listen [--key K] [--program ID] [--events E,…] [--forward-to URL] [--port 4000] [--keep] [--url URL]
+  listen [--key K] [--program ID] [--events E,…] [--forward-to URL] [--port 4000] [--keep] [--url URL] [--print-json]
                             receive webhooks locally: registers its own hooks for the events (every one unless
-                            --events) on the program (the fixtures program of trigger unless --program), verifies
-                            each signature, prints one line per event, forwards the signed request unchanged
-                            with --forward-to and prints the answer; removes its hooks on exit unless --keep
-  listen --secret whsec_… [--secret …] [--port 4000] [--forward-to URL]
+                            --events) on the program (the fixtures program of trigger unless --program), all
+                            signed with one secret it prints at start, verifies each signature, prints one line
+                            per event (--print-json: each event's body, status lines on stderr), forwards the
+                            signed request unchanged with --forward-to and prints the answer; removes its hooks
+                            on exit unless --keep
+  listen --print-secret     print listen's signing secret (kept in DATA_DIR/credentials.json) and exit
+  listen --secret whsec_… [--secret …] [--port 4000] [--forward-to URL] [--print-json]
                             receive deliveries of hooks you registered yourself, printing each verified body
   trigger <event> [--key K] [--url URL]
                             fire transaction.auth.qualified, transaction.auth, transaction.clearing,
@@ -39,7 +42,7 @@ Commands:
                             list an account's keys, rotate the key of an environment (the old one answers 401
                             at once) or revoke one key; needs ADMIN_TOKEN or the one npm start keeps
   The key defaults to the demo test key npm start keeps in DATA_DIR/credentials.json; the server to --url,
-  else CARDLINK_URL, else http://localhost:3000.
+  else CARDLINK_URL, else the server running on DATA_DIR, else http://localhost:3000.
   account create [--name N] [--tier standard|premium] [--email E] [--json]
                             create an account with test and live secret keys
   mid-insights seed --program ID --count N [--seed S]
@@ -62,7 +65,14 @@ const COMMANDS: Record<string, (args: string[], config: Config, usage: Usage) =>
   "mid-insights": midInsightsCommand,
   async listen(args, config, usage) {
     // A client of a running Cardlink: it holds none of the service's parts, only its receiver and its hooks.
-    const listening = await listenCommand(args, config, usage, (line) => process.stdout.write(`${line}\n`));
+    const listening = await listenCommand(
+      args,
+      config,
+      usage,
+      (line) => process.stdout.write(`${line}\n`),
+      (line) => process.stderr.write(`${line}\n`),
+    );
+    if (!listening.server) return;
     const stop = () => void listening.stop().finally(() => process.exit(0));
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);

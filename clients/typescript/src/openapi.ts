@@ -1947,7 +1947,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook
-         * @description Registers `url` for one event of the program and returns the hook with its signing secret.
+         * @description Registers `url` for one event of the program and returns the hook with its signing secret: the `secret` given, or a new random one.
          */
         post: {
             parameters: {
@@ -8625,6 +8625,11 @@ export interface components {
              * @example https://example.com/webhooks
              */
             url: string;
+            /**
+             * @description The signing secret to sign this hook's deliveries with (`whsec_` + base64 of 24–64 bytes, per Standard Webhooks), so several hooks can share one secret (as `cardlink listen` does). Made at random when left out.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=
+             */
+            secret?: string;
         };
         HookList: {
             items: components["schemas"]["Hook"][];
