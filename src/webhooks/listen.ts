@@ -29,7 +29,7 @@ interface Event {
   data: Record<string, unknown>;
 }
 
-/** A delivery whose signature verified: its parsed body and when it arrived. */
+/** A delivery whose signature verified: its parsed body and when it arrived (performance.now()). */
 export interface VerifiedEvent extends Event {
   created: string;
   receivedAt: number;
@@ -106,7 +106,7 @@ export function listen({ port, secrets, out, info, format, forwardTo, onEvent }:
         return;
       }
       out(printed(format, event, body));
-      onEvent?.({ ...(event as VerifiedEvent), receivedAt: Date.now() });
+      onEvent?.({ ...(event as VerifiedEvent), receivedAt: performance.now() });
       if (!forwardTo) {
         res.writeHead(204).end();
         return;
