@@ -9,7 +9,7 @@ import { SIMULATOR_USAGE, faultsCommand, simulateCommand, trafficCommand } from 
 import { listenCommand } from "./cli/listen.ts";
 import { triggerCommand } from "./cli/trigger.ts";
 import { keysCommand } from "./cli/keys.ts";
-import { CommandError, type Usage } from "./cli/connection.ts";
+import { CommandError, OptionError, type Usage } from "./cli/connection.ts";
 
 const USAGE = `Usage: cardlink <command> [options]
 
@@ -32,12 +32,14 @@ Commands:
   listen --print-secret     print listen's signing secret (kept in DATA_DIR/credentials.json) and exit
   listen --secret whsec_… [--secret …] [--port 4000] [--forward-to URL] [--print-json]
                             receive deliveries of hooks you registered yourself, printing each verified body
-  trigger <event> [--key K] [--url URL]
+  trigger <event> [--key K] [--url URL] [--json] [--scheme visa|mastercard|amex] [--amount N] [--currency C]
+          [--card ID] [--location ID] [--program ID] [--targeting new|lapsed|existing] [--datetime LOCAL]
                             fire transaction.auth.qualified, transaction.auth, transaction.clearing,
                             transaction.clearing.qualified, transaction.refund, location.status, offer.extended,
                             missing-transaction-request.succeeded or missing-transaction-request.failed
                             through the simulators, the qualifier and the dispatcher on a fixtures program
                             (made on first use); prints the event id, export lines of the ids, the delivery
+                            (--json: the whole answer as one JSON object, nothing else)
   keys list|rotate|revoke --account ID [--env test|live] [--key-id ID] [--url URL]
                             list an account's keys, rotate the key of an environment (the old one answers 401
                             at once) or revoke one key; needs ADMIN_TOKEN or the one npm start keeps
@@ -101,6 +103,10 @@ async function main(argv: string[]) {
 
 class UsageError extends Error {}
 
+/** node:util parseArgs's refusal of an unknown option or a missing value: a usage error, printed on one line. */
+const parseArgsError = (err: unknown): err is Error =>
+  err instanceof Error && typeof (err as NodeJS.ErrnoException).code === "string" && (err as NodeJS.ErrnoException).code!.startsWith("ERR_PARSE_ARGS_");
+
 // A role that truly cannot continue ends with code 1 and says why, never silently or with 0.
 const fatal = (kind: string) => (err: unknown) => {
   process.stderr.write(`${JSON.stringify({ level: 60, time: new Date().toISOString(), msg: `${kind}: the process cannot continue`, err: err instanceof Error ? (err.stack ?? err.message) : String(err) })}\n`);
@@ -112,7 +118,8 @@ process.on("unhandledRejection", fatal("unhandled rejection"));
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError || err instanceof DataDirLockedError) process.stderr.write(`${err.message}\n`);
   else if (err instanceof UsageError) process.stderr.write(`${err.message}\n\n${USAGE}`);
-  else if (err instanceof CommandError) process.stderr.write(`${err.message}\n`);
+  else if (err instanceof CommandError || err instanceof OptionError) process.stderr.write(`${err.message}\n`);
+  else if (parseArgsError(err)) process.stderr.write(`${err.message.replace(/\s*\n\s*/g, " ")} (cardlink help lists the options)\n`);
   else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(err instanceof UsageError ? 64 : 1);
+  process.exit(err instanceof UsageError || err instanceof OptionError || parseArgsError(err) ? 64 : 1);
 });

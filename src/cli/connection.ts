@@ -11,6 +11,9 @@ export type Usage = (message: string) => Error;
 /** A failure to print as it is, without the usage text (exit 1). */
 export class CommandError extends Error {}
 
+/** A bad option value: one line naming the option, without the usage text (exit 64). */
+export class OptionError extends Error {}
+
 export const DEFAULT_URL = "http://localhost:3000";
 
 /** --url, else CARDLINK_URL, else the URL the server running on DATA_DIR serves, else DEFAULT_URL. */
