@@ -24,7 +24,7 @@ describe("cardlink trigger", () => {
     expect(answer.deliveries).toEqual([]);
 
     const human = await runCli(["trigger", "transaction.auth", "--amount", "2", "--url", s.url, "--key", account.keys.test]);
-    expect(human.stdout).toMatch(/^transaction\.auth [0-9a-f-]{36}\n  purchase 2 GBP, not qualified: /);
+    expect(human.stdout).toMatch(/^transaction\.auth [0-9a-f-]{36}\n {2}purchase 2 GBP, not qualified: /);
     expect(human.stdout).toContain(`export PROGRAM=${answer.resources.programId}`);
   });
 
