@@ -9,6 +9,7 @@ import { SIMULATOR_USAGE, faultsCommand, simulateCommand, trafficCommand } from 
 import { listenCommand } from "./cli/listen.ts";
 import { triggerCommand } from "./cli/trigger.ts";
 import { keysCommand } from "./cli/keys.ts";
+import { runCommand } from "./cli/run.ts";
 import { CommandError, OptionError, type Usage } from "./cli/connection.ts";
 
 const USAGE = `Usage: cardlink <command> [options]
@@ -40,6 +41,10 @@ Commands:
                             through the simulators, the qualifier and the dispatcher on a fixtures program
                             (made on first use); prints the event id, export lines of the ids, the delivery
                             (--json: the whole answer as one JSON object, nothing else)
+  run FILE… [--junit FILE] [--url URL] [--key K] [--live-key K] [--admin-token T] [--concurrency 1]
+                            run flow files (YAML: steps on the API, expectations on answers and webhooks);
+                            exit 0 when every expectation holds, 1 otherwise (docs/flows.md)
+  run --schema              print the flow files' JSON Schema
   keys list|rotate|revoke --account ID [--env test|live] [--key-id ID] [--url URL]
                             list an account's keys, rotate the key of an environment (the old one answers 401
                             at once) or revoke one key; needs ADMIN_TOKEN or the one npm start keeps
@@ -82,6 +87,10 @@ const COMMANDS: Record<string, (args: string[], config: Config, usage: Usage) =>
   async trigger(args, config, usage) {
     const { lines, ok } = await triggerCommand(args, config, usage);
     print(lines);
+    if (!ok) process.exitCode = 1;
+  },
+  async run(args, config, usage) {
+    const { ok } = await runCommand(args, config, usage, (line) => process.stdout.write(`${line}\n`));
     if (!ok) process.exitCode = 1;
   },
   keys: async (args, config, usage) => print(await keysCommand(args, config, usage)),

@@ -33,6 +33,8 @@ interface Event {
 export interface VerifiedEvent extends Event {
   created: string;
   receivedAt: number;
+  /** The path it was posted to (a receiver can give each hook a path of its own). */
+  path: string;
 }
 
 const money = (n: unknown, currency: unknown) => `${String(n)} ${String(currency)}`;
@@ -106,7 +108,7 @@ export function listen({ port, secrets, out, info, format, forwardTo, onEvent }:
         return;
       }
       out(printed(format, event, body));
-      onEvent?.({ ...(event as VerifiedEvent), receivedAt: performance.now() });
+      onEvent?.({ ...(event as VerifiedEvent), receivedAt: performance.now(), path: req.url ?? "/" });
       if (!forwardTo) {
         res.writeHead(204).end();
         return;

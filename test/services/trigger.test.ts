@@ -17,7 +17,7 @@ type Result = {
   event: string;
   eventIds: string[];
   summary: string;
-  resources: Fixtures & { transactionId?: string; newLocationId?: string };
+  resources: Fixtures & { transactionId?: string; newLocationId?: string; purchaseId?: string };
   dispatched: boolean;
   deliveries: { hookId: string; url: string; status: string; attempts: number; responseCode: number | null }[];
 };
