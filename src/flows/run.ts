@@ -2,6 +2,7 @@
 // references, its expectations checked. Webhooks arrive at a local receiver the runner starts (the
 // `listen` receiver, verifying Standard Webhooks signatures), on hooks it registers on every program a
 // flow creates, one path per flow so flows run side by side.
+import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { createCardlinkClient } from "../../clients/typescript/src/index.ts";
 import { HOOK_EVENTS } from "../services/hooks.ts";
@@ -69,6 +70,8 @@ interface Receiver {
   baseUrl: string;
   /** Events by the path they arrived at. */
   events: Map<string, VerifiedEvent[]>;
+  /** This run's id: flows name what they make with it (${run}). */
+  runId: string;
 }
 
 async function startReceiver(port: number): Promise<Receiver> {
@@ -85,7 +88,7 @@ async function startReceiver(port: number): Promise<Receiver> {
       events.set(e.path, list);
     },
   });
-  return { server, secret, events, baseUrl: `http://localhost:${(server.address() as { port: number }).port}` };
+  return { server, secret, events, runId: randomBytes(4).toString("hex"), baseUrl: `http://localhost:${(server.address() as { port: number }).port}` };
 }
 
 async function runFlow(flow: Flow, index: number, options: RunOptions, receiver: Receiver): Promise<FlowResult> {
@@ -100,7 +103,7 @@ async function runFlow(flow: Flow, index: number, options: RunOptions, receiver:
     : undefined;
   const scope: Scope = {
     answers: new Map(),
-    run: `${Date.now().toString(36)}${index}`,
+    run: `${receiver.runId}-${index}`,
     async now() {
       if (!options.adminToken) throw new ReferenceError("${now}, ${today} and ${days(N)} read the service clock: give the admin token (--admin-token or ADMIN_TOKEN)");
       const res = await fetch(`${options.url}/admin/clock`, { headers: { Authorization: `Bearer ${options.adminToken}` } });
