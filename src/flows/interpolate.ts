@@ -4,6 +4,9 @@
 
 export const BUILTINS = ["run", "now", "today", "days"];
 
+/** Whether `ref` is a builtin as written: run, now, today or days(N). */
+export const isBuiltin = (ref: string) => /^(run|now|today|days\(\s*[+-]?\d+\s*\))$/.test(ref);
+
 const REFERENCE = /\$\{([^}]+)\}/g;
 
 export const referencesIn = (text: string): string[] => [...text.matchAll(REFERENCE)].map((m) => m[1]!.trim());

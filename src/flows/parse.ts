@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { LineCounter, parseDocument, isMap, type Node } from "yaml";
 import { z } from "zod";
 import { ACTION_NAMES, FlowSchema, STEP_SCHEMAS, type ActionName, type Flow, type Step } from "./schema.ts";
-import { BUILTINS, referencesIn } from "./interpolate.ts";
+import { BUILTINS, isBuiltin, referencesIn } from "./interpolate.ts";
 
 export class FlowFileError extends Error {}
 
@@ -63,8 +63,10 @@ export function parseFlow(file: string, text: string = readFileSync(file, "utf8"
       if (typeof v === "string") {
         for (const ref of referencesIn(v)) {
           const head = ref.split(/[.(]/)[0]!;
-          if (!BUILTINS.includes(head) && !known.has(head)) {
-            fail(path, `\${${ref}}: no step before this one has id ${head} (builtins: ${BUILTINS.join(", ")})`);
+          if (BUILTINS.includes(head)) {
+            if (!isBuiltin(ref)) fail(path, `\${${ref}}: the builtins are \${run}, \${now}, \${today} and \${days(N)}`);
+          } else if (!known.has(head)) {
+            fail(path, `\${${ref}}: no step before this one has id ${head} (builtins: run, now, today, days(N))`);
           }
         }
       } else if (Array.isArray(v)) v.forEach((x, i) => scan(x, [...path, i]));

@@ -59,6 +59,16 @@ steps:
     get: { path: /v1/account }
 `;
 
+describe("flows side by side", () => {
+  it("runs flows at once, each in its own program with its own webhooks", async () => {
+    const { options } = await optionsFor();
+    // Flows that do not move the clock: each one's expectations count only its own program's events.
+    const files = ["flows/qualification.yaml", "flows/refund.yaml", "flows/missing-transactions.yaml"];
+    const results = await runFlows(files.map((f) => parseFlow(f)), { ...options, concurrency: 3 });
+    expect(results.map((r) => [r.file, r.ok, r.steps.filter((st) => st.status !== "passed")])).toEqual(files.map((f) => [f, true, []]));
+  });
+});
+
 describe("cardlink run", () => {
   it("runs files as a process: PASS and FAIL lines, the failing step, its expectation and what arrived, exit 1, a JUnit report", async () => {
     const { s } = served;
@@ -113,6 +123,7 @@ describe("cardlink run", () => {
     expect(bad("name: x\nsteps:\n  - refund: { transactionId: \"${purchase.id}\" }\n")).toMatch(/^bad\.yaml:3: steps\[0\]\.refund\.transactionId: \$\{purchase\.id\}: no step before this one has id purchase/);
     expect(bad("name: x\nsteps:\n  - get: { path: /v1/account }\n    expect:\n      webhooks:\n        - event: card.created\n")).toMatch(/^bad\.yaml:6: steps\[0\]\.expect\.webhooks\[0\]\.event: /);
     expect(bad("name: x\nsteps:\n  - get: { path: /v1/account }\n    expect: { stauts: 200 }\n")).toBe("bad.yaml:4: steps[0].expect: unknown field stauts");
+    expect(bad("name: x\nsteps:\n  - get: { path: \"/v1/offers?from=${days}\" }\n")).toMatch(/^bad\.yaml:3: steps\[0\]\.get\.path: \$\{days\}: the builtins are/);
     expect(bad("steps: []\n")).toBe("bad.yaml:1: name: required");
     expect(bad("name: x\nsteps: [\n")).toMatch(/^bad\.yaml:\d+: not YAML: /);
   });
