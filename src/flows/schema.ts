@@ -163,7 +163,6 @@ export interface Flow {
 export function flowJsonSchema(): Record<string, unknown> {
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: "https://cardlink.dev/schemas/flow.schema.json",
     title: "Cardlink flow",
     ...z.toJSONSchema(FlowSchema, { io: "input" }),
   };
