@@ -81,7 +81,7 @@ describe("cardlink run", () => {
     expect(result.stderr).toBe("");
     expect(result.status).toBe(1);
     const lines = result.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^PASS flows\/refund\.yaml: Refunds \(11 steps, [\d.]+ s\)$/);
+    expect(lines[0]).toMatch(/^PASS flows\/refund\.yaml: Refunds \(15 steps, [\d.]+ s\)$/);
     expect(lines[1]).toMatch(new RegExp(`^FAIL ${failing}: Expectations that do not hold \\(9 steps`));
     expect(lines[2]).toMatch(
       new RegExp(
@@ -91,8 +91,8 @@ describe("cardlink run", () => {
     );
     expect(lines.at(-1)).toBe(`1 of 2 flows passed (${s.url})`);
     const xml = readFileSync(junit, "utf8");
-    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="cardlink flows" tests="20" failures="1" skipped="1"/);
-    expect(xml).toContain(`<testsuite name="Refunds" file="flows/refund.yaml" tests="11" failures="0" skipped="0"`);
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="cardlink flows" tests="24" failures="1" skipped="1"/);
+    expect(xml).toContain(`<testsuite name="Refunds" file="flows/refund.yaml" tests="15" failures="0" skipped="0"`);
     expect(xml).toMatch(/<testcase classname="[^"]+failing\.yaml" name="purchase" [^>]*><failure message="expect\.webhooks\[0\]: 2 × transaction\.auth\.qualified/);
     expect(xml).toMatch(/name="never run" [^>]*><skipped message="an earlier step failed"\/><\/testcase>/);
   });
