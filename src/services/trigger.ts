@@ -95,9 +95,13 @@ async function findMarked(ctx: Ctx, table: "programs" | "brands" | "locations" |
  * The fixtures program of the caller's test environment with a brand, a location, a card and a live
  * offer linked to the location; what is missing (or was deleted) is made again. One caller at a time.
  * With `programId`, the location and card are found or made in that program of the caller's instead;
- * with `scheme`, the card is the fixtures card of that scheme.
+ * with `scheme`, the card is the fixtures card of that scheme; a `cardId` or `locationId` of the caller's
+ * is used as it is (nothing is made or linked in its place).
  */
-export async function ensureFixtures(ctx: Ctx, options: { programId?: string | undefined; scheme?: Scheme | undefined } = {}): Promise<Fixtures> {
+export async function ensureFixtures(
+  ctx: Ctx,
+  options: { programId?: string | undefined; scheme?: Scheme | undefined; cardId?: string | undefined; locationId?: string | undefined } = {},
+): Promise<Fixtures> {
   if (ctx.live) throw new DomainError("invalid", "trigger: works in the test environment; use a test key (sk_test_…).");
   const scheme = options.scheme ?? "visa";
   if (options.programId) await getProgram(ctx, options.programId);
@@ -107,9 +111,11 @@ export async function ensureFixtures(ctx: Ctx, options: { programId?: string | u
     const programId = options.programId ?? (await findMarked(tx, "programs")) ?? (await createProgram(tx, { name: "Fixtures", metadata: MARK })).id;
     const brandId = (await findMarked(tx, "brands")) ?? (await createBrand(tx, { name: "Fixtures Coffee", metadata: MARK })).id;
     const locationId =
+      options.locationId ??
       (await findMarked(tx, "locations", programId)) ??
       (await createLocation(tx, programId, { brandId, address: "1 Fixture Street", city: "London", postcode: "SW1A 1AA", countryCode: "GBR", metadata: MARK })).id;
     const cardId =
+      options.cardId ??
       (await findMarked(tx, "cards", programId, scheme)) ??
       (await enrolCard(tx, programId, { number: FIXTURE_CARDS[scheme], expMonth: 12, expYear: 2030, countryCode: "GBR", termsOfUse: true, metadata: MARK })).id;
     // The newest fixtures offer, unless it has ended (service time may have moved a year on).
@@ -133,7 +139,7 @@ export async function ensureFixtures(ctx: Ctx, options: { programId?: string | u
           metadata: MARK,
         })
       ).id;
-    await linkLocation(tx, offerId, locationId);
+    if (!options.locationId) await linkLocation(tx, offerId, locationId);
     return { programId, brandId, locationId, cardId, offerId };
   });
 }
@@ -215,14 +221,14 @@ async function resolveFixtures(ctx: Ctx, event: TriggerEvent, o: TriggerOverride
   const programId = o.programId ?? card?.programId ?? location?.programId;
   if (card && card.programId !== programId) throw invalid("cardId", `the card is in program ${card.programId}, not ${programId}`);
   if (location && location.programId !== programId) throw invalid("locationId", `the location is in program ${location.programId}, not ${programId}`);
-  const fixtures = await ensureFixtures(ctx, { programId, scheme: o.scheme });
   if (location && o.currency !== undefined) {
     const own = countryByAlpha3(location.countryCode)?.currency;
     if (o.currency !== own) throw invalid("currency", `a purchase at a location in ${location.countryCode} is in ${own ?? "its country's currency"}`);
   } else if (o.currency !== undefined && o.currency !== "GBP") {
     throw invalid("currency", "a purchase at the fixtures location (GBR) is in GBP");
   }
-  return { ...fixtures, ...(card ? { cardId: card.id } : {}), ...(location ? { locationId: location.id } : {}) };
+  const fixtures = await ensureFixtures(ctx, { programId, scheme: o.scheme, cardId: card?.id, locationId: location?.id });
+  return fixtures;
 }
 
 /** Fires the event and waits for it and for the first attempt of each of its deliveries. */

@@ -119,6 +119,21 @@ describe("POST /v1/trigger", () => {
     );
     expect(refund.resources).toMatchObject({ programId, cardId: result.resources.cardId });
     expect(refund.transaction).toMatchObject({ type: "refund", originalTransactionId: refund.resources.purchaseId });
+
+    // A location of the caller's own brand is used as it is: the fixtures offer is not linked to it.
+    const { id: brandId } = await expectStatus<{ id: string }>(await client.post("/v1/brands", { name: "Own brand" }), 201);
+    const own = await expectStatus<{ id: string }>(
+      await client.post(`/v1/programs/${programId}/locations`, { brandId, address: "9 Own Street", city: "Leeds", postcode: "LS1 2HL", countryCode: "GBR" }),
+      201,
+    );
+    const atOwn = await expectStatus<Result & { transaction: Record<string, unknown> }>(
+      await client.post("/v1/trigger", { event: "transaction.auth", locationId: own.id, cardId: result.resources.cardId }),
+      200,
+    );
+    expect(atOwn.resources).toMatchObject({ programId, locationId: own.id, cardId: result.resources.cardId });
+    expect(atOwn.transaction).toMatchObject({ location: { id: own.id }, offer: { qualified: false } });
+    const cards = await expectStatus<{ items: { id: string }[] }>(await client.get(`/v1/programs/${programId}/cards`), 200);
+    expect(cards.items.map((c) => c.id)).toEqual([result.resources.cardId]);
   });
 
   it("refuses an override the event does not take, a currency the location does not use and a mismatched scheme", async () => {
