@@ -25,6 +25,8 @@ export async function startCommand(config: Config): Promise<void> {
   const admin = resolveAdminToken(config);
   const demo = await ensureDemoAccount(system.services, config);
   const { url } = await system.serveApi(admin.token);
+  // The API's port answers /health and /metrics; HEALTH_PORT, when set, answers them too, as every role's does.
+  await system.serveHealth("start");
   system.closeOnSignal();
   const name = config.SERVICE_NAME;
   process.stdout.write(
@@ -33,6 +35,7 @@ export async function startCommand(config: Config): Promise<void> {
       `${name} is running at ${url}  (docs: ${url}/docs, OpenAPI: ${url}/v1/openapi.json)`,
       `  dashboard:    ${url}/dashboard  (sign in with the test key below, or the admin token for the operator pages)`,
       `  storage:      ${config.DATABASE_URL ? "PostgreSQL" : `PGlite in ${config.DATA_DIR}`}`,
+      `  metrics:      ${url}/metrics  (Prometheus: per-hop timings, requests, batches, lag, deliveries)`,
       `  admin token:  ${admin.token}`,
       `  demo account: ${demo.accountId} (premium)`,
       `    test key:   ${demo.test}`,
@@ -47,6 +50,7 @@ export async function startCommand(config: Config): Promise<void> {
 export async function apiCommand(config: Config): Promise<void> {
   const system = await openSystem(config, { command: "api", bus: true });
   const server = await system.serveApi(resolveAdminToken(config).token);
+  await system.serveHealth("api");
   system.closeOnSignal();
   system.services.log.info({ url: server.url }, "api listening");
 }

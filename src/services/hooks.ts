@@ -80,18 +80,26 @@ const toHook = (r: HookRow): Hook => ({
 const withSecret = (r: HookRow): HookWithSecret => ({ ...toHook(r), secret: r.secret });
 
 /** 32 random bytes: inside the 24–64 byte range Standard Webhooks asks of a signing key. */
-const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+
+/** Whether `secret` is a Standard Webhooks signing secret: `whsec_` + canonical base64 of 24 to 64 bytes. */
+export function isSigningSecret(secret: string): boolean {
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
+  if (!match) return false;
+  const bytes = Buffer.from(match[1]!, "base64");
+  return bytes.length >= 24 && bytes.length <= 64 && bytes.toString("base64") === match[1];
+}
 
 export async function createHook(
   ctx: Ctx,
   programId: string,
-  input: { event: HookEvent; url: string },
+  input: { event: HookEvent; url: string; secret?: string | undefined },
 ): Promise<HookWithSecret> {
   await getProgram(ctx, programId);
   const [row] = await ctx.db.query<HookRow>(
     `insert into hooks (id, account_id, live, program_id, event, url, secret, created)
      values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
-    [newId(), ctx.accountId, ctx.live, programId, input.event, input.url, newSigningSecret(), ctx.clock.now()],
+    [newId(), ctx.accountId, ctx.live, programId, input.event, input.url, input.secret ?? newSigningSecret(), ctx.clock.now()],
   );
   return withSecret(row!);
 }

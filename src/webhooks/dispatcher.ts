@@ -6,7 +6,8 @@ import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { Clock } from "../clock/index.ts";
-import type { Db } from "../services/db.ts";
+import { keepListening, type Db } from "../services/db.ts";
+import { OUTBOX_WRITTEN } from "../services/outbox.ts";
 import {
   claimDue,
   fanOut,
@@ -18,6 +19,7 @@ import {
 import { createWebhookClient } from "./http.ts";
 import { signedHeaders } from "./sign.ts";
 import { ENDPOINT_POLICY } from "./schedule.ts";
+import type { Metrics } from "../metrics/index.ts";
 
 export interface DispatcherOptions {
   db: Db;
@@ -39,6 +41,8 @@ export interface DispatcherOptions {
   leaseMs?: number;
   /** How long `stop()` lets deliveries in flight finish before it cuts them short. */
   drainMs?: number;
+  /** Where each attempt's outcome and the event's time to delivery are counted. */
+  metrics?: Pick<Metrics, "delivery">;
 }
 
 export interface Dispatcher {
@@ -91,6 +95,7 @@ export function createDispatcher({
   pollMs = 200,
   leaseMs = 15_000,
   drainMs = 10_000,
+  metrics,
 }: DispatcherOptions): Dispatcher {
   const owner = randomUUID();
   const client = createWebhookClient({ timeoutMs, connectTimeoutMs });
@@ -109,6 +114,7 @@ export function createDispatcher({
   let poll: NodeJS.Timeout | undefined;
   let renew: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
+  let listening: { stop(): Promise<void> } | undefined;
   let fanOutWanted = true;
   let woken = false;
   let sleeper: (() => void) | undefined;
@@ -180,6 +186,7 @@ export function createDispatcher({
           e.window = 1;
         }
         inFlight.delete(delivery.id);
+        if (metrics) observeAttempt(metrics, clock, delivery, succeeded, cancelled);
         unrecorded.push({
           deliveryId: delivery.id,
           hookId: delivery.hookId,
@@ -318,10 +325,13 @@ export function createDispatcher({
         fanOutWanted = true;
         wake();
       });
-      poll = setInterval(() => {
+      // Events written in any process wake the pool at once; the poll is for due retries and lost wake-ups.
+      const look = () => {
         fanOutWanted = true;
         wake();
-      }, pollMs);
+      };
+      listening = keepListening(db, OUTBOX_WRITTEN, look);
+      poll = setInterval(look, pollMs);
       renew = setInterval(() => {
         const ids = [...inFlight.keys(), ...unrecorded.map((o) => o.deliveryId)];
         renewLeases(db, owner, ids, leaseMs).catch((err: unknown) => log.warn({ err }, "renewing webhook claims failed"));
@@ -333,6 +343,7 @@ export function createDispatcher({
       running = false;
       unsubscribe?.();
       clearInterval(poll);
+      await listening?.stop();
       wake();
       await loopDone;
       if (finishing.size > 0) {
@@ -351,4 +362,15 @@ export function createDispatcher({
       await client.close();
     },
   };
+}
+
+/**
+ * Counts an attempt's outcome and, for a delivered one, the time since its event was written: service time
+ * back to real time at the clock's speed (not known on a frozen clock; an advance between the two adds to it).
+ */
+function observeAttempt(metrics: Pick<Metrics, "delivery">, clock: Clock, delivery: DueDelivery, succeeded: boolean, cancelled: boolean): void {
+  const lastAttempt = delivery.attempts + 1 > ENDPOINT_POLICY.retryDelaysMs.length;
+  const outcome = succeeded ? "delivered" : cancelled ? "cancelled" : lastAttempt ? "failed" : "retried";
+  const since = succeeded && clock.speed > 0 ? (clock.now().getTime() - delivery.eventCreated.getTime()) / clock.speed / 1000 : undefined;
+  metrics.delivery(outcome, since);
 }

@@ -5,7 +5,7 @@ import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
-import { createHook } from "../../../services/hooks.ts";
+import { createHook, isSigningSecret } from "../../../services/hooks.ts";
 import { getProgram } from "../../../services/programs.ts";
 import { hookEvent, HookWithSecretSchema } from "./schemas.ts";
 
@@ -16,6 +16,16 @@ const body = z
       .url({ protocol: /^https?$/, ...rule("must be an http or https URL") })
       .max(2048, "must be at most 2048 characters")
       .openapi({ description: "Where deliveries are POSTed; http or https.", example: "https://example.com/webhooks" }),
+    secret: z
+      .string()
+      .refine(isSigningSecret, "must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes")
+      .optional()
+      .openapi({
+        description:
+          "The signing secret to sign this hook's deliveries with (`whsec_` + base64 of 24–64 bytes, per Standard Webhooks), " +
+          "so several hooks can share one secret (as `cardlink listen` does). Made at random when left out.",
+        example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=",
+      }),
   })
   .openapi("HookCreate", { example: { event: "location.status", url: "https://example.com/webhooks" } });
 
@@ -24,7 +34,9 @@ export const route = createRoute({
   path: "/programs/{programId}/hooks",
   tags: ["Hooks"],
   summary: "Register a webhook",
-  description: "Registers `url` for one event of the program and returns the hook with its signing secret.",
+  description:
+    "Registers `url` for one event of the program and returns the hook with its signing secret: the `secret` given, " +
+    "or a new random one.",
   middleware: [ownedBy("programId", getProgram)] as const,
   request: { params: z.object({ programId: uuid("programId") }), body: jsonBody(body) },
   responses: { 201: jsonResponse(HookWithSecretSchema, "The hook and its signing secret."), ...commonErrors },
