@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import postgres from "postgres";
-import { PGlite, types } from "@electric-sql/pglite";
+import { Worker } from "node:worker_threads";
 
 export interface Db {
   readonly engine: "postgres" | "pglite";
@@ -83,49 +83,111 @@ async function initialiseInChild(dataDir: string): Promise<void> {
   await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script, dataDir]);
 }
 
+/** The embedded database's thread (pglite-thread.mjs), as calls: one statement (or a script) per call, in order. */
+async function startPgliteThread(dataDir: string | undefined) {
+  const worker = new Worker(new URL("./pglite-thread.mjs", import.meta.url), { workerData: { dataDir } });
+  const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (err: unknown) => void }>();
+  const listeners = new Map<string, Set<() => void>>();
+  let next = 0;
+  let failed: Error | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.on("message", (m: { ready?: true; notify?: string; id?: number; ok?: boolean; result?: unknown; error?: Record<string, unknown> }) => {
+      if (m.ready) return resolve();
+      if (m.notify !== undefined) {
+        for (const listener of listeners.get(m.notify) ?? []) listener();
+        return;
+      }
+      const call = waiting.get(m.id!);
+      waiting.delete(m.id!);
+      if (m.ok) call?.resolve(m.result);
+      else call?.reject(Object.assign(new Error(String(m.error?.message)), m.error));
+    });
+    worker.once("error", (err) => {
+      failed = err;
+      reject(err);
+      for (const call of waiting.values()) call.reject(err);
+      waiting.clear();
+    });
+  });
+  await ready;
+  const call = <T>(message: Record<string, unknown>): Promise<T> =>
+    failed
+      ? Promise.reject(failed)
+      : new Promise<T>((resolve, reject) => {
+          const id = next++;
+          waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+          worker.postMessage({ ...message, id });
+        });
+  return {
+    query: <T>(text: string, params: unknown[]) => call<T[]>({ op: "query", text, params }),
+    exec: (text: string) => call<void>({ op: "exec", text }),
+    async listen(channel: string, onNotify: () => void) {
+      let set = listeners.get(channel);
+      if (!set) listeners.set(channel, (set = new Set()));
+      set.add(onNotify);
+      await call({ op: "listen", channel });
+      return async () => {
+        set.delete(onNotify);
+        if (set.size === 0) {
+          listeners.delete(channel);
+          await call({ op: "unlisten", channel });
+        }
+      };
+    },
+    async close() {
+      await call({ op: "close" });
+      await worker.terminate();
+    },
+  };
+}
+
+/**
+ * PGlite in DATA_DIR (or in memory), on a thread of its own. One statement runs at a time: a transaction
+ * holds the database from its begin to its commit, and a query from outside it waits its turn.
+ */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
     if (!existsSync(join(dataDir, "PG_VERSION"))) await initialiseInChild(dataDir);
   }
-  const pg = await PGlite.create(dataDir, {
-    parsers: {
-      [types.INT8]: toNumber,
-      [types.NUMERIC]: toNumber,
-      [types.DATE]: keep,
-      [types.TIMESTAMP]: localDateTime,
-    },
-  });
-  // PGlite runs one statement at a time; a queue keeps outside queries out of an open transaction.
+  const pg = await startPgliteThread(dataDir);
   let chain: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
     const run = chain.then(fn, fn);
     chain = run.catch(() => undefined);
     return run;
   };
-  type Runner = Pick<PGlite, "query" | "exec">;
-  const wrap = (r: Runner, inTx: boolean): Db => ({
+  const wrap = (inTx: boolean): Db => ({
     engine: "pglite",
     async query<T>(text: string, params: unknown[] = []) {
-      const run = async () => (await r.query<T>(text, params)).rows;
+      const run = () => pg.query<T>(text, params);
       return inTx ? run() : serial(run);
     },
     async exec(text: string) {
-      const run = async () => void (await r.exec(text));
+      const run = () => pg.exec(text);
       return inTx ? run() : serial(run);
     },
     async tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-      if (inTx) return fn(wrap(r, true));
-      return serial(() => pg.transaction((t) => fn(wrap(t, true))));
+      if (inTx) return fn(wrap(true));
+      return serial(async () => {
+        await pg.exec("begin");
+        let result: T;
+        try {
+          result = await fn(wrap(true));
+        } catch (err) {
+          await pg.exec("rollback");
+          throw err;
+        }
+        await pg.exec("commit");
+        return result;
+      });
     },
-    async listen(channel: string, onNotify: () => void) {
-      return serial(() => pg.listen(channel, () => onNotify()));
-    },
+    listen: (channel: string, onNotify: () => void) => pg.listen(channel, onNotify),
     async close() {
       if (!inTx) await serial(() => pg.close());
     },
   });
-  return wrap(pg, false);
+  return wrap(false);
 }
 
 /**
