@@ -71,7 +71,7 @@ export async function listenCommand(args: string[], config: Config, usage: Usage
   for (const event of events as HookEvent[]) {
     const found = existing.find((h) => h.event === event);
     const hook = found
-      ? await answer(conn.url, conn.client.GET("/v1/hooks/{hookId}", { params: { path: { hookId: found.id } } }))
+      ? { id: found.id, ...(await answer(conn.url, conn.client.GET("/v1/hooks/{hookId}/secret", { params: { path: { hookId: found.id } } }))) }
       : await answer(conn.url, conn.client.POST("/v1/programs/{programId}/hooks", { params: { path: { programId } }, body: { event, url: hookUrl } }));
     secrets.push(hook.secret);
     used.push(hook.id);

@@ -18,6 +18,7 @@ import {
 import { createWebhookClient } from "./http.ts";
 import { signedHeaders } from "./sign.ts";
 import { ENDPOINT_POLICY } from "./schedule.ts";
+import type { TargetPolicy } from "../domain/webhook-targets.ts";
 
 export interface DispatcherOptions {
   db: Db;
@@ -31,6 +32,8 @@ export interface DispatcherOptions {
   timeoutMs?: number;
   /** No connection within this is a failed attempt. */
   connectTimeoutMs?: number;
+  /** Which addresses deliveries may reach (WEBHOOK_TARGETS); a refused one is a failed attempt saying so. */
+  targets?: TargetPolicy;
   /** An attempt in flight longer than this marks its endpoint suspect; an answer slower than this halves its window. */
   slowMs?: number;
   /** How often to look for new events and due retries, in real milliseconds. */
@@ -87,13 +90,14 @@ export function createDispatcher({
   endpointConcurrency = 64,
   timeoutMs = 20_000,
   connectTimeoutMs = 3_000,
+  targets = "local",
   slowMs = 5_000,
   pollMs = 200,
   leaseMs = 15_000,
   drainMs = 10_000,
 }: DispatcherOptions): Dispatcher {
   const owner = randomUUID();
-  const client = createWebhookClient({ timeoutMs, connectTimeoutMs });
+  const client = createWebhookClient({ timeoutMs, connectTimeoutMs, targets });
   const stopping = new AbortController();
   setMaxListeners(0, stopping.signal); // one listener per delivery in flight
   // Suspect endpoints together never take more than half of the pool.
