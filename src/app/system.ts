@@ -86,7 +86,7 @@ function systemOf(services: Services, migrations: readonly string[], shutdown: S
     },
     async serveHealth(role) {
       if (!config.HEALTH_PORT) return undefined;
-      const server = await serveHealth(services.health, config.HEALTH_PORT, role);
+      const server = await serveHealth(services.health, config.HEALTH_PORT, role, config.HOST);
       shutdown.add("health port", () => server.close());
       return config.HEALTH_PORT;
     },

@@ -53,12 +53,12 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
     const secret = typeof body.secret === "string" ? body.secret.trim() : "";
     const name = c.var.services.config.SERVICE_NAME;
     if (secret && timingSafeEqual(digest(secret), digest(options.adminToken))) {
-      await startSession(c, deps.secret, "operator");
+      await startSession(c, deps.secret, c.var.services.db, "operator");
       return c.redirect("/dashboard/operator", 303);
     }
     const caller = secret ? await keyCaller(c.var.services.db, secret) : undefined;
     if (!caller) return c.html(signInPage(name, "That is neither a current API key nor the admin token."), 401);
-    await startSession(c, deps.secret, { keyId: caller.keyId });
+    await startSession(c, deps.secret, c.var.services.db, { keyId: caller.keyId });
     return c.redirect("/dashboard", 303);
   });
 
@@ -79,8 +79,8 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
     await next();
   });
 
-  dash.post("/sign-out", (c) => {
-    endSession(c);
+  dash.post("/sign-out", async (c) => {
+    await endSession(c, deps.secret, c.var.services.db);
     return c.redirect("/dashboard/sign-in", 303);
   });
 
