@@ -24,7 +24,12 @@ export interface WebhookClientOptions {
   connectTimeoutMs: number;
   /** Which addresses deliveries may reach (WEBHOOK_TARGETS); `local` when not given. */
   targets?: TargetPolicy;
+  /** How names are resolved: dns.lookup (the system's resolver and /etc/hosts) unless given. */
+  resolve?: Resolve;
 }
+
+/** dns.lookup's shape, with every address asked for. */
+export type Resolve = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
 /** Refused by the target policy: before connecting (an address literal) or on what the name resolved to. */
 class TargetRefused extends Error {
@@ -35,9 +40,9 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 
 /** dns.lookup, refusing the name when any address it resolves to is one the policy refuses. */
 export const policyLookup =
-  (policy: TargetPolicy) =>
+  (policy: TargetPolicy, resolve: Resolve = dnsLookup) =>
   (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    dnsLookup(hostname, { ...options, all: true } as LookupAllOptions, (err, addresses) => {
+    resolve(hostname, { ...options, all: true } as LookupAllOptions, (err, addresses) => {
       if (err) return callback(err, "");
       const refused = refusedAddress(addresses.map((a) => a.address), policy);
       if (refused) {
@@ -49,9 +54,9 @@ export const policyLookup =
     });
   };
 
-export function createWebhookClient({ timeoutMs, connectTimeoutMs, targets = "local" }: WebhookClientOptions): WebhookClient {
+export function createWebhookClient({ timeoutMs, connectTimeoutMs, targets = "local", resolve }: WebhookClientOptions): WebhookClient {
   const agent = new Agent({
-    connect: { timeout: connectTimeoutMs, lookup: policyLookup(targets) },
+    connect: { timeout: connectTimeoutMs, lookup: policyLookup(targets, resolve) },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     keepAliveTimeout: 10_000,
@@ -76,7 +81,7 @@ export function createWebhookClient({ timeoutMs, connectTimeoutMs, targets = "lo
         return { responseCode: res.statusCode, error: null };
       } catch (err) {
         if (signal.aborted && !timedOut) return { responseCode: null, error: reasonOf(signal) };
-        return { responseCode: null, error: describe(err, timedOut, timeoutMs, connectTimeoutMs, targets) };
+        return { responseCode: null, error: describeFailure(err, { timedOut, timeoutMs, connectTimeoutMs, policy: targets }) };
       } finally {
         clearTimeout(timer);
         signal.removeEventListener("abort", cut);
@@ -102,7 +107,10 @@ const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|HO
  * What happened, in words a tenant can act on. Under `public` the raw error (it names the address and
  * port connected to, e.g. `connect ECONNREFUSED 10.0.0.5:8080`) is left out; under `local` it follows.
  */
-function describe(err: unknown, timedOut: boolean, timeoutMs: number, connectTimeoutMs: number, policy: TargetPolicy): string {
+export function describeFailure(
+  err: unknown,
+  { timedOut, timeoutMs, connectTimeoutMs, policy }: { timedOut: boolean; timeoutMs: number; connectTimeoutMs: number; policy: TargetPolicy },
+): string {
   const code = (err as { code?: string }).code;
   if (timedOut || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") return `timed out after ${timeoutMs} ms`;
   if (code === "UND_ERR_CONNECT_TIMEOUT") return `connect timed out after ${connectTimeoutMs} ms`;
