@@ -1,5 +1,5 @@
 // The API on a TCP port, with a close that lets every request in flight be answered.
-import { Server } from "node:net";
+import { Server, type AddressInfo } from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { serve } from "@hono/node-server";
 import { createApp } from "../api/app.ts";
@@ -8,6 +8,8 @@ import { isLoopbackHost } from "../config/index.ts";
 
 export interface Listening {
   url: string;
+  /** The address and port bound (HOST, PORT). */
+  address: AddressInfo;
   /** Stops accepting connections and resolves once every request in flight has been answered. */
   close(): Promise<void>;
 }
@@ -23,7 +25,7 @@ export function serveApi(services: Services, adminToken: string): Promise<Listen
   return new Promise((resolve, reject) => {
     const { HOST } = services.config;
     const server = serve({ fetch: app.fetch, port: services.config.PORT, hostname: HOST }, (info) =>
-      resolve({ url: `http://${urlHost(HOST)}:${info.port}`, close }),
+      resolve({ url: `http://${urlHost(HOST)}:${info.port}`, address: info, close }),
     );
     server.once("error", reject);
     // Node's own close() also destroys the connections it deems idle, and with them requests a client
