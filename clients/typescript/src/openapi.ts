@@ -814,7 +814,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The file, as an attachment: CSV with a header row, or a JSON array of insights. */
+                /** @description The file, as an attachment: CSV with a header row, or a JSON array of insights. A CSV cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'` so spreadsheets show it as text, never run it as a formula. */
                 200: {
                     headers: {
                         [name: string]: unknown;
