@@ -110,6 +110,17 @@ describe("behind a TLS proxy", () => {
     expect(api.headers.get("strict-transport-security")).toBe("max-age=31536000");
   });
 
+  it("with TRUST_PROXY, a form posted from the https page the browser sees is same-origin", async () => {
+    const signIn = (harness: Harness, secret: string) =>
+      createApp(harness.services, { adminToken: ADMIN_TOKEN }).request(`${ORIGIN}/dashboard/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://cardlink.test", "x-forwarded-proto": "https" },
+        body: new URLSearchParams({ secret }).toString(),
+      });
+    expect((await signIn(proxied, (await proxied.createAccount()).keys.test)).status).toBe(303);
+    expect((await signIn(h, (await h.createAccount()).keys.test)).status).toBe(403);
+  });
+
   it("without TRUST_PROXY the header is anyone's to send and changes nothing", async () => {
     const acct = await h.createAccount();
     const { res } = await client(h).signIn(acct.keys.test, { "x-forwarded-proto": "https" });
