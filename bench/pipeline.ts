@@ -264,6 +264,7 @@ const timed = (db: Db): Db => ({
   engine: db.engine,
   exec: (text) => db.exec(text),
   close: () => db.close(),
+  listen: (channel, onNotify) => db.listen(channel, onNotify),
   async tx(fn) {
     batches++; // the qualifier opens one transaction per batch
     const began = performance.now();

@@ -1,204 +1,221 @@
-// `npm run bench -- purchases`: test purchases (POST /v1/transactions/test — the scheme simulator, the bus,
-// the qualifier, the database, the answer; then the webhook) at a constant arrival rate against Cardlink
-// started as `npm start` starts it (one process: PGlite and the embedded log, a fresh data directory), with
-// a webhook receiver in a process of its own. Beside it, in the same run and at the same rate, the baseline:
-// GET /v1/cards/{cardId} — the same HTTP stack, key check and one read, without the stream. An open model:
-// requests start on schedule however slowly the answers come, so a slow service shows as latency and
-// timeouts, never as a quietly lower rate. PURCHASE_RATE (1,000/s), PURCHASE_SECONDS (10; 60 for the full minute), PURCHASE_CARDS
-// (30), PURCHASE_LOCATIONS (10), PURCHASE_WEBHOOK_WAIT_S (30: how long to wait for the last webhooks).
+// `npm run bench -- purchases`: test purchases (POST /v1/transactions/test — the API, the scheme simulator,
+// the bus, the qualifier, the database, the answer; then the dispatcher's webhook) at constant arrival
+// rates, on each shape Cardlink runs in: `embedded` (one `cardlink start` process, PGlite and the embedded
+// log, as `npm start`) and, when DATABASE_URL and KAFKA_BROKERS are set, `stack` (the roles as processes on
+// PostgreSQL and Kafka, as docker-compose.yml). A webhook receiver runs in a process of its own. An open
+// model: requests start on schedule however slowly the answers come, so a slow service shows as latency and
+// timeouts, never as a quietly lower rate. Printed side by side, per shape and offered rate: purchases
+// answered per second, webhooks delivered per second, answer p50/p99, purchase → webhook p50/p99 and the
+// time per hop (from the roles' /metrics); beside them GET /v1/cards/{id} at the same rate (the HTTP stack
+// and the key check without the stream) and the qualifier's own rate on the same shape (bench/pipeline.ts,
+// run after) with the ratio of the two.
+// Environment: PURCHASE_RATES (30,300,1000), PURCHASE_SECONDS (10 at each rate), PURCHASE_SHAPES (embedded,stack
+// — stack only with DATABASE_URL and KAFKA_BROKERS), PURCHASE_CARDS (30), PURCHASE_LOCATIONS (10),
+// PURCHASE_WEBHOOK_WAIT_S (30: how long to wait for the last webhooks), PURCHASE_PIPELINE_COUNT (20,000
+// messages for the qualifier's own rate; 0 leaves it out), PURCHASE_SERVER_ARGS (node options for every
+// Cardlink process, e.g. `--cpu-prof --cpu-prof-dir=DIR`).
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
 import { testCardNumbers } from "../load/card-numbers.js";
 import { startChildReceiver } from "./support/child-receiver.ts";
+import { startEmbedded, startStack, type Cardlink, type Shape } from "./support/cardlink.ts";
+import { hopTimes, readMetrics, type MetricsSnapshot } from "./support/metrics.ts";
 
-const RATE = Number(process.env.PURCHASE_RATE ?? 1_000);
+const RATES = (process.env.PURCHASE_RATES ?? "30,300,1000").split(",").map(Number);
 const SECONDS = Number(process.env.PURCHASE_SECONDS ?? 10);
 const CARDS = Number(process.env.PURCHASE_CARDS ?? 30);
 const LOCATIONS = Number(process.env.PURCHASE_LOCATIONS ?? 10);
 const WEBHOOK_WAIT_MS = Number(process.env.PURCHASE_WEBHOOK_WAIT_S ?? 30) * 1000;
+const PIPELINE_COUNT = Number(process.env.PURCHASE_PIPELINE_COUNT ?? 20_000);
 const TIMEOUT_MS = 30_000;
-const ADMIN = "adm_bench_purchases_0123456789abcdef";
-const PORT = 3300 + (process.pid % 500);
-const base = `http://127.0.0.1:${PORT}`;
+const canStack = Boolean(process.env.DATABASE_URL && process.env.KAFKA_BROKERS);
+const SHAPES = (process.env.PURCHASE_SHAPES ? process.env.PURCHASE_SHAPES.split(",") : ["embedded", ...(canStack ? ["stack"] : [])]) as Shape[];
+const serverArgs = process.env.PURCHASE_SERVER_ARGS ? process.env.PURCHASE_SERVER_ARGS.split(" ") : [];
 const log = (line: string) => process.stdout.write(line + "\n");
 
-// ------------------------------------------------------------------------------ Cardlink, as npm start
-const dataDir = mkdtempSync(join(tmpdir(), "cardlink-bench-purchases-"));
-const root = fileURLToPath(new URL("..", import.meta.url));
-// PURCHASE_SERVER_ARGS: more node options for the server (`--cpu-prof --cpu-prof-dir=DIR` to profile it).
-const serverArgs = process.env.PURCHASE_SERVER_ARGS ? process.env.PURCHASE_SERVER_ARGS.split(" ") : [];
-const server = spawn(process.execPath, [...serverArgs, "--import", "tsx", "src/main.ts", "start"], {
-  cwd: root,
-  stdio: ["ignore", "ignore", "inherit"],
-  env: {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(PORT),
-    ADMIN_TOKEN: ADMIN,
-    LOG_LEVEL: "warn",
-    DATABASE_URL: "",
-    KAFKA_BROKERS: "",
-    SCHEMA_REGISTRY_URL: "",
-    // One account's key sends everything: the per-key limit would otherwise answer 429.
-    RATE_LIMIT_PER_SECOND: "1000000",
-    RATE_LIMIT_BURST: "1000000",
-  },
-});
-const pool = new Pool(base, { connections: 512, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
+const ms = (n: number) => (Number.isNaN(n) ? "-" : n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${n.toFixed(0)} ms`);
 
-async function call<T>(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: T }> {
-  const res = await pool.request({
-    method: method as "GET",
-    path,
-    headers: { ...headers, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.body.text();
-  return { status: res.statusCode, json: (text ? JSON.parse(text) : null) as T };
+interface Sent {
+  at: number;
+  latency?: number;
+  status: string;
+  id?: string;
 }
 
-async function expect<T>(status: number, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<T> {
-  const res = await call<T>(method, path, headers, body);
-  if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.json)}`);
-  return res.json;
-}
-
-const receiver = await startChildReceiver();
-try {
-  const started = performance.now();
-  for (;;) {
-    const up = await call("GET", "/health", {}).catch(() => undefined);
-    if (up?.status === 200) break;
-    if (server.exitCode !== null) throw new Error(`cardlink start exited with ${server.exitCode}`);
-    if (performance.now() - started > 120_000) throw new Error("cardlink did not answer /health within 120 s");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-
-  // ---------------------------------------------------------------------------------------- fixture
-  const account = await expect<{ id: string; keys: { test: string } }>(201, "POST", "/admin/accounts", { Authorization: `Bearer ${ADMIN}` }, { name: "Bench", tier: "premium" });
-  const key = { "Cardlink-Key": account.keys.test };
-  const program = await expect<{ id: string }>(201, "POST", "/v1/programs", key, { name: "Purchases" });
-  const brand = await expect<{ id: string }>(201, "POST", "/v1/brands", key, { name: "Bench Coffee" });
-  const locations = await Promise.all(
-    Array.from({ length: LOCATIONS }, (_, i) =>
-      expect<{ id: string }>(201, "POST", `/v1/programs/${program.id}/locations`, key, {
-        brandId: brand.id,
-        address: `${i + 1} High Street`,
-        city: "London",
-        postcode: "SW1A 1AA",
-        countryCode: "GBR",
-      }),
-    ),
-  );
-  const clock = await expect<{ now: string }>(200, "GET", "/admin/clock", { Authorization: `Bearer ${ADMIN}` });
-  const now = new Date(clock.now);
-  const cards = await Promise.all(
-    testCardNumbers(CARDS).map((number) =>
-      expect<{ id: string }>(201, "POST", `/v1/programs/${program.id}/cards`, key, {
-        number,
-        expMonth: 12,
-        expYear: now.getUTCFullYear() + 3,
-        countryCode: "GBR",
-        termsOfUse: true,
-      }),
-    ),
-  );
-  const offer = await expect<{ id: string }>(201, "POST", "/v1/offers", key, {
-    brandId: brand.id,
-    countryCode: "GBR",
-    name: "10% off coffee",
-    publisherId: account.id,
-    startDate: new Date(now.getTime() - 2 * 86_400_000).toISOString().slice(0, 10) + "T00:00:00",
-    type: { name: "discount", value: 10, maxRewardAmount: 25 },
-    minTransactionAmount: 5,
-  });
-  await expect(200, "POST", `/v1/offers/${offer.id}/programs/${program.id}/locations`, key);
-  await expect(201, "POST", `/v1/programs/${program.id}/hooks`, key, { event: "transaction.auth", url: receiver.url });
-  log(
-    `purchases: ${RATE}/s offered for ${SECONDS} s against one cardlink start process (PGlite, embedded log; ${CARDS} test cards, ` +
-      `${LOCATIONS} locations, a live offer on each, one hook); the receiver and this driver in processes of their own`,
-  );
-
-  // ------------------------------------------------------------------------------- the two runs
-  interface Tally {
-    statuses: Map<string, number>;
-    latencies: number[];
-  }
-  /** Starts RATE requests a second for SECONDS seconds, on schedule whatever the answers do. */
-  async function drive(make: (i: number) => Promise<number>): Promise<Tally & { offeredMs: number }> {
-    const tally: Tally = { statuses: new Map(), latencies: [] };
-    const total = RATE * SECONDS;
-    const inFlight: Promise<void>[] = [];
-    const began = performance.now();
-    for (let i = 0; i < total; i++) {
-      const due = began + (i * 1000) / RATE;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      const sent = performance.now();
-      inFlight.push(
-        make(i).then(
-          (status) => {
-            tally.latencies.push(performance.now() - sent);
-            tally.statuses.set(String(status), (tally.statuses.get(String(status)) ?? 0) + 1);
-          },
-          (err: unknown) => {
-            const code = (err as { code?: string }).code ?? "error";
-            tally.statuses.set(code, (tally.statuses.get(code) ?? 0) + 1);
-          },
-        ),
-      );
-    }
-    const offeredMs = performance.now() - began;
-    await Promise.all(inFlight);
-    return { ...tally, offeredMs };
-  }
-  const describe = (name: string, t: Tally & { offeredMs: number }) => {
-    t.latencies.sort((a, b) => a - b);
-    const at = (q: number) => (t.latencies.length ? t.latencies[Math.min(t.latencies.length - 1, Math.floor(q * t.latencies.length))]!.toFixed(0) : "-");
-    const statuses = [...t.statuses].map(([s, n]) => `${s}: ${n}`).join(", ");
-    log(
-      `  ${name.padEnd(38)} offered ${Math.round((RATE * SECONDS * 1000) / t.offeredMs)}/s; answered ${statuses}; ` +
-        `latency ms p50 ${at(0.5)}, p95 ${at(0.95)}, p99 ${at(0.99)}, max ${at(1)}`,
+/** Starts `rate` requests a second for SECONDS seconds, on schedule whatever the answers do. */
+async function drive(rate: number, make: (i: number) => Promise<{ status: number; id?: string }>): Promise<{ sent: Sent[]; began: number; offeredMs: number }> {
+  const total = rate * SECONDS;
+  const sent: Sent[] = [];
+  const inFlight: Promise<void>[] = [];
+  const began = performance.now();
+  const beganAt = Date.now();
+  for (let i = 0; i < total; i++) {
+    const due = began + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    const one: Sent = { at: Date.now(), status: "pending" };
+    sent.push(one);
+    const t = performance.now();
+    inFlight.push(
+      make(i).then(
+        ({ status, id }) => {
+          one.latency = performance.now() - t;
+          one.status = String(status);
+          if (id) one.id = id;
+        },
+        (err: unknown) => void (one.status = (err as { code?: string }).code ?? "error"),
+      ),
     );
+  }
+  const offeredMs = performance.now() - began;
+  await Promise.all(inFlight);
+  return { sent, began: beganAt, offeredMs };
+}
+
+function statuses(sent: Sent[]): string {
+  const counts = new Map<string, number>();
+  for (const s of sent) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
+  return [...counts].map(([s, n]) => `${s}: ${n}`).join(", ");
+}
+
+async function qualifierRate(shape: Shape): Promise<number | undefined> {
+  if (PIPELINE_COUNT <= 0) return undefined;
+  const env = {
+    ...process.env,
+    PIPELINE_COUNT: String(PIPELINE_COUNT),
+    PIPELINE_RATE_SECONDS: "2",
+    PIPELINE_DELIVERIES: "1000",
+    ...(shape === "embedded" ? { DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" } : {}),
   };
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/pipeline.ts"], { cwd: fileURLToPath(new URL("..", import.meta.url)), env, stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const found = out.match(/\(b\) qualifier end to end: (\d+) transactions\/s/);
+  if (code !== 0 || !found) throw new Error(`bench/pipeline.ts exited with ${code}:\n${out}`);
+  return Number(found[1]);
+}
 
-  const baseline = await drive(async (i) => (await call("GET", `/v1/cards/${cards[i % cards.length]!.id}`, key)).status);
-  describe("baseline: GET /v1/cards/{cardId}", baseline);
+async function run(shape: Shape): Promise<void> {
+  const receiver = await startChildReceiver();
+  const cardlink: Cardlink =
+    shape === "embedded" ? await startEmbedded(serverArgs) : await startStack(process.env.DATABASE_URL!, process.env.KAFKA_BROKERS!, serverArgs);
+  const pool = new Pool(cardlink.url, { connections: 512, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+  async function call<T>(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: T }> {
+    const res = await pool.request({
+      method: method as "GET",
+      path,
+      headers: { ...headers, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.body.text();
+    return { status: res.statusCode, json: (text ? JSON.parse(text) : null) as T };
+  }
+  async function expect<T>(status: number, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<T> {
+    const res = await call<T>(method, path, headers, body);
+    if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.json)}`);
+    return res.json;
+  }
+  let bestDelivered = 0;
+  try {
+    const admin = { Authorization: `Bearer ${cardlink.admin}` };
+    const account = await expect<{ id: string; keys: { test: string } }>(201, "POST", "/admin/accounts", admin, { name: "Bench", tier: "premium" });
+    const key = { "Cardlink-Key": account.keys.test };
+    const program = await expect<{ id: string }>(201, "POST", "/v1/programs", key, { name: "Purchases" });
+    const brand = await expect<{ id: string }>(201, "POST", "/v1/brands", key, { name: "Bench Coffee" });
+    const locations = await Promise.all(
+      Array.from({ length: LOCATIONS }, (_, i) =>
+        expect<{ id: string }>(201, "POST", `/v1/programs/${program.id}/locations`, key, {
+          brandId: brand.id,
+          address: `${i + 1} High Street`,
+          city: "London",
+          postcode: "SW1A 1AA",
+          countryCode: "GBR",
+        }),
+      ),
+    );
+    const now = new Date((await expect<{ now: string }>(200, "GET", "/admin/clock", admin)).now);
+    const cards = await Promise.all(
+      testCardNumbers(CARDS).map((number) =>
+        expect<{ id: string }>(201, "POST", `/v1/programs/${program.id}/cards`, key, { number, expMonth: 12, expYear: now.getUTCFullYear() + 3, countryCode: "GBR", termsOfUse: true }),
+      ),
+    );
+    const offer = await expect<{ id: string }>(201, "POST", "/v1/offers", key, {
+      brandId: brand.id,
+      countryCode: "GBR",
+      name: "10% off coffee",
+      publisherId: account.id,
+      startDate: new Date(now.getTime() - 2 * 86_400_000).toISOString().slice(0, 10) + "T00:00:00",
+      type: { name: "discount", value: 10, maxRewardAmount: 25 },
+      minTransactionAmount: 5,
+    });
+    await expect(200, "POST", `/v1/offers/${offer.id}/programs/${program.id}/locations`, key);
+    await expect(201, "POST", `/v1/programs/${program.id}/hooks`, key, { event: "transaction.auth", url: receiver.url });
+    // One purchase through, so every location is onboarded on its scheme and every role warm.
+    for (const location of locations) {
+      await expect(201, "POST", "/v1/transactions/test", key, { cardId: cards[0]!.id, locationId: location.id, amount: 6 });
+    }
+    log(
+      `purchases on ${shape === "embedded" ? "one cardlink start process (PGlite, embedded log)" : "the roles as processes (api, 2 qualifiers, dispatcher, workers, 3 simulators; PostgreSQL, Kafka)"}: ` +
+        `${CARDS} test cards, ${LOCATIONS} locations, a live offer on each, one hook; ${SECONDS} s at each rate; the receiver and this driver in processes of their own`,
+    );
 
-  await receiver.reset();
-  const purchases = await drive(
-    async (i) =>
-      (
-        await call("POST", "/v1/transactions/test", key, {
+    for (const rate of RATES) {
+      const baseline = await drive(rate, async (i) => ({ status: (await call("GET", `/v1/cards/${cards[i % cards.length]!.id}`, key)).status }));
+      const baseLatencies = baseline.sent.flatMap((s) => (s.latency === undefined ? [] : [s.latency])).sort((a, b) => a - b);
+
+      await receiver.reset();
+      const before: MetricsSnapshot = await readMetrics(cardlink.metrics);
+      const purchases = await drive(rate, async (i) => {
+        const res = await call<{ id?: string }>("POST", "/v1/transactions/test", key, {
           cardId: cards[i % cards.length]!.id,
           locationId: locations[i % locations.length]!.id,
           amount: 5 + (i % 250),
-        })
-      ).status,
-  );
-  describe("POST /v1/transactions/test", purchases);
-  const answered = purchases.statuses.get("201") ?? 0;
-  const waitBegan = performance.now();
-  let received = await receiver.count();
-  while (received < answered && performance.now() - waitBegan < WEBHOOK_WAIT_MS) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    received = await receiver.count();
+        });
+        return { status: res.status, ...(res.json?.id ? { id: res.json.id } : {}) };
+      });
+      const accepted = purchases.sent.filter((s) => s.id && (s.status === "201" || s.status === "202"));
+      const waitBegan = performance.now();
+      let arrivals = await receiver.arrivals();
+      while (accepted.some((s) => !arrivals.has(s.id!)) && performance.now() - waitBegan < WEBHOOK_WAIT_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        arrivals = await receiver.arrivals();
+      }
+      const after: MetricsSnapshot = await readMetrics(cardlink.metrics);
+
+      const answered = purchases.sent.filter((s) => s.status === "201");
+      const answers = purchases.sent.flatMap((s) => (s.latency === undefined ? [] : [s.latency])).sort((a, b) => a - b);
+      const lastAnswer = Math.max(...purchases.sent.map((s) => s.at + (s.latency ?? 0)));
+      const toWebhook = accepted.flatMap((s) => (arrivals.has(s.id!) ? [arrivals.get(s.id!)! - s.at] : [])).sort((a, b) => a - b);
+      const lastWebhook = Math.max(...accepted.map((s) => arrivals.get(s.id!) ?? 0));
+      const answeredRate = answered.length / ((lastAnswer - purchases.began) / 1000);
+      const deliveredRate = toWebhook.length / ((lastWebhook - purchases.began) / 1000);
+      bestDelivered = Math.max(bestDelivered, deliveredRate);
+      log(`  offered ${rate}/s (${Math.round((rate * SECONDS * 1000) / purchases.offeredMs)}/s achieved by the driver)`);
+      log(`    baseline GET /v1/cards/{id}: ${statuses(baseline.sent)}; answer p50 ${ms(quantile(baseLatencies, 0.5))}, p99 ${ms(quantile(baseLatencies, 0.99))}`);
+      log(
+        `    purchases: ${statuses(purchases.sent)}; ${answeredRate.toFixed(0)} answered 201 a second; answer p50 ${ms(quantile(answers, 0.5))}, p99 ${ms(quantile(answers, 0.99))}`,
+      );
+      log(
+        `    webhooks: ${toWebhook.length} of ${accepted.length} delivered, ${Number.isFinite(deliveredRate) ? deliveredRate.toFixed(0) : "-"} a second; ` +
+          `purchase → webhook p50 ${ms(quantile(toWebhook, 0.5))}, p99 ${ms(quantile(toWebhook, 0.99))}`,
+      );
+      for (const line of hopTimes(before, after)) log(`    ${line}`);
+    }
+  } finally {
+    await pool.close();
+    await cardlink.close();
+    receiver.close();
   }
-  log(
-    `  webhooks: ${received} transaction.auth received for ${answered} purchases answered 201 ` +
-      `(${((performance.now() - waitBegan) / 1000).toFixed(1)} s after the last answer)`,
-  );
-  log(
-    `ratios: purchases answered 201 ${((answered / (RATE * SECONDS)) * 100).toFixed(1)}% of offered; webhooks ${answered ? ((received / answered) * 100).toFixed(1) : "-"}% of answered`,
-  );
-} finally {
-  receiver.close();
-  await pool.close();
-  server.kill("SIGTERM");
-  await new Promise((resolve) => server.once("exit", resolve));
-  rmSync(dataDir, { recursive: true, force: true });
+  const own = await qualifierRate(shape);
+  if (own !== undefined) {
+    log(
+      `  the qualifier fed directly on the same shape (bench/pipeline.ts, ${PIPELINE_COUNT} messages): ${own} transactions/s; ` +
+        `best webhooks delivered a second above: ${bestDelivered.toFixed(0)} (${((bestDelivered / own) * 100).toFixed(1)}% of it)`,
+    );
+  }
 }
+
+for (const shape of SHAPES) await run(shape);

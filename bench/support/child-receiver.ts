@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 export interface ChildReceiver {
   url: string;
   count(): Promise<number>;
+  /** When each transaction's first event arrived (wall-clock ms), by transaction id. */
+  arrivals(): Promise<Map<string, number>>;
   reset(): Promise<void>;
   close(): void;
 }
@@ -15,14 +17,15 @@ export async function startChildReceiver(): Promise<ChildReceiver> {
     child.once("message", (m: { port: number }) => resolve(m.port));
     child.once("error", reject);
   });
-  const ask = (what: "count" | "reset") =>
-    new Promise<number>((resolve) => {
-      child.once("message", (m: { count: number }) => resolve(m.count));
+  const ask = (what: "count" | "reset" | "arrivals") =>
+    new Promise<{ count: number; arrivals?: [string, number][] }>((resolve) => {
+      child.once("message", resolve);
       child.send({ ask: what });
     });
   return {
     url: `http://127.0.0.1:${port}/hooks`,
-    count: () => ask("count"),
+    count: async () => (await ask("count")).count,
+    arrivals: async () => new Map((await ask("arrivals")).arrivals),
     reset: async () => void (await ask("reset")),
     close: () => child.kill(),
   };

@@ -1,6 +1,7 @@
 // The bus interface both implementations keep: keyed topics with partitions, consumer groups with
 // committed offsets, at-least-once delivery, values checked against the topic's Avro schema.
 import type { AvroSchema } from "./avro.ts";
+import { groupCommit } from "../platform/group-commit.ts";
 
 export interface TopicSpec {
   name: string;
@@ -34,8 +35,8 @@ export interface Published {
 export type Handler = (message: BusMessage) => Promise<void>;
 
 /**
- * Handles a batch: messages of ONE partition in offset order (so in order per key). Resolving commits
- * the whole batch with one offset commit; throwing commits the messages passed to `handled` (if any)
+ * Handles a batch: messages of one or more partitions, each partition's in offset order (so in order per
+ * key). Resolving commits the whole batch with one offset commit per partition; throwing commits the messages passed to `handled` (if any)
  * and delivers the rest again after a backoff. A handler that gives up on a message dead-letters it
  * itself and resolves: the rest of its batch is not lost.
  */
@@ -53,10 +54,13 @@ export interface SubscribeOptions {
 
 export const DEFAULT_MAX_BATCH = 500;
 
-/** The batch handler a subscription runs: the given one, or the per-message adapter over `handler`. */
+/**
+ * The batch handler a subscription runs: the given one, its partitions' batches merged while it is busy,
+ * or the per-message adapter over `handler`.
+ */
 export function batchHandlerOf(options: SubscribeOptions): BatchHandler {
   if (options.batchHandler && options.handler) throw new BusError("subscribe: give a handler or a batchHandler, not both");
-  if (options.batchHandler) return options.batchHandler;
+  if (options.batchHandler) return mergingPartitions(options.batchHandler);
   const handler = options.handler;
   if (!handler) throw new BusError("subscribe: give a handler or a batchHandler");
   return async (batch, handled) => {
@@ -65,6 +69,38 @@ export function batchHandlerOf(options: SubscribeOptions): BatchHandler {
       handled(message);
     }
   };
+}
+
+/**
+ * A member consumes its partitions side by side; the batches they bring while the handler is busy are
+ * handed to it as one (each partition's messages still in offset order, so in order per key), so a
+ * consumer pays one round (one database transaction) for all of them instead of one per partition. When
+ * the handler throws, every partition in the round commits what was marked handled of its own messages
+ * and gets the rest again.
+ */
+function mergingPartitions(handler: BatchHandler): BatchHandler {
+  interface Part {
+    batch: BusMessage[];
+    handled: (message: BusMessage) => void;
+  }
+  const round = groupCommit<Part, void>(async (parts) => {
+    if (parts.length === 1) {
+      await handler(parts[0]!.batch, parts[0]!.handled);
+      return [{ ok: undefined }];
+    }
+    const partOf = new Map<BusMessage, Part>();
+    for (const part of parts) for (const message of part.batch) partOf.set(message, part);
+    try {
+      await handler(
+        parts.flatMap((p) => p.batch),
+        (message) => partOf.get(message)?.handled(message),
+      );
+      return parts.map(() => ({ ok: undefined }));
+    } catch (error) {
+      return parts.map(() => ({ error }));
+    }
+  });
+  return (batch, handled) => round({ batch, handled });
 }
 
 export interface Subscription {

@@ -1,5 +1,6 @@
 // The qualifier role: consumes the three schemes' transaction topics as one consumer group, a batch at a
-// time (one partition's messages in order), and applies each batch in one database transaction
+// time (the batches its partitions bring together, each partition's messages in order), and applies each
+// batch in one database transaction
 // (src/qualifier/batch.ts). A malformed message goes to the dead-letter topic with its reason and the
 // rest of its batch goes on; a database failure throws, so the batch's offsets are not committed and
 // the bus delivers the batch again.

@@ -3,6 +3,8 @@
 import type { Db } from "./db.ts";
 import { newId, randomBase62, sha256 } from "./ids.ts";
 import { endKeySessions } from "./dashboard-sessions.ts";
+import { groupedLookup } from "../platform/group-commit.ts";
+import { uuid } from "../domain/field-rules.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 
 export type Tier = "standard" | "premium";
@@ -95,15 +97,21 @@ export const listAccounts = (db: Db, page: PageQuery): Promise<Page<Account>> =>
 
 type KeyOwner = { keyId: string; live: boolean; account: Account };
 
-async function keyOwner(db: Db, column: "hash" | "id", value: string): Promise<KeyOwner | undefined> {
-  const [row] = await db.query<AccountRow & { key_id: string; live: boolean }>(
-    `select a.*, k.id as key_id, k.live from api_keys k join accounts a on a.id = k.account_id
-     where k.${column} = $1 and k.revoked is null`,
-    [value],
-  );
-  if (!row) return undefined;
-  return { keyId: row.key_id, live: row.live, account: toAccount(row) };
+type OwnerRow = AccountRow & { key_id: string; live: boolean; hash: string };
+
+/** Current keys by digest or id, many at once: the requests that arrive together are checked in one statement. */
+function keyOwners(column: "hash" | "key_id") {
+  return groupedLookup(async (db: Db, values: string[]) => {
+    const rows = await db.query<OwnerRow>(
+      `select a.*, k.id as key_id, k.hash, k.live from api_keys k join accounts a on a.id = k.account_id
+       where ${column === "hash" ? "k.hash = any($1::text[])" : "k.id = any($1::uuid[])"} and k.revoked is null`,
+      [values],
+    );
+    return new Map(rows.map((row) => [row[column], { keyId: row.key_id, live: row.live, account: toAccount(row) } satisfies KeyOwner]));
+  });
 }
+const byHash = keyOwners("hash");
+const byId = keyOwners("key_id");
 
 /** A key as the operator sees it: never the key itself (only its digest is kept), its last four characters. */
 export interface ApiKeyInfo {
@@ -177,7 +185,9 @@ export async function revokeKey(db: Db, accountId: string, keyId: string, now: D
   });
 }
 /** The account and environment a presented secret key belongs to, if it is a current key. */
-export const findKey = (db: Db, key: string): Promise<KeyOwner | undefined> => keyOwner(db, "hash", sha256(key));
+export const findKey = (db: Db, key: string): Promise<KeyOwner | undefined> => byHash(db, sha256(key));
 
 /** The same for a key named by its id (a dashboard session keeps the id, never the key). */
-export const findKeyById = (db: Db, keyId: string): Promise<KeyOwner | undefined> => keyOwner(db, "id", keyId);
+export const findKeyById = (db: Db, keyId: string): Promise<KeyOwner | undefined> =>
+  // A malformed id (a session cookie is text) is no key; the batch's uuid cast would fail the round.
+  uuid(keyId) === undefined ? byId(db, keyId.toLowerCase()) : Promise.resolve(undefined);

@@ -14,6 +14,12 @@ export interface Db {
   exec(text: string): Promise<void>;
   /** Runs `fn` in one transaction; inside a transaction it joins the open one. */
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onNotify` for every notification on `channel` (LISTEN; what `notify` sends, in any process,
+   * arrives once its transaction commits). Resolves once listening, to the function that stops it. On
+   * PostgreSQL the listening connection is made again after a lost server.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -55,6 +61,10 @@ export function openPostgres(url: string, options: { max?: number } = {}): Db {
     async tx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
       if (inTx) return fn(wrap(s, true));
       return (await (s as postgres.Sql).begin((t) => fn(wrap(t, true)))) as T;
+    },
+    async listen(channel: string, onNotify: () => void) {
+      const { unlisten } = await sql.listen(channel, () => onNotify());
+      return unlisten;
     },
     async close() {
       if (!inTx) await (s as postgres.Sql).end({ timeout: 5 });
@@ -108,9 +118,41 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
       if (inTx) return fn(wrap(r, true));
       return serial(() => pg.transaction((t) => fn(wrap(t, true))));
     },
+    async listen(channel: string, onNotify: () => void) {
+      return serial(() => pg.listen(channel, () => onNotify()));
+    },
     async close() {
       if (!inTx) await serial(() => pg.close());
     },
   });
   return wrap(pg, false);
+}
+
+/**
+ * Listens on `channel` until stopped, trying again with backoff (at most 5 s apart) while the database
+ * cannot be reached; a wake-up lost meanwhile is what the caller's own periodic look covers.
+ */
+export function keepListening(db: Db, channel: string, onNotify: () => void): { stop(): Promise<void> } {
+  let stopped = false;
+  let unlisten: (() => Promise<void>) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const attempt = (failures: number) => {
+    db.listen(channel, onNotify).then(
+      async (stop) => {
+        if (stopped) await stop().catch(() => undefined);
+        else unlisten = stop;
+      },
+      () => {
+        if (!stopped) timer = setTimeout(() => attempt(failures + 1), Math.min(250 * 2 ** failures, 5_000));
+      },
+    );
+  };
+  attempt(0);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await unlisten?.().catch(() => undefined);
+    },
+  };
 }

@@ -8,6 +8,9 @@ import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
 import { toTransaction, type TransactionRow } from "./transactions.ts";
 
+/** Notified when outbox events are written (a trigger, migration 012), once the writing transaction commits. */
+export const OUTBOX_WRITTEN = "cardlink_outbox";
+
 export interface OutboxEvent {
   accountId: string;
   live: boolean;

@@ -11,8 +11,9 @@ import type { Db } from "./db.ts";
 import { clearRefusal, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../domain/purchase-follow-ups.ts";
 import type { Scheme } from "../bus/messages.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
-import { getTransaction, refundedAmount, type Transaction } from "./transactions.ts";
+import { refundedAmounts, toTransaction, type Transaction, type TransactionRow } from "./transactions.ts";
 import { findAtNextTick } from "./transaction-waits.ts";
+import { groupCommit, perHandle, type Outcome } from "../platform/group-commit.ts";
 
 export interface TestPurchaseInput {
   cardId: string;
@@ -83,6 +84,8 @@ async function waitFor(ctx: Ctx, id: string, waitMs: number, ready: (t: Transact
 
 interface PurchaseLocation {
   id: string;
+  account_id: string;
+  live: boolean;
   program_id: string;
   address: string;
   city: string;
@@ -90,46 +93,43 @@ interface PurchaseLocation {
   country_code: string;
   timezone: string;
   brand_name: string;
+  scheme: Scheme;
   status: string;
   mids: Record<string, string>[];
 }
 
-/**
- * The location the purchase is made at, once the card's test network has given it its MIDs: a test
- * location is onboarded over the bus at creation and the answer comes back within moments. Waits for it
- * up to `waitMs`; 503 if it is not there by then.
- */
-async function onboardedLocation(ctx: Ctx, locationId: string, card: { program_id: string; scheme: Scheme }, waitMs: number): Promise<PurchaseLocation> {
-  const deadline = performance.now() + waitMs;
-  for (;;) {
-    const [location] = await ctx.db.query<PurchaseLocation>(
-      `select l.*, b.name as brand_name, n.status, n.mids from locations l join brands b on b.id = l.brand_id
-       join location_networks n on n.location_id = l.id and n.scheme = $4
-       where l.id = $1 and l.account_id = $2 and l.live = $3`,
-      [locationId, ctx.accountId, ctx.live, card.scheme],
-    );
-    if (!location) throw notFound("location", locationId);
-    if (location.program_id !== card.program_id) throw invalid("locationId", "the location is not in the card's program");
-    if (location.status !== "Active") throw invalid("locationId", `the location is ${location.status} on ${card.scheme}, not Active`);
-    if (location.mids.length > 0) return location;
-    if (performance.now() >= deadline) {
-      throw new DomainError("unavailable", `locationId: the ${card.scheme} test network has not answered the location's onboarding yet; try again in a moment.`, 1);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+interface PurchaseCard {
+  id: string;
+  account_id: string;
+  live: boolean;
+  program_id: string;
+  scheme: Scheme;
+  first_numbers: string;
+  last_numbers: string;
 }
 
-export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input: TestPurchaseInput): Promise<Sent> {
-  const began = performance.now();
-  requireTestKey(ctx);
-  const [card] = await ctx.db.query<{ id: string; program_id: string; scheme: Scheme; first_numbers: string; last_numbers: string }>(
-    "select id, program_id, scheme, first_numbers, last_numbers from cards where id = $1 and account_id = $2 and live = $3",
-    [input.cardId, ctx.accountId, ctx.live],
-  );
-  if (!card) throw notFound("card", input.cardId);
-  const location = await onboardedLocation(ctx, input.locationId, card, waitMs);
+interface PurchaseRequest {
+  ctx: Ctx;
+  simulators: SimulatorControl;
+  input: TestPurchaseInput;
+}
+
+/** A purchase written and ready to publish, or the location's network has not given it its MIDs yet. */
+type Prepared = { id: string; command: PurchaseInput } | { notOnboarded: Scheme };
+
+/**
+ * The card and the location the purchase is made at, checked: the location must be in the card's program
+ * and onboarded on its scheme (a test location is onboarded over the bus at creation, answered within moments).
+ */
+function purchaseOf({ ctx, input }: PurchaseRequest, card: PurchaseCard | undefined, locations: PurchaseLocation[]): (PurchaseInput & { purchaseId: string }) | { notOnboarded: Scheme } {
+  if (!card || card.account_id !== ctx.accountId || card.live !== ctx.live) throw notFound("card", input.cardId);
+  const location = locations.find((l) => l.scheme === card.scheme);
+  if (!location || location.account_id !== ctx.accountId || location.live !== ctx.live) throw notFound("location", input.locationId);
+  if (location.program_id !== card.program_id) throw invalid("locationId", "the location is not in the card's program");
+  if (location.status !== "Active") throw invalid("locationId", `the location is ${location.status} on ${card.scheme}, not Active`);
+  if (location.mids.length === 0) return { notOnboarded: card.scheme };
   const purchaseId = crypto.randomUUID();
-  const purchase: PurchaseInput = {
+  return {
     scheme: card.scheme,
     purchaseId,
     card: { id: card.id, firstSix: card.first_numbers, lastFour: card.last_numbers },
@@ -149,24 +149,86 @@ export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input:
     wallet: input.wallet ?? null,
     targetingTag: input.targetingTag ?? null,
   };
-  const id = transactionIdFor(card.scheme, "purchase", simulators.purchaseReceipt(card.scheme, purchaseId).transactionId);
-  // Written first: if this fails (PostgreSQL down), nothing was sent and the answer is a 503. Until the
-  // command is known to be on the bus the row keeps it, for the workers to publish (relayTestPurchases).
-  await ctx.db.query(
-    `insert into test_purchases (transaction_id, account_id, scheme, card_id, purchase_id, created, command, published, publish_after)
-     values ($1, $2, $3, $4, $5, $6, $7::jsonb, false, now() + make_interval(secs => $8))`,
-    [id, ctx.accountId, card.scheme, card.id, purchaseId, ctx.clock.now(), JSON.stringify(purchase), RELAY_AFTER_MS / 1000],
-  );
+}
+
+/**
+ * The purchases that arrived together, checked and written together: one round of reads (their cards,
+ * their locations at every network) and one insert of every purchase that can be made. Written first: if
+ * the write fails (PostgreSQL down) nothing was sent and each answer is a 503. Until a command is known to
+ * be on the bus its row keeps it, for the workers to publish (relayTestPurchases).
+ */
+const preparePurchases = perHandle((db: Db) =>
+  groupCommit<PurchaseRequest, Prepared>(async (requests) => {
+    const cardIds = [...new Set(requests.map((r) => r.input.cardId))];
+    const locationIds = [...new Set(requests.map((r) => r.input.locationId))];
+    const [cards, locations] = await Promise.all([
+      db.query<PurchaseCard>("select id, account_id, live, program_id, scheme, first_numbers, last_numbers from cards where id = any($1::uuid[])", [cardIds]),
+      db.query<PurchaseLocation>(
+        `select l.*, b.name as brand_name, n.scheme, n.status, n.mids from locations l join brands b on b.id = l.brand_id
+         join location_networks n on n.location_id = l.id where l.id = any($1::uuid[])`,
+        [locationIds],
+      ),
+    ]);
+    const cardById = new Map(cards.map((c) => [c.id, c]));
+    const outcomes: Outcome<Prepared>[] = [];
+    const rows: Record<string, unknown>[] = [];
+    for (const request of requests) {
+      try {
+        const made = purchaseOf(request, cardById.get(request.input.cardId.toLowerCase()), locations.filter((l) => l.id === request.input.locationId.toLowerCase()));
+        if ("notOnboarded" in made) {
+          outcomes.push({ ok: made });
+          continue;
+        }
+        const id = transactionIdFor(made.scheme, "purchase", request.simulators.purchaseReceipt(made.scheme, made.purchaseId).transactionId);
+        rows.push({ transaction_id: id, account_id: request.ctx.accountId, scheme: made.scheme, card_id: made.card.id, purchase_id: made.purchaseId, created: request.ctx.clock.now(), command: made });
+        outcomes.push({ ok: { id, command: made } });
+      } catch (error) {
+        outcomes.push({ error });
+      }
+    }
+    if (rows.length > 0) {
+      await db.query(
+        `insert into test_purchases (transaction_id, account_id, scheme, card_id, purchase_id, created, command, published, publish_after)
+         select r.transaction_id, r.account_id, r.scheme, r.card_id, r.purchase_id, r.created, r.command, false, now() + make_interval(secs => $2)
+         from jsonb_to_recordset($1::jsonb) as r(transaction_id uuid, account_id uuid, scheme text, card_id uuid, purchase_id text, created timestamptz, command jsonb)`,
+        [JSON.stringify(rows), RELAY_AFTER_MS / 1000],
+      );
+    }
+    return outcomes;
+  }),
+);
+
+/** Purchases known to be on the bus, marked together; their commands are no longer kept. */
+const markPublished = perHandle((db: Db) =>
+  groupCommit<string, void>(async (ids) => {
+    await db.query("update test_purchases set published = true, command = null where transaction_id = any($1::uuid[])", [ids]);
+    return ids.map(() => ({ ok: undefined }));
+  }),
+);
+
+export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input: TestPurchaseInput): Promise<Sent> {
+  const began = performance.now();
+  requireTestKey(ctx);
+  let prepared: Prepared;
+  // A location whose test network has not answered its onboarding yet is waited for, up to `waitMs`.
+  for (;;) {
+    prepared = await preparePurchases(ctx.db)({ ctx, simulators, input });
+    if (!("notOnboarded" in prepared)) break;
+    if (performance.now() - began >= waitMs) {
+      throw new DomainError("unavailable", `locationId: the ${prepared.notOnboarded} test network has not answered the location's onboarding yet; try again in a moment.`, 1);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const { id, command } = prepared;
   try {
-    await publishWithin(simulators.purchase(purchase));
+    await publishWithin(simulators.purchase(command));
   } catch (err) {
     if (!(err instanceof DependencyUnavailableError)) throw err;
     // Accepted durably: the purchase is made when the bus is back (202, status "accepted").
     return { id, transaction: undefined, accepted: true };
   }
   // The purchase is on its way; from here on a database error must not turn the answer into a failure.
-  const marked = ctx.db.query("update test_purchases set published = true, command = null where transaction_id = $1", [id]);
-  await within(marked, MARK_WITHIN_MS, "postgres").catch(() => undefined);
+  await within(markPublished(ctx.db)(id), MARK_WITHIN_MS, "postgres").catch(() => undefined);
   // The wait for the qualifier is what is left of the answer's budget, so a slow publish does not add to it.
   const left = Math.min(waitMs, began + ANSWER_WITHIN_MS - performance.now());
   return { id, transaction: left > 0 ? await waitFor(ctx, id, left, () => true).catch(() => undefined) : undefined };
@@ -196,53 +258,77 @@ export async function relayTestPurchases({ db, simulators }: { db: Db; simulator
   }
 }
 
-async function testPurchaseOf(ctx: Ctx, transactionId: string) {
-  const transaction = await getTransaction(ctx, transactionId);
-  requireTestKey(ctx);
-  const [purchase] = await ctx.db.query<{ scheme: Scheme; card_id: string; purchase_id: string }>(
-    "select scheme, card_id, purchase_id from test_purchases where transaction_id = $1 and account_id = $2",
-    [transactionId, ctx.accountId],
-  );
-  if (!purchase || transaction.type !== "purchase") {
-    throw invalid("transactionId", "only purchases made with POST /transactions/test can be cleared, voided or refunded here");
-  }
-  return { transaction, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id } };
+interface FollowUpFacts {
+  row: TransactionRow | undefined;
+  purchase: { account_id: string; scheme: Scheme; card_id: string; purchase_id: string } | undefined;
+  refunded: number;
 }
 
 /**
- * The purchase as the network's messages have told the service of it (its stages and the refunds
- * recorded against it), refused with 409 when `refusalOf` says the follow-up cannot apply.
+ * What clears, voids and refunds that arrive together need, read in one round: their purchases as
+ * recorded, as sent through POST /transactions/test, and how much of each was refunded.
  */
-async function requireApplies(ctx: Ctx, transaction: Transaction, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
+const followUpFacts = perHandle((db: Db) =>
+  groupCommit<string, FollowUpFacts>(async (ids) => {
+    const unique = [...new Set(ids)];
+    const [rows, purchases, refunded] = await Promise.all([
+      db.query<TransactionRow>("select * from transactions where id = any($1::uuid[])", [unique]),
+      db.query<FollowUpFacts["purchase"] & { transaction_id: string }>(
+        "select transaction_id, account_id, scheme, card_id, purchase_id from test_purchases where transaction_id = any($1::uuid[])",
+        [unique],
+      ),
+      refundedAmounts(db, unique),
+    ]);
+    const rowById = new Map(rows.map((r) => [r.id, r]));
+    const purchaseById = new Map(purchases.map((p) => [p.transaction_id, p]));
+    return ids.map((id) => ({ ok: { row: rowById.get(id), purchase: purchaseById.get(id), refunded: refunded.get(id) ?? 0 } }));
+  }),
+);
+
+/** The test purchase a follow-up names, as the network's messages have told the service of it. */
+async function testPurchaseOf(ctx: Ctx, transactionId: string) {
+  const { row, purchase, refunded } = await followUpFacts(ctx.db)(transactionId.toLowerCase());
+  // Another account's or environment's transaction is, to this caller, none.
+  if (!row || row.account_id !== ctx.accountId || row.live !== ctx.live) throw notFound("transaction", transactionId);
+  const transaction = toTransaction(row);
+  requireTestKey(ctx);
+  if (!purchase || purchase.account_id !== ctx.accountId || transaction.type !== "purchase") {
+    throw invalid("transactionId", "only purchases made with POST /transactions/test can be cleared, voided or refunded here");
+  }
+  return { transaction, refunded, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id } };
+}
+
+/** Refused with 409 when `refusalOf` says the follow-up cannot apply to the purchase as it stands. */
+function requireApplies(transaction: Transaction, refunded: number, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
   const standing: PurchaseStanding = {
     state: transaction.voided ? "voided" : transaction.cleared ? "cleared" : "authorized",
     amount: transaction.amount,
     currency: transaction.currency,
-    refunded: await refundedAmount(ctx.db, transaction.id),
+    refunded,
   };
   const refusal = refusalOf(standing);
   if (refusal) throw new DomainError("conflict", `${refusal.field}: ${refusal.reason}`);
 }
 
 export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
-  const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
+  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
   if (transaction.cleared) return { id: transactionId, transaction };
-  await requireApplies(ctx, transaction, clearRefusal);
+  requireApplies(transaction, refunded, clearRefusal);
   await publishWithin(simulators.clear(ref));
   return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.cleared) };
 }
 
 export async function voidTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
-  const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
+  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
   if (transaction.voided) return { id: transactionId, transaction };
-  await requireApplies(ctx, transaction, voidRefusal);
+  requireApplies(transaction, refunded, voidRefusal);
   await publishWithin(simulators.void(ref));
   return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.voided) };
 }
 
 export async function refundTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number): Promise<Sent> {
-  const { transaction, ref } = await testPurchaseOf(ctx, transactionId);
-  await requireApplies(ctx, transaction, (p) => {
+  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
+  requireApplies(transaction, refunded, (p) => {
     const decided = refundOf(p, amount ?? null);
     return "refusal" in decided ? decided.refusal : undefined;
   });

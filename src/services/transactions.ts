@@ -272,6 +272,15 @@ export async function lockQualificationsDue(db: Db, today: string, limit: number
 }
 
 /** What the refunds of a purchase add up to (a positive amount). */
+/** How much of each purchase has been refunded, many purchases in one statement. */
+export async function refundedAmounts(db: Db, purchaseIds: string[]): Promise<Map<string, number>> {
+  const rows = await db.query<{ original_id: string; refunded: number }>(
+    "select original_id, coalesce(-sum(amount), 0)::float8 as refunded from transactions where original_id = any($1::uuid[]) group by original_id",
+    [purchaseIds],
+  );
+  return new Map(rows.map((r) => [r.original_id, r.refunded]));
+}
+
 export async function refundedAmount(db: Db, purchaseId: string): Promise<number> {
   const [row] = await db.query<{ refunded: number }>("select coalesce(-sum(amount), 0)::float8 as refunded from transactions where original_id = $1", [purchaseId]);
   return row?.refunded ?? 0;

@@ -6,7 +6,8 @@ import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { Clock } from "../clock/index.ts";
-import type { Db } from "../services/db.ts";
+import { keepListening, type Db } from "../services/db.ts";
+import { OUTBOX_WRITTEN } from "../services/outbox.ts";
 import {
   claimDue,
   fanOut,
@@ -113,6 +114,7 @@ export function createDispatcher({
   let poll: NodeJS.Timeout | undefined;
   let renew: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
+  let listening: { stop(): Promise<void> } | undefined;
   let fanOutWanted = true;
   let woken = false;
   let sleeper: (() => void) | undefined;
@@ -322,10 +324,13 @@ export function createDispatcher({
         fanOutWanted = true;
         wake();
       });
-      poll = setInterval(() => {
+      // Events written in any process wake the pool at once; the poll is for due retries and lost wake-ups.
+      const look = () => {
         fanOutWanted = true;
         wake();
-      }, pollMs);
+      };
+      listening = keepListening(db, OUTBOX_WRITTEN, look);
+      poll = setInterval(look, pollMs);
       renew = setInterval(() => {
         const ids = [...inFlight.keys(), ...unrecorded.map((o) => o.deliveryId)];
         renewLeases(db, owner, ids, leaseMs).catch((err: unknown) => log.warn({ err }, "renewing webhook claims failed"));
@@ -337,6 +342,7 @@ export function createDispatcher({
       running = false;
       unsubscribe?.();
       clearInterval(poll);
+      await listening?.stop();
       wake();
       await loopDone;
       if (finishing.size > 0) {

@@ -231,7 +231,7 @@ for (const impl of implementations) {
       expect(next.received[0]!.value).toMatchObject({ id: "stuck", n: 0 });
     });
 
-    it("delivers batches of one partition in offset order, per key in publish order, and commits once per batch", async () => {
+    it("delivers each partition's messages in offset order, per key in publish order, and commits once per batch", async () => {
       const name = await topic("batches");
       const keys = ["card-a", "card-b", "card-c"];
       for (let n = 0; n < 30; n++) await bus.publish(name, keys[n % 3]!, event(keys[n % 3]!, n));
@@ -245,9 +245,11 @@ for (const impl of implementations) {
       subscriptions.push(s);
       await waitFor(() => batches.flat().length >= 30);
       for (const batch of batches) {
-        expect(batch.length).toBeLessThanOrEqual(7);
-        expect(new Set(batch.map((m) => m.partition)).size).toBe(1);
-        expect(batch.map((m) => m.offset)).toEqual(batch.map((_, i) => batch[0]!.offset + i));
+        for (const partition of new Set(batch.map((m) => m.partition))) {
+          const own = batch.filter((m) => m.partition === partition);
+          expect(own.length).toBeLessThanOrEqual(7);
+          expect(own.map((m) => m.offset)).toEqual(own.map((_, i) => own[0]!.offset + i));
+        }
       }
       expect(batches.some((b) => b.length > 1)).toBe(true);
       for (const key of keys) {
@@ -261,6 +263,35 @@ for (const impl of implementations) {
       await subscribe("batches", [name], after.handler);
       await settle();
       expect(after.received).toEqual([]);
+    });
+
+    it("hands the batches its partitions bring while the handler is busy to it as one", async () => {
+      const name = await topic("merged");
+      const keys = Array.from({ length: 12 }, (_, i) => `card-${i}`);
+      expect(new Set(keys.map((k) => partitionFor(k, PARTITIONS))).size).toBeGreaterThan(1);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const batches: BusMessage<Event>[][] = [];
+      const s = await bus.subscribe({
+        groupId: `${run}-merged`,
+        topics: [name],
+        batchHandler: async (batch) => {
+          batches.push(batch as BusMessage<Event>[]);
+          if (batches.length === 1) await held;
+        },
+      });
+      subscriptions.push(s);
+      await bus.publish(name, keys[0]!, event(keys[0]!, 0));
+      await waitFor(() => batches.length === 1);
+      // While the first batch is in hand, every partition brings one of its own.
+      for (let n = 1; n <= 24; n++) await bus.publish(name, keys[n % keys.length]!, event(keys[n % keys.length]!, n));
+      release();
+      await waitFor(() => batches.flat().length >= 25);
+      expect(batches.some((b) => new Set(b.map((m) => m.partition)).size > 1)).toBe(true);
+      for (const key of keys) {
+        const ns = batches.flat().filter((m) => m.key === key).map((m) => m.value.n);
+        expect(ns).toEqual([...ns].sort((a, b) => a - b));
+      }
     });
 
     it("delivers an uncommitted batch again, whole, before anything behind it", async () => {

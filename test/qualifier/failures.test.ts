@@ -94,6 +94,7 @@ describe("qualifier failures", () => {
       query: (text, params) => h.services.db.query(text, params),
       exec: (text) => h.services.db.exec(text),
       close: () => h.services.db.close(),
+      listen: (channel, onNotify) => h.services.db.listen(channel, onNotify),
       tx: (fn) => (failures-- > 0 ? Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432")) : h.services.db.tx(fn)),
     };
     const outcomes: Outcome[] = [];

@@ -273,6 +273,22 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
     await until("the delivery after the lease ran out", async () => (await deliveries(acct, hook.id))[0]!.status === "succeeded");
   });
 
+  it("is woken by an event written anywhere (no kick, no poll due), once its transaction commits", async () => {
+    receiver.respondWith(200);
+    await dispatcher.stop();
+    dispatcher = startDispatcher({ pollMs: 600_000 });
+    await dispatcher.settled();
+    const { acct, programId } = await setup();
+    const eventId = await h.services.db.tx(async (tx) => {
+      const id = await enqueueEvent(tx, { accountId: acct.id, live: false, programId, event: "transaction.auth", data: { amount: 3 } }, h.services.clock.now());
+      // Not before the commit: the event is not there to claim yet.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(receivedFor(receiver, [id])).toEqual([]);
+      return id;
+    });
+    await until("the delivery the notification woke", async () => receivedFor(receiver, [eventId]).length === 1);
+  });
+
   it("runs nothing after stop for a kick made just before it or after it", async () => {
     let stopped = false;
     const late: string[] = [];

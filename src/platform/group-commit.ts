@@ -1,0 +1,84 @@
+// Group commit: requests that arrive together share one round of statements. A call joins the round that
+// is gathering; a round starts on the next turn of the event loop when none is running, and otherwise as
+// soon as the running one ends, taking everything that arrived meanwhile. So an idle service answers one
+// request with no added wait, and a busy one pays per round, not per request: the busier, the larger the
+// rounds. Each caller gets its own result or its own error; a round that fails as a whole fails each call in it.
+
+/** What a round says of one input: its result, or the error that input alone gets. */
+export type Outcome<O> = { ok: O } | { error: unknown };
+
+export interface GroupOptions {
+  /** At most this many inputs in one round; the rest wait for the next. */
+  maxRound?: number;
+}
+
+export type Grouped<I, O> = (input: I) => Promise<O>;
+
+/** One call a round: `run` answers every input of the round, in order. */
+export function groupCommit<I, O>(run: (inputs: I[]) => Promise<Outcome<O>[]>, { maxRound = 1_000 }: GroupOptions = {}): Grouped<I, O> {
+  interface Waiting {
+    input: I;
+    resolve: (value: O) => void;
+    reject: (err: unknown) => void;
+  }
+  let gathering: Waiting[] = [];
+  let running = false;
+  let scheduled = false;
+
+  async function round(): Promise<void> {
+    scheduled = false;
+    const taken = gathering.slice(0, maxRound);
+    gathering = gathering.slice(taken.length);
+    running = true;
+    try {
+      const outcomes = await run(taken.map((w) => w.input));
+      taken.forEach((w, i) => {
+        const outcome = outcomes[i];
+        if (!outcome) w.reject(new Error("group commit: a round answered fewer inputs than it was given"));
+        else if ("ok" in outcome) w.resolve(outcome.ok);
+        else w.reject(outcome.error);
+      });
+    } catch (err) {
+      for (const w of taken) w.reject(err);
+    } finally {
+      running = false;
+      if (gathering.length > 0) schedule();
+    }
+  }
+
+  function schedule(): void {
+    if (running || scheduled) return;
+    scheduled = true;
+    setImmediate(() => void round());
+  }
+
+  return (input) =>
+    new Promise<O>((resolve, reject) => {
+      gathering.push({ input, resolve, reject });
+      schedule();
+    });
+}
+
+/** One group per handle it works with (a database: a test's, a benchmark's, the service's), made on first use. */
+export function perHandle<H extends object, I, O>(make: (handle: H) => Grouped<I, O>): (handle: H) => Grouped<I, O> {
+  const groups = new WeakMap<H, Grouped<I, O>>();
+  return (handle) => {
+    let group = groups.get(handle);
+    if (!group) groups.set(handle, (group = make(handle)));
+    return group;
+  };
+}
+
+/** Looks keys up a round at a time: `load` answers the rows of many keys in one statement. */
+export function groupedLookup<H extends object, K, V>(
+  load: (handle: H, keys: K[]) => Promise<Map<K, V>>,
+  options?: GroupOptions,
+): (handle: H, key: K) => Promise<V | undefined> {
+  const group = perHandle((db: H) =>
+    groupCommit<K, V | undefined>(async (keys) => {
+      const found = await load(db, [...new Set(keys)]);
+      return keys.map((k) => ({ ok: found.get(k) }));
+    }, options),
+  );
+  return (db, key) => group(db)(key);
+}

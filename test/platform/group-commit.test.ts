@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { groupCommit, groupedLookup } from "../../src/platform/group-commit.ts";
+
+describe("groupCommit", () => {
+  it("runs calls made together in one round, and those made while it runs in the next", async () => {
+    const rounds: number[][] = [];
+    let release!: () => void;
+    const first = new Promise<void>((resolve) => (release = resolve));
+    const double = groupCommit<number, number>(async (inputs) => {
+      rounds.push(inputs);
+      if (rounds.length === 1) await first;
+      return inputs.map((n) => ({ ok: n * 2 }));
+    });
+    const a = [double(1), double(2), double(3)];
+    await new Promise((resolve) => setImmediate(resolve));
+    const b = [double(4), double(5)];
+    release();
+    expect(await Promise.all([...a, ...b])).toEqual([2, 4, 6, 8, 10]);
+    expect(rounds).toEqual([[1, 2, 3], [4, 5]]);
+  });
+
+  it("gives each call its own error, and every call of a failed round the round's error", async () => {
+    const check = groupCommit<number, number>(async (inputs) => {
+      if (inputs.includes(0)) throw new Error("database down");
+      return inputs.map((n) => (n < 0 ? { error: new Error(`${n} is negative`) } : { ok: n }));
+    });
+    const [ok, bad] = await Promise.allSettled([check(1), check(-1)]);
+    expect(ok).toEqual({ status: "fulfilled", value: 1 });
+    expect(bad).toMatchObject({ status: "rejected", reason: new Error("-1 is negative") });
+    const failed = await Promise.allSettled([check(0), check(2)]);
+    expect(failed.map((r) => r.status === "rejected" && (r.reason as Error).message)).toEqual(["database down", "database down"]);
+  });
+
+  it("takes at most maxRound inputs a round", async () => {
+    const sizes: number[] = [];
+    const echo = groupCommit<number, number>(async (inputs) => (sizes.push(inputs.length), inputs.map((ok) => ({ ok }))), { maxRound: 2 });
+    await Promise.all([1, 2, 3, 4, 5].map(echo));
+    expect(sizes).toEqual([2, 2, 1]);
+  });
+});
+
+describe("groupedLookup", () => {
+  it("looks the keys of a round up once each, per handle", async () => {
+    const loads: string[][] = [];
+    const find = groupedLookup(async (handle: { name: string }, keys: string[]) => {
+      loads.push(keys);
+      return new Map(keys.filter((k) => k !== "missing").map((k) => [k, `${handle.name}:${k}`]));
+    });
+    const one = { name: "one" };
+    expect(await Promise.all([find(one, "a"), find(one, "b"), find(one, "a"), find(one, "missing")])).toEqual(["one:a", "one:b", "one:a", undefined]);
+    expect(loads).toEqual([["a", "b", "missing"]]);
+    expect(await find({ name: "two" }, "a")).toBe("two:a");
+  });
+});
