@@ -5460,7 +5460,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an account's key of one environment
-         * @description Issues a new secret key for the environment and revokes every current key of that environment in the same transaction: from the next request on the old key answers 401 `unauthorized`. The new key is shown once, here.
+         * @description Issues a new secret key for the environment and revokes every current key of that environment in the same transaction: from the next request on the old key answers 401 `unauthorized`, and its dashboard sessions end (an open live feed closes within a second). The new key is shown once, here.
          */
         post: {
             parameters: {
@@ -5545,7 +5545,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke one key
-         * @description The key answers 401 `unauthorized` from the next request on. Revoking a revoked key changes nothing.
+         * @description The key answers 401 `unauthorized` from the next request on, and its dashboard sessions end (an open live feed closes within a second). Revoking a revoked key changes nothing.
          */
         delete: {
             parameters: {
