@@ -101,7 +101,7 @@ function rootOf(err: unknown): { code?: string; message: string } {
   return { ...(e?.code ? { code: e.code } : {}), message: e?.message ?? String(err) };
 }
 
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|HOSTNAME_MISMATCH|ERR_OSSL)/;
+const TLS_CODE = /^(EPROTO$|ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_|HOSTNAME_MISMATCH|ERR_OSSL)/;
 
 /**
  * What happened, in words a tenant can act on. Under `public` the raw error (it names the address and

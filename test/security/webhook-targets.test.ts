@@ -132,5 +132,11 @@ describe("hook URLs at connect time", () => {
     const options = { timedOut: false, timeoutMs: 20_000, connectTimeoutMs: 3_000 };
     expect(describeFailure(err, { ...options, policy: "public" })).toBe("connection refused");
     expect(describeFailure(err, { ...options, policy: "local" })).toBe(`connection refused: connect ECONNREFUSED 127.0.0.1:${port}`);
+    // https to a server that speaks plain http: the handshake fails.
+    const tls = await request(receiver.url.replace("http:", "https:"), { method: "POST" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(describeFailure(tls, { ...options, policy: "public" })).toMatch(/^TLS handshake failed \(\w+\)$/);
   });
 });
