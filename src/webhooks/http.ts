@@ -31,7 +31,7 @@ export interface WebhookClientOptions {
 /** dns.lookup's shape, with every address asked for. */
 export type Resolve = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
-/** Refused by the target policy: before connecting (an address literal) or on what the name resolved to. */
+/** A name refused by the target policy on what it resolved to (an address literal is refused before any connection). */
 class TargetRefused extends Error {
   readonly code = "ERR_WEBHOOK_TARGET_REFUSED";
 }
