@@ -45,7 +45,16 @@ const RUN_ID = randomUUID().slice(0, 8);
 
 // Peak RSS, sampled through the whole run.
 let peakRss = 0;
-const sampleRss = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss));
+/** The process's memory when its RSS peaked, and in which part of the run. */
+let atPeak: NodeJS.MemoryUsage & { part: string } = { ...process.memoryUsage(), part: "start" };
+let part = "set-up";
+const sampleRss = () => {
+  const now = process.memoryUsage();
+  if (now.rss > peakRss) {
+    peakRss = now.rss;
+    atPeak = { ...now, part };
+  }
+};
 const sampler = setInterval(sampleRss, 50);
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
@@ -178,6 +187,7 @@ async function publishAll(bus: Bus, topic: string, make: typeof throughput) {
 }
 
 // ------------------------------------------------------------------------------ (a) the bus alone
+part = "(a) the bus alone";
 let busRate: number;
 if (kafkaBrokers) {
   // Plain kafkajs on the same broker and the same encoded bytes: the ceiling for any Kafka consumer here.
@@ -252,6 +262,7 @@ if (kafkaBrokers) {
 }
 
 // --------------------------------------------------------------------------- (b) the qualifier
+part = "(b) the qualifier";
 /** What a batch costs: the qualifier's statements timed by kind (first words of the SQL). */
 const statementMs = new Map<string, { n: number; ms: number }>();
 let batches = 0;
@@ -346,6 +357,7 @@ for (const [kind, { n, ms }] of [...statementMs].sort((a, b) => b[1].ms - a[1].m
 log(`(c) qualifier / bus alone: ${((qualifierRate / busRate) * 100).toFixed(1)}%`);
 
 // ---------------------------------------------------------------- (d) latency at a fixed offered rate
+part = "(d) latency at a fixed rate";
 const paced = Array.from({ length: RATE * RATE_SECONDS }, (_, i) => message("paced", i));
 latencies.length = 0;
 handled = 0;
@@ -376,6 +388,7 @@ await qualifier.stop();
 await bus.close();
 
 // ------------------------------------------------------------------ (e) the dispatcher's deliveries
+part = "(e) the dispatcher";
 // The receiver runs in a process of its own, as a real endpoint would: its work is not this process's.
 const receiver = await startChildReceiver();
 const dispatcher = createDispatcher({ ...services });
@@ -403,6 +416,7 @@ await dispatcher.stop();
 receiver.close();
 
 // ------------------------------------------------------------------------- (f) decide() on one core
+part = "(f) decide()";
 const index = createOfferIndex();
 const candidates = (await index.current(services.db, (await indexVersions(services.db)).offers, now)).get(locations[0]!.id)!;
 const facts = Array.from({ length: 1_000 }, (_, i) => throughput(i)).map((m) => ({
@@ -430,7 +444,10 @@ log(`(f) decide(), ${candidates.length} offers, one thread: ${decideRate} decisi
 // ------------------------------------------------------------------------------------- (g) and the end
 sampleRss();
 clearInterval(sampler);
-log(`(g) peak RSS: ${mib(peakRss)} MiB (process maxRSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB)`);
+log(
+  `(g) peak RSS: ${mib(peakRss)} MiB (process maxRSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB), during ${atPeak.part}: ` +
+    `V8 heap ${mib(atPeak.heapUsed)} of ${mib(atPeak.heapTotal)} MiB, external ${mib(atPeak.external)} MiB (array buffers ${mib(atPeak.arrayBuffers)} MiB)`,
+);
 log(
   `ratios: qualifier/bus ${(qualifierRate / busRate).toFixed(3)}; p99 ${p99.toFixed(0)} ms at ${RATE}/s (target < 100); decide ${decideCpuRate} per CPU s (target ≥ 500,000); ` +
     `deliveries ${deliveryRate} /s (target ≥ 5,000); peak RSS ${mib(peakRss)} MiB (target < 500); qualifier ${qualifierRate} tx/s`,

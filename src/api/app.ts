@@ -15,6 +15,7 @@ import { mountDashboard } from "../dashboard/index.tsx";
 import { IDEMPOTENCY_HEADER, idempotency } from "./middleware/idempotency.ts";
 import { guardInput, limitBody } from "./middleware/input.ts";
 import { strictTransport } from "./middleware/security-headers.ts";
+import { requestMetrics } from "./middleware/metrics.ts";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 
@@ -52,6 +53,7 @@ const methodNotAllowed = (method: string, path: string, allowed: string[]) =>
 export function createApp(services: Services, options: { adminToken: string }) {
   const app = router();
 
+  app.use("*", requestMetrics(services.metrics));
   app.use("*", async (c, next) => {
     const requestId = `req_${randomBase62(16)}`;
     c.set("requestId", requestId);
@@ -104,6 +106,12 @@ export function createApp(services: Services, options: { adminToken: string }) {
   app.get("/health/ready", async (c) => {
     const { ready, dependencies } = await services.health.ready();
     return c.json({ status: ready ? "ready" : "unavailable", dependencies }, ready ? 200 : 503, ready ? {} : { "Retry-After": String(RETRY_AFTER_SECONDS) });
+  });
+
+  // Prometheus metrics of this process (docs/operations.md): the API port is the api role's health port.
+  app.get("/metrics", async (c) => {
+    const { contentType, body } = await services.metrics.expose();
+    return c.body(body, 200, { "content-type": contentType });
   });
 
   app.openAPIRegistry.registerComponent("securitySchemes", "ServiceKey", {

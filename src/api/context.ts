@@ -17,6 +17,8 @@ export interface AppEnv {
     services: Services;
     requestId: string;
     caller: Caller;
+    /** performance.now() when the request arrived (metrics: the hops a request starts). */
+    receivedMs: number;
   };
 }
 

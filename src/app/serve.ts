@@ -26,6 +26,8 @@ export async function startCommand(config: Config): Promise<void> {
   const admin = resolveAdminToken(config);
   const demo = await ensureDemoAccount(system.services, config);
   const { url } = await system.serveApi(admin.token);
+  // The API's port answers /health and /metrics; HEALTH_PORT, when set, answers them too, as every role's does.
+  await system.serveHealth("start");
   system.closeOnSignal();
   process.stdout.write(startBanner(config, url, admin, demo));
 }
@@ -62,6 +64,7 @@ export function startBanner(
       `${name} is running at ${url}  (docs: ${url}/docs, OpenAPI: ${url}/v1/openapi.json)`,
       `  dashboard:    ${url}/dashboard  (sign in with the demo test key, or the admin token for the operator pages)`,
       `  storage:      ${config.DATABASE_URL ? "PostgreSQL" : `PGlite in ${config.DATA_DIR}`}`,
+      `  metrics:      ${url}/metrics  (Prometheus: per-hop timings, requests, batches, lag, deliveries)`,
       ...secrets,
       `  webhooks: npm run cardlink -- listen   (second terminal), then   npm run cardlink -- trigger transaction.auth.qualified`,
       ``,
@@ -72,6 +75,7 @@ export function startBanner(
 export async function apiCommand(config: Config): Promise<void> {
   const system = await openSystem(config, { command: "api", bus: true });
   const server = await system.serveApi(resolveAdminToken(config).token);
+  await system.serveHealth("api");
   system.closeOnSignal();
   system.services.log.info({ url: server.url }, "api listening");
 }

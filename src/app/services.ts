@@ -14,6 +14,7 @@ import { lazyBus, openBus } from "../bus/index.ts";
 import { createSimulatorControl, type SimulatorControl } from "../../simulators/host/control.ts";
 import { runDue } from "../lifecycle/due.ts";
 import { createHealth, type Health } from "../health/index.ts";
+import { createMetrics, type Metrics } from "../metrics/index.ts";
 
 export interface Services {
   config: Config;
@@ -26,6 +27,8 @@ export interface Services {
   simulators: SimulatorControl;
   /** PostgreSQL's and the bus's state as this process sees them; readiness and the 503 mapping use it. */
   health: Health;
+  /** This process's Prometheus registry and the timings the parts report to it (served at /metrics). */
+  metrics: Metrics;
 }
 
 /** Services with what must stop before their database closes (the clock's sync across processes). */
@@ -56,8 +59,9 @@ export async function openServices(config: Config): Promise<OpenedServices> {
   const offsets = clockOffsetStore(db);
   const clock = serviceClock(db, config, await offsets.read());
   const log = createLogger(config);
-  const bus = lazyBus(() => openBus(config, clock, log), config.KAFKA_BROKERS ? "kafka" : "embedded");
-  const services = assembleServices({ config, db, clock, bus, log });
+  const metrics = createMetrics({ process: true });
+  const bus = lazyBus(() => openBus(config, clock, log, metrics.consumers), config.KAFKA_BROKERS ? "kafka" : "embedded");
+  const services = assembleServices({ config, db, clock, bus, log, metrics });
   // While PostgreSQL is away the clock keeps its own time and stops polling; the health watch says so once.
   // An advance made here is announced to the simulators too: a simulator role shares no database with the service.
   const announced = {
@@ -78,8 +82,11 @@ export async function openServices(config: Config): Promise<OpenedServices> {
   return { services, migrations, stopClockSync };
 }
 
-/** The services from their parts; what is derived (logger, rate limiter, simulator control, health) is made here. */
-export function assembleServices(parts: Pick<Services, "config" | "db" | "clock" | "bus"> & { log?: Services["log"] }): Services {
+/**
+ * The services from their parts; what is derived (logger, rate limiter, simulator control, health) is made here,
+ * and a registry of metrics unless the caller gives the one its bus reports to.
+ */
+export function assembleServices(parts: Pick<Services, "config" | "db" | "clock" | "bus"> & { log?: Services["log"]; metrics?: Metrics }): Services {
   const { config, db, clock, bus } = parts;
   const log = parts.log ?? createLogger(config);
   return {
@@ -91,5 +98,6 @@ export function assembleServices(parts: Pick<Services, "config" | "db" | "clock"
     bus,
     simulators: createSimulatorControl({ db, bus, clock }),
     health: createHealth({ db, kafkaBrokers: config.KAFKA_BROKERS, log }),
+    metrics: parts.metrics ?? createMetrics(),
   };
 }

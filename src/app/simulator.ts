@@ -11,6 +11,7 @@ import { openBus } from "../bus/index.ts";
 import { createHealth } from "../health/index.ts";
 import { serveHealth } from "../health/server.ts";
 import { createLogger } from "../log.ts";
+import { createMetrics } from "../metrics/index.ts";
 import { openPglite, openPostgres, type Db } from "../services/db.ts";
 import { simulatorScheme } from "../../simulators/host/cli.ts";
 import { startSimulators } from "../../simulators/host/hub.ts";
@@ -71,7 +72,8 @@ export async function simulatorCommand(args: string[], config: Config, usage: Us
   const log = createLogger(config);
   const offsets = announcedClock(db);
   const clock = configuredClock(config, await offsets.read());
-  const bus = await openBus(config, clock, log);
+  const metrics = createMetrics({ process: true });
+  const bus = await openBus(config, clock, log, metrics.consumers);
   shutdown.add("bus", () => bus.close());
   const health = createHealth({ db, kafkaBrokers: config.KAFKA_BROKERS, log });
   shutdown.add("health watch", () => health.stop());
@@ -88,7 +90,7 @@ export async function simulatorCommand(args: string[], config: Config, usage: Us
   shutdown.add("roles", () => running.stop());
   log.info({ scheme, store: store.describe }, "simulator running");
   if (config.HEALTH_PORT) {
-    const server = await serveHealth(health, config.HEALTH_PORT, "simulator", config.HOST);
+    const server = await serveHealth(health, config.HEALTH_PORT, "simulator", metrics, config.HOST);
     shutdown.add("health port", () => server.close());
   }
   drainOnSignal(shutdown, { log, timeoutSeconds: config.DRAIN_TIMEOUT_SECONDS });

@@ -18,7 +18,7 @@ export interface System {
   startRoles(roles: readonly Role[], options?: RoleOptions): Promise<RunningRoles>;
   /** Serves the API on PORT; a DATA_DIR lock records the URL for the CLI's tasks. */
   serveApi(adminToken: string): Promise<Listening>;
-  /** Serves the role's health port when HEALTH_PORT is set; the port, or undefined. */
+  /** Serves the role's health port (health, readiness, /metrics) when HEALTH_PORT is set; the port, or undefined. */
   serveHealth(role: string): Promise<number | undefined>;
   /** Stops every part in the reverse order it started: servers, roles, clock sync, health watch, bus, database, lock. */
   close(): Promise<void>;
@@ -86,7 +86,7 @@ function systemOf(services: Services, migrations: readonly string[], shutdown: S
     },
     async serveHealth(role) {
       if (!config.HEALTH_PORT) return undefined;
-      const server = await serveHealth(services.health, config.HEALTH_PORT, role, config.HOST);
+      const server = await serveHealth(services.health, config.HEALTH_PORT, role, services.metrics, config.HOST);
       shutdown.add("health port", () => server.close());
       return config.HEALTH_PORT;
     },

@@ -18,6 +18,8 @@ export interface BusMessage<T = unknown> {
   offset: number;
   key: string;
   value: T;
+  /** Real time the message was published (ms since the epoch), when the bus keeps it: for metrics only. */
+  timestamp?: number;
 }
 
 export interface Published {
@@ -42,6 +44,26 @@ export type Handler = (message: BusMessage) => Promise<void>;
  */
 export type BatchHandler = (batch: BusMessage[], handled: (message: BusMessage) => void) => Promise<void>;
 
+/** A batch a consumer's runner committed, as it reports it to its observer (metrics). */
+export interface CommittedBatch {
+  groupId: string;
+  topic: string;
+  partition: number;
+  /** The batch's messages, in offset order. */
+  messages: readonly BusMessage[];
+  /** Real milliseconds from the batch's receipt to its commit. */
+  handledMs: number;
+  /** Messages on the partition after the batch's: its end offset minus the offset just committed. */
+  lag: number;
+}
+
+/** Told of every batch a consumer committed; it must not throw or take long (it runs in the runner). */
+export interface ConsumerObserver {
+  committed(batch: CommittedBatch): void;
+  /** A group's handler is handed `size` messages: one partition's batch, or several merged into one round. */
+  handing?(groupId: string, size: number): void;
+}
+
 export interface SubscribeOptions {
   groupId: string;
   topics: string[];
@@ -58,17 +80,25 @@ export const DEFAULT_MAX_BATCH = 500;
  * The batch handler a subscription runs: the given one, its partitions' batches merged while it is busy,
  * or the per-message adapter over `handler`.
  */
-export function batchHandlerOf(options: SubscribeOptions): BatchHandler {
+export function batchHandlerOf(options: SubscribeOptions, observer?: ConsumerObserver): BatchHandler {
   if (options.batchHandler && options.handler) throw new BusError("subscribe: give a handler or a batchHandler, not both");
-  if (options.batchHandler) return mergingPartitions(options.batchHandler);
+  const told = (run: BatchHandler): BatchHandler => {
+    const handing = observer?.handing?.bind(observer);
+    if (!handing) return run;
+    return (batch, handled) => {
+      handing(options.groupId, batch.length);
+      return run(batch, handled);
+    };
+  };
+  if (options.batchHandler) return mergingPartitions(told(options.batchHandler));
   const handler = options.handler;
   if (!handler) throw new BusError("subscribe: give a handler or a batchHandler");
-  return async (batch, handled) => {
+  return told(async (batch, handled) => {
     for (const message of batch) {
       await handler(message);
       handled(message);
     }
-  };
+  });
 }
 
 /**

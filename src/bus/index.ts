@@ -5,13 +5,14 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config/index.ts";
 import type { Clock } from "../clock/index.ts";
-import type { Bus } from "./bus.ts";
+import type { Bus, ConsumerObserver } from "./bus.ts";
 import { createEmbeddedLog } from "./embedded-log.ts";
 import { createKafkaBus, registryCodec } from "./kafka.ts";
 import { singleObjectCodec } from "./single-object-codec.ts";
 import { topicSpecs } from "./topics.ts";
 
-export async function openBus(config: Config, clock: Clock, log: Logger): Promise<Bus> {
+/** `observer` is told of every batch a consumer commits (the process's metrics). */
+export async function openBus(config: Config, clock: Clock, log: Logger, observer?: ConsumerObserver): Promise<Bus> {
   let bus: Bus;
   if (config.KAFKA_BROKERS) {
     const busLog = log.child({ component: "bus" });
@@ -31,9 +32,10 @@ export async function openBus(config: Config, clock: Clock, log: Logger): Promis
       ...(config.KAFKA_NAMESPACE ? { namespace: config.KAFKA_NAMESPACE } : {}),
       log: busLog,
       now: () => clock.now(),
+      ...(observer ? { observer } : {}),
     });
   } else {
-    bus = createEmbeddedLog({ dir: join(config.DATA_DIR, "bus"), log: log.child({ component: "bus" }) });
+    bus = createEmbeddedLog({ dir: join(config.DATA_DIR, "bus"), log: log.child({ component: "bus" }), ...(observer ? { observer } : {}) });
   }
   await bus.createTopics(topicSpecs());
   return bus;

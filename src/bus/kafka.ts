@@ -7,7 +7,7 @@ import { COMPATIBILITY, SchemaRegistry, SchemaType } from "@kafkajs/confluent-sc
 import type { Logger } from "pino";
 import { abortableSleep } from "./abortable-sleep.ts";
 import { normalize, type AvroSchema } from "./avro.ts";
-import { BusError, DEFAULT_MAX_BATCH, batchHandlerOf, retryDelayMs, type Bus, type BusMessage, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
+import { BusError, DEFAULT_MAX_BATCH, batchHandlerOf, retryDelayMs, type Bus, type BusMessage, type ConsumerObserver, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
 import { partitionFor } from "./partitioner.ts";
 import { deadLetter, deadLetterTopic } from "./dead-letter.ts";
 
@@ -101,6 +101,8 @@ export interface KafkaBusOptions {
   linger?: { ms?: number; maxMessages?: number };
   /** Service time, for the timestamps of dead letters. */
   now: () => Date;
+  /** Told of every batch a consumer commits (metrics). */
+  observer?: ConsumerObserver;
 }
 
 // kafkajs logs a group rebalance and every failed connection attempt as an error. A rebalance is the
@@ -237,7 +239,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
 
   async function subscribe(subscribeOptions: SubscribeOptions): Promise<Subscription> {
     const { groupId, topics } = subscribeOptions;
-    const handler = batchHandlerOf(subscribeOptions);
+    const handler = batchHandlerOf(subscribeOptions, options.observer);
     const maxBatch = subscribeOptions.maxBatchSize ?? DEFAULT_MAX_BATCH;
     if (topics.length === 0) throw new BusError("subscribe: give at least one topic");
     for (const topic of topics) schemaOf(topic);
@@ -267,7 +269,10 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
       const offset = Number(raw.offset);
       const key = raw.key?.toString("utf8") ?? "";
       try {
-        return { topic, partition, offset, key, value: await codec.decode(topic, raw.value ?? Buffer.alloc(0)) };
+        // The message's CreateTime: the producer's real clock when it was sent (metrics).
+        const timestamp = Number(raw.timestamp);
+        const value = await codec.decode(topic, raw.value ?? Buffer.alloc(0));
+        return { topic, partition, offset, key, value, ...(timestamp > 0 ? { timestamp } : {}) };
       } catch (err) {
         const reason = `undecodable value: ${err instanceof Error ? err.message : String(err)}`;
         log?.error({ groupId, topic, partition, offset, reason }, "dead-lettering a message");
@@ -294,7 +299,9 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         if (stopping.signal.aborted || !isRunning() || isStale()) return;
         const raws = batch.messages.slice(start, start + maxBatch);
         const lastOffset = Number(raws[raws.length - 1]!.offset);
-        let messages = (await Promise.all(raws.map((raw) => decoded(topic, partition, raw)))).filter((m): m is BusMessage => m !== null);
+        const receivedMs = performance.now();
+        const received = (await Promise.all(raws.map((raw) => decoded(topic, partition, raw)))).filter((m): m is BusMessage => m !== null);
+        let messages = received;
         for (let attempt = 0; messages.length > 0; attempt++) {
           let through = -1;
           try {
@@ -313,6 +320,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
           }
         }
         await commit(lastOffset);
+        options.observer?.committed({ groupId, topic, partition, messages: received, handledMs: performance.now() - receivedMs, lag: Math.max(0, Number(batch.highWatermark) - lastOffset - 1) });
         await heartbeat();
       }
     }

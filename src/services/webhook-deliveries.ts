@@ -38,6 +38,8 @@ export interface DueDelivery {
   secret: string;
   eventId: string;
   body: string;
+  /** Service time the event was written (the outbox row's `created`). */
+  eventCreated: Date;
 }
 
 export interface ClaimRequest {
@@ -108,6 +110,7 @@ export async function claimDue(db: Db, req: ClaimRequest): Promise<DueDelivery[]
     secret: r.secret,
     eventId: r.event_id,
     body: JSON.stringify({ id: r.event_id, event: r.event, created: r.event_created.toISOString(), data: r.data }),
+    eventCreated: r.event_created,
   }));
 }
 

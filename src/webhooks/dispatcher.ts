@@ -20,6 +20,7 @@ import { createWebhookClient } from "./http.ts";
 import { signedHeaders } from "./sign.ts";
 import { ENDPOINT_POLICY } from "./schedule.ts";
 import type { TargetPolicy } from "../domain/webhook-targets.ts";
+import type { Metrics } from "../metrics/index.ts";
 
 export interface DispatcherOptions {
   db: Db;
@@ -43,6 +44,8 @@ export interface DispatcherOptions {
   leaseMs?: number;
   /** How long `stop()` lets deliveries in flight finish before it cuts them short. */
   drainMs?: number;
+  /** Where each attempt's outcome and the event's time to delivery are counted. */
+  metrics?: Pick<Metrics, "delivery">;
 }
 
 export interface Dispatcher {
@@ -96,6 +99,7 @@ export function createDispatcher({
   pollMs = 200,
   leaseMs = 15_000,
   drainMs = 10_000,
+  metrics,
 }: DispatcherOptions): Dispatcher {
   const owner = randomUUID();
   const client = createWebhookClient({ timeoutMs, connectTimeoutMs, targets });
@@ -186,6 +190,7 @@ export function createDispatcher({
           e.window = 1;
         }
         inFlight.delete(delivery.id);
+        if (metrics) observeAttempt(metrics, clock, delivery, succeeded, cancelled);
         unrecorded.push({
           deliveryId: delivery.id,
           hookId: delivery.hookId,
@@ -361,4 +366,15 @@ export function createDispatcher({
       await client.close();
     },
   };
+}
+
+/**
+ * Counts an attempt's outcome and, for a delivered one, the time since its event was written: service time
+ * back to real time at the clock's speed (not known on a frozen clock; an advance between the two adds to it).
+ */
+function observeAttempt(metrics: Pick<Metrics, "delivery">, clock: Clock, delivery: DueDelivery, succeeded: boolean, cancelled: boolean): void {
+  const lastAttempt = delivery.attempts + 1 > ENDPOINT_POLICY.retryDelaysMs.length;
+  const outcome = succeeded ? "delivered" : cancelled ? "cancelled" : lastAttempt ? "failed" : "retried";
+  const since = succeeded && clock.speed > 0 ? (clock.now().getTime() - delivery.eventCreated.getTime()) / clock.speed / 1000 : undefined;
+  metrics.delivery(outcome, since);
 }

@@ -43,6 +43,20 @@ describe("Idempotency-Key", () => {
     expect(await programCount(account)).toBe(0);
   });
 
+  it("claims the keys of requests that arrive together apart: each new key creates once, a repeated one once in all", async () => {
+    const account = await h.createAccount();
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => post(account, "test", "/v1/programs", { name: `Batch ${i}` }, `together-${i}`)),
+      ...Array.from({ length: 5 }, () => post(account, "test", "/v1/programs", { name: "Same" }, "together-same")),
+    ]);
+    expect(answers.slice(0, 10).map((r) => r.status)).toEqual(Array(10).fill(201));
+    const same = answers.slice(10);
+    // The first of the repeated key creates; the others are told it is running (409) or get its answer replayed.
+    expect(same.filter((r) => r.status === 201 && r.headers.get("Idempotent-Replayed") === null)).toHaveLength(1);
+    for (const r of same) expect([201, 409]).toContain(r.status);
+    expect(await programCount(account)).toBe(11);
+  });
+
   it("forgets a key after 24 hours of service time", async () => {
     const account = await h.createAccount();
     await expectStatus(await post(account, "test", "/v1/programs", { name: "Day one" }, "key-4"), 201);

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Bus, BusMessage, Subscription, TopicSpec } from "../../src/bus/bus.ts";
+import type { Bus, BusMessage, CommittedBatch, ConsumerObserver, Subscription, TopicSpec } from "../../src/bus/bus.ts";
 import { BusError, BusValidationError } from "../../src/bus/bus.ts";
 import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
 import { createKafkaBus, registryCodec } from "../../src/bus/kafka.ts";
@@ -37,7 +37,7 @@ const PARTITIONS = 4;
 interface Implementation {
   name: string;
   available: () => boolean;
-  open: () => Bus;
+  open: (observer: ConsumerObserver) => Bus;
   cleanup: (topics: string[]) => Promise<void>;
 }
 
@@ -45,30 +45,32 @@ const implementations: Implementation[] = [
   {
     name: "embedded log",
     available: () => true,
-    open: () => createEmbeddedLog(),
+    open: (observer) => createEmbeddedLog({ observer }),
     cleanup: async () => {},
   },
   {
     name: "Kafka, values single-object encoded",
     available: () => haveInfra("kafkaBrokers"),
-    open: () =>
+    open: (observer) =>
       createKafkaBus({
         brokers: infra.kafkaBrokers!.split(","),
         codec: singleObjectCodec(),
         clientId: "cardlink-contract-test", consumer: TEST_CONSUMER,
         now: () => new Date(),
+        observer,
       }),
     cleanup: deleteKafkaTopics,
   },
   {
     name: "Kafka with the schema registry",
     available: () => haveInfra("kafkaBrokers", "schemaRegistryUrl"),
-    open: () =>
+    open: (observer) =>
       createKafkaBus({
         brokers: infra.kafkaBrokers!.split(","),
         codec: registryCodec(infra.schemaRegistryUrl!),
         clientId: "cardlink-contract-test", consumer: TEST_CONSUMER,
         now: () => new Date(),
+        observer,
       }),
     cleanup: deleteKafkaTopics,
   },
@@ -112,6 +114,10 @@ for (const impl of implementations) {
     const created: string[] = [];
     let bus: Bus;
     const subscriptions: Subscription[] = [];
+    /** Every batch the bus's consumers committed, as they reported it. */
+    const committed: CommittedBatch[] = [];
+    /** Every batch a group's handler was handed: its size. */
+    const handed: { groupId: string; size: number }[] = [];
 
     async function topic(label: string): Promise<string> {
       const name = `contract-${run}-${label}`;
@@ -130,7 +136,7 @@ for (const impl of implementations) {
     const event = (id: string, n: number): Event => ({ id, n, note: null });
 
     beforeAll(() => {
-      bus = impl.open();
+      bus = impl.open({ committed: (batch) => void committed.push(batch), handing: (groupId, size) => void handed.push({ groupId, size }) });
     });
 
     afterAll(async () => {
@@ -265,6 +271,34 @@ for (const impl of implementations) {
       expect(after.received).toEqual([]);
     });
 
+    it("reports each batch handed to a handler and each committed to its observer: group, topic, partition, messages with their publish times, time taken and lag", async () => {
+      const name = await topic("observed");
+      const before = Date.now();
+      for (let n = 0; n < 10; n++) await bus.publish(name, "card-a", event("card-a", n));
+      const after = Date.now();
+      const groupId = `${run}-observed`;
+      const s = await bus.subscribe({ groupId, topics: [name], maxBatchSize: 4, batchHandler: async () => {} });
+      subscriptions.push(s);
+      const mine = () => committed.filter((b) => b.groupId === groupId);
+      await waitFor(() => mine().reduce((n, b) => n + b.messages.length, 0) >= 10);
+      const batches = mine();
+      expect(batches.every((b) => b.messages.length <= 4)).toBe(true);
+      expect(batches.flatMap((b) => b.messages.map((m) => (m.value as Event).n))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      const end = batches[0]!.messages[0]!.offset + 10;
+      for (const batch of batches) {
+        expect(batch).toMatchObject({ topic: name, partition: partitionFor("card-a", PARTITIONS) });
+        expect(batch.handledMs).toBeGreaterThanOrEqual(0);
+        // The partition's end offset minus the offset just committed.
+        expect(batch.lag).toBe(end - (batch.messages.at(-1)!.offset + 1));
+        for (const m of batch.messages) {
+          expect(m.timestamp).toBeGreaterThanOrEqual(before);
+          expect(m.timestamp).toBeLessThanOrEqual(after);
+        }
+      }
+      expect(batches.at(-1)!.lag).toBe(0);
+      expect(handed.filter((h) => h.groupId === groupId).map((h) => h.size)).toEqual(batches.map((b) => b.messages.length));
+    });
+
     it("hands the batches its partitions bring while the handler is busy to it as one", async () => {
       const name = await topic("merged");
       const keys = Array.from({ length: 12 }, (_, i) => `card-${i}`);
@@ -288,6 +322,8 @@ for (const impl of implementations) {
       release();
       await waitFor(() => batches.flat().length >= 25);
       expect(batches.some((b) => new Set(b.map((m) => m.partition)).size > 1)).toBe(true);
+      // The observer is told of each round as its handler got it, merged.
+      expect(handed.filter((h) => h.groupId === `${run}-merged`).map((h) => h.size)).toEqual(batches.map((b) => b.length));
       for (const key of keys) {
         const ns = batches.flat().filter((m) => m.key === key).map((m) => m.value.n);
         expect(ns).toEqual([...ns].sort((a, b) => a - b));

@@ -20,6 +20,8 @@ import { CARD_NUMBERS } from "../support/fixtures.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 import { deleteNamespace } from "../support/kafka.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
+import { hopFigures } from "../../src/metrics/index.ts";
+import { sample } from "../support/metrics.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 // What `npx tsx` runs (the Dockerfile's entrypoint is `npx tsx src/main.ts`), without npm in between.
@@ -44,10 +46,14 @@ describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process
   let receiver: Receiver;
   let api: string;
   let env: Record<string, string | undefined>;
+  /** Each role's HEALTH_PORT (health, readiness and /metrics). */
+  const healthPorts = new Map<string, number>();
 
   /** Runs `tsx src/main.ts <args>` in a process group of its own, so a stop reaches tsx's node child too. */
   function run(name: string, args: string[], roleEnv = env): Role {
-    const child = spawn(TSX, ["src/main.ts", ...args], { cwd: ROOT, env: roleEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const port = healthPorts.get(name);
+    const childEnv = port ? { ...roleEnv, HEALTH_PORT: String(port) } : roleEnv;
+    const child = spawn(TSX, ["src/main.ts", ...args], { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const role = { name, child, output: [] as string[] };
     const keep = (d: Buffer) => void role.output.push(d.toString());
     child.stdout!.on("data", keep);
@@ -103,6 +109,7 @@ describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process
     env = { ...process.env, DATABASE_URL: url.toString(), DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN, LOG_LEVEL: "info", KAFKA_NAMESPACE: namespace };
     const simulatorEnv = { ...env, DATABASE_URL: undefined, SIMULATOR_DATABASE_URL: simulatorUrl.toString() };
     receiver = await startReceiver();
+    for (const name of ["api", "qualifier", "dispatcher", "workers", "simulator"]) healthPorts.set(name, await freePort());
 
     // As compose orders it: migrate runs to completion before any role starts.
     const migrate = run("migrate", ["migrate"]);
@@ -180,6 +187,27 @@ describe.skipIf(!haveInfra("kafkaBrokers", "databaseUrl"))("one role per process
       expect(new Webhook(secrets[body.event]!).verify(raw.body, raw.headers as Record<string, string>)).toEqual(body);
       expect(body.data.offer).toMatchObject({ id: offer.id, cashback: 4, qualified: true });
     }
+
+    // Each role's health port serves its metrics, with the hop it timed for this purchase.
+    const metricsOf = async (name: string) => {
+      const res = await fetch(`http://127.0.0.1:${healthPorts.get(name)}/metrics`);
+      expect(res.status, name).toBe(200);
+      return res.text();
+    };
+    const hopCount = async (name: string, hop: "api" | "simulator" | "qualifier" | "dispatcher") => hopFigures(await metricsOf(name))[hop]?.count ?? 0;
+    expect(await hopCount("api", "api")).toBeGreaterThanOrEqual(1);
+    expect(sample(await metricsOf("api"), "cardlink_http_requests_total", { method: "POST", route: "/v1/transactions/test", status: String(sent.status) })).toBe(1);
+    expect(await hopCount("simulator", "simulator")).toBeGreaterThanOrEqual(1);
+    expect(await hopCount("qualifier", "qualifier")).toBeGreaterThanOrEqual(1);
+    const qualifier = await metricsOf("qualifier");
+    expect(sample(qualifier, "cardlink_bus_batch_size_count", { group: "qualifier", topic: "visa.transactions" })).toBeGreaterThanOrEqual(1);
+    expect(qualifier).toMatch(/^cardlink_bus_consumer_lag\{group="qualifier",topic="visa.transactions",partition="\d+"\} \d+$/m);
+    // The dispatcher counts an attempt once its answer is back, a moment after the receiver has it.
+    const counted = Date.now() + 10_000;
+    while ((await hopCount("dispatcher", "dispatcher")) < 2 && Date.now() < counted) await new Promise((r) => setTimeout(r, 50));
+    expect(await hopCount("dispatcher", "dispatcher")).toBeGreaterThanOrEqual(2);
+    expect(sample(await metricsOf("dispatcher"), "cardlink_webhook_deliveries_total", { outcome: "delivered" })).toBeGreaterThanOrEqual(2);
+    expect(sample(await metricsOf("workers"), "cardlink_process_resident_memory_bytes")).toBeGreaterThan(0);
   });
 
   it("syncs a live program and answers a live missing-transaction request across the processes", { timeout: 180_000 }, async () => {

@@ -19,6 +19,7 @@ type Service = {
   environment?: Record<string, unknown>;
   depends_on?: Record<string, { condition?: string }>;
   healthcheck?: { test?: unknown };
+  labels?: Record<string, string>;
 };
 type Compose = { services?: Record<string, Service> };
 
@@ -64,6 +65,12 @@ function composeProblems(doc: Compose): string[] {
     const test = JSON.stringify(services[name]?.healthcheck?.test ?? "");
     if (!test.includes("/health/ready")) problems.push(`${name}: no /health/ready healthcheck`);
     if (name !== "api" && !services[name]?.environment?.HEALTH_PORT) problems.push(`${name}: HEALTH_PORT not set`);
+    // ... and scraped for its metrics on that port (docs/operations.md#metrics).
+    const labels = services[name]?.labels ?? {};
+    const port = String(services[name]?.environment?.HEALTH_PORT);
+    if (labels["prometheus.io/scrape"] !== "true" || labels["prometheus.io/port"] !== port || labels["prometheus.io/path"] !== "/metrics") {
+      problems.push(`${name}: no scrape labels for /metrics on HEALTH_PORT`);
+    }
   }
 
   for (const [name, s] of Object.entries(services)) {
@@ -113,6 +120,7 @@ describe("docker-compose.yml", () => {
     services.qualifier!.depends_on = { ...services.qualifier!.depends_on, ghost: { condition: "service_started" } };
     services.postgres!.depends_on = { api: { condition: "service_healthy" } };
     delete services.dispatcher!.environment!.KAFKA_BROKERS;
+    services.workers!.labels = { "prometheus.io/scrape": "false" };
     services["simulator-amex"]!.environment = { ...services["simulator-amex"]!.environment, DATABASE_URL: "postgres://cardlink@postgres/cardlink" };
     const problems = composeProblems(doc);
     expect(problems).toContain("kafka: no healthcheck");
@@ -120,6 +128,7 @@ describe("docker-compose.yml", () => {
     expect(problems.some((p) => p.startsWith("dependency cycle:"))).toBe(true);
     expect(problems).toContain("dispatcher: KAFKA_BROKERS not set");
     expect(problems).toContain("simulator-amex: has the service's DATABASE_URL");
+    expect(problems).toContain("workers: no scrape labels for /metrics on HEALTH_PORT");
     expect(problems).toContain("api -> kafka: waits for a health check kafka lacks");
   });
 

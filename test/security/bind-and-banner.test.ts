@@ -36,7 +36,7 @@ describe("bind", () => {
     } finally {
       await api.close();
     }
-    const health = await serveHealth(h.services.health, 0, "test", h.config.HOST);
+    const health = await serveHealth(h.services.health, 0, "test", h.services.metrics, h.config.HOST);
     try {
       expect(health.address()).toMatchObject({ address: "127.0.0.1" });
     } finally {

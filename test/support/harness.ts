@@ -14,6 +14,7 @@ import { topicSpecs } from "../../src/bus/topics.ts";
 import type { Bus } from "../../src/bus/bus.ts";
 import { createTestKafkaBus, deleteNamespace } from "./kafka.ts";
 import { migrateSimulatorStore } from "../../simulators/host/store.ts";
+import { createMetrics } from "../../src/metrics/index.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
 
@@ -93,10 +94,12 @@ export async function createHarness(
   const clock = serviceClock(db, config);
   // Either way, what the API publishes stays inside this harness: the embedded log in memory, or
   // Kafka topics and consumer groups under a namespace of its own, deleted on close.
-  const kafka = options.bus === "kafka" ? createTestKafkaBus(() => clock.now(), { label: "harness" }) : undefined;
-  const bus = kafka?.bus ?? createEmbeddedLog();
+  // The bus reports its consumers' batches to the registry the services serve, as in a process.
+  const metrics = createMetrics();
+  const kafka = options.bus === "kafka" ? createTestKafkaBus(() => clock.now(), { label: "harness", observer: metrics.consumers }) : undefined;
+  const bus = kafka?.bus ?? createEmbeddedLog({ observer: metrics.consumers });
   await bus.createTopics(topicSpecs());
-  const system = assembleSystem({ config, db, clock, bus });
+  const system = assembleSystem({ config, db, clock, bus, metrics });
   const { services } = system;
   const app = createApp(services, { adminToken: ADMIN_TOKEN });
   const keyHeader = `${config.SERVICE_NAME}-Key`;

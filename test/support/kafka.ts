@@ -4,7 +4,7 @@
 // from the broker when it is dropped.
 import { randomUUID } from "node:crypto";
 import { Kafka, logLevel } from "kafkajs";
-import type { Bus } from "../../src/bus/bus.ts";
+import type { Bus, ConsumerObserver } from "../../src/bus/bus.ts";
 import { createKafkaBus, type KafkaBusOptions, type ValueCodec } from "../../src/bus/kafka.ts";
 import { singleObjectCodec } from "../../src/bus/single-object-codec.ts";
 import { infra } from "./infra.ts";
@@ -20,10 +20,21 @@ export interface TestKafkaBus {
 }
 
 /** `label` starts the namespace's name; `codec` is single-object encoding unless given. */
-export function createTestKafkaBus(now: () => Date, { label = "test", codec }: { label?: string; codec?: ValueCodec } = {}): TestKafkaBus {
+export function createTestKafkaBus(
+  now: () => Date,
+  { label = "test", codec, observer }: { label?: string; codec?: ValueCodec; observer?: ConsumerObserver } = {},
+): TestKafkaBus {
   const brokers = infra.kafkaBrokers!.split(",");
   const namespace = `${label}-${randomUUID().slice(0, 8)}`;
-  const bus = createKafkaBus({ brokers, codec: codec ?? singleObjectCodec(), namespace, consumer: TEST_CONSUMER, clientId: `cardlink-${namespace}`, now });
+  const bus = createKafkaBus({
+    brokers,
+    codec: codec ?? singleObjectCodec(),
+    namespace,
+    consumer: TEST_CONSUMER,
+    clientId: `cardlink-${namespace}`,
+    now,
+    ...(observer ? { observer } : {}),
+  });
   return {
     bus,
     namespace,

@@ -12,6 +12,8 @@ import type { Db } from "../../src/services/db.ts";
 import { enqueueEvent } from "../../src/services/outbox.ts";
 import { claimDue, fanOut } from "../../src/services/webhook-deliveries.ts";
 import { RETRY_DELAYS_MS } from "../../src/webhooks/schedule.ts";
+import { createMetrics, hopFigures } from "../../src/metrics/index.ts";
+import { sample } from "../support/metrics.ts";
 
 type Hook = { id: string; secret: string; status: string; consecutiveFailures: number; disabledReason: string | null; lastError: string | null };
 type Delivery = { eventId: string; status: string; nextAttempt: string | null; attempts: { responseCode: number | null; error: string | null }[] };
@@ -146,6 +148,37 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
       expect(delivery!.status).toBe("failed");
       expect(delivery!.attempts).toHaveLength(RETRY_DELAYS_MS.length + 1);
       expect(delivery!.attempts[0]).toMatchObject({ responseCode: null, error: "timed out after 500 ms" });
+    } finally {
+      receiver.respondWith(200);
+    }
+  });
+
+  it("counts each attempt's outcome in its metrics: retried while attempts are left, failed on the last, delivered on a 2xx", async () => {
+    await dispatcher.stop();
+    const metrics = createMetrics();
+    const own = (dispatcher = startDispatcher({ metrics }));
+    const outcomes = async () => {
+      const text = (await metrics.expose()).body;
+      return Object.fromEntries(["delivered", "retried", "failed", "cancelled"].map((outcome) => [outcome, sample(text, "cardlink_webhook_deliveries_total", { outcome })]));
+    };
+    try {
+      receiver.respondWith(500);
+      const failing = await setup();
+      await enqueue(failing.acct, failing.programId, "transaction.auth", {});
+      await own.settled();
+      expect(await outcomes()).toEqual({ delivered: 0, retried: 1, failed: 0, cancelled: 0 });
+      for (const delay of RETRY_DELAYS_MS) {
+        await h.services.clock.advance(delay);
+        await own.settled();
+      }
+      expect(await outcomes()).toEqual({ delivered: 0, retried: RETRY_DELAYS_MS.length, failed: 1, cancelled: 0 });
+      receiver.respondWith(200);
+      const healthy = await setup();
+      await enqueue(healthy.acct, healthy.programId, "transaction.auth", {});
+      await own.settled();
+      expect(await outcomes()).toEqual({ delivered: 1, retried: RETRY_DELAYS_MS.length, failed: 1, cancelled: 0 });
+      // On this frozen service clock the event's age in real time is not known: no dispatcher hop is timed.
+      expect(hopFigures((await metrics.expose()).body).dispatcher).toBeUndefined();
     } finally {
       receiver.respondWith(200);
     }

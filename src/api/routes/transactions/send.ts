@@ -4,15 +4,35 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import type { Sent } from "../../../services/test-transactions.ts";
+import type { SimulatorControl } from "../../../../simulators/host/control.ts";
 
 /** Real time the API waits for the qualifier before answering 202. */
 const WAIT_MS = 5_000;
 
 export const depsOf = (c: Context<AppEnv>) => ({
   ctx: ctxOf(c.var.services, c.var.caller),
-  simulators: c.var.services.simulators,
+  simulators: timedCommands(c),
   waitMs: WAIT_MS,
 });
+
+/** The simulators' control, timing the request's "api" hop: from its arrival to its command on the bus. */
+function timedCommands(c: Context<AppEnv>): SimulatorControl {
+  const { simulators, metrics } = c.var.services;
+  const timed =
+    <A extends unknown[], R>(send: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const published = await send(...args);
+      metrics.hop("api", (performance.now() - c.var.receivedMs) / 1000);
+      return published;
+    };
+  return {
+    ...simulators,
+    purchase: timed(simulators.purchase),
+    clear: timed(simulators.clear),
+    void: timed(simulators.void),
+    refund: timed(simulators.refund),
+  };
+}
 
 export function answer<S extends 200 | 201>(c: Context<AppEnv>, sent: Sent, done: S) {
   if (sent.transaction) return c.json(sent.transaction, done);
