@@ -9,7 +9,8 @@ import { SIMULATOR_USAGE, faultsCommand, simulateCommand, trafficCommand } from 
 import { listenCommand } from "./cli/listen.ts";
 import { triggerCommand } from "./cli/trigger.ts";
 import { keysCommand } from "./cli/keys.ts";
-import { CommandError, type Usage } from "./cli/connection.ts";
+import { runCommand } from "./cli/run.ts";
+import { CommandError, OptionError, type Usage } from "./cli/connection.ts";
 
 const USAGE = `Usage: cardlink <command> [options]
 
@@ -22,24 +23,33 @@ Commands:
   workers                   due work on the service clock (consents, marketplace, offboarding, return periods)
                             and the network lifecycle: onboarding requests, look-ups, enrolments, replies
   migrate                   apply database migrations and exit
-  listen [--key K] [--program ID] [--events E,…] [--forward-to URL] [--port 4000] [--keep] [--url URL]
+  listen [--key K] [--program ID] [--events E,…] [--forward-to URL] [--port 4000] [--keep] [--url URL] [--print-json]
                             receive webhooks locally: registers its own hooks for the events (every one unless
-                            --events) on the program (the fixtures program of trigger unless --program), verifies
-                            each signature, prints one line per event, forwards the signed request unchanged
-                            with --forward-to and prints the answer; removes its hooks on exit unless --keep
-  listen --secret whsec_… [--secret …] [--port 4000] [--forward-to URL]
+                            --events) on the program (the fixtures program of trigger unless --program), all
+                            signed with one secret it prints at start, verifies each signature, prints one line
+                            per event (--print-json: each event's body, status lines on stderr), forwards the
+                            signed request unchanged with --forward-to and prints the answer; removes its hooks
+                            on exit unless --keep
+  listen --print-secret     print listen's signing secret (kept in DATA_DIR/credentials.json) and exit
+  listen --secret whsec_… [--secret …] [--port 4000] [--forward-to URL] [--print-json]
                             receive deliveries of hooks you registered yourself, printing each verified body
-  trigger <event> [--key K] [--url URL]
+  trigger <event> [--key K] [--url URL] [--json] [--scheme visa|mastercard|amex] [--amount N] [--currency C]
+          [--card ID] [--location ID] [--program ID] [--targeting new|lapsed|existing] [--datetime LOCAL]
                             fire transaction.auth.qualified, transaction.auth, transaction.clearing,
                             transaction.clearing.qualified, transaction.refund, location.status, offer.extended,
                             missing-transaction-request.succeeded or missing-transaction-request.failed
                             through the simulators, the qualifier and the dispatcher on a fixtures program
                             (made on first use); prints the event id, export lines of the ids, the delivery
+                            (--json: the whole answer as one JSON object, nothing else)
+  run FILE… [--junit FILE] [--url URL] [--key K] [--live-key K] [--admin-token T] [--concurrency 1]
+                            run flow files (YAML: steps on the API, expectations on answers and webhooks);
+                            exit 0 when every expectation holds, 1 otherwise (docs/flows.md)
+  run --schema              print the flow files' JSON Schema
   keys list|rotate|revoke --account ID [--env test|live] [--key-id ID] [--url URL]
                             list an account's keys, rotate the key of an environment (the old one answers 401
                             at once) or revoke one key; needs ADMIN_TOKEN or the one npm start keeps
   The key defaults to the demo test key npm start keeps in DATA_DIR/credentials.json; the server to --url,
-  else CARDLINK_URL, else http://localhost:3000.
+  else CARDLINK_URL, else the server running on DATA_DIR, else http://localhost:3000.
   account create [--name N] [--tier standard|premium] [--email E] [--json]
                             create an account with test and live secret keys
   mid-insights seed --program ID --count N [--seed S]
@@ -62,7 +72,14 @@ const COMMANDS: Record<string, (args: string[], config: Config, usage: Usage) =>
   "mid-insights": midInsightsCommand,
   async listen(args, config, usage) {
     // A client of a running Cardlink: it holds none of the service's parts, only its receiver and its hooks.
-    const listening = await listenCommand(args, config, usage, (line) => process.stdout.write(`${line}\n`));
+    const listening = await listenCommand(
+      args,
+      config,
+      usage,
+      (line) => process.stdout.write(`${line}\n`),
+      (line) => process.stderr.write(`${line}\n`),
+    );
+    if (!listening.server) return;
     const stop = () => void listening.stop().finally(() => process.exit(0));
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
@@ -70,6 +87,10 @@ const COMMANDS: Record<string, (args: string[], config: Config, usage: Usage) =>
   async trigger(args, config, usage) {
     const { lines, ok } = await triggerCommand(args, config, usage);
     print(lines);
+    if (!ok) process.exitCode = 1;
+  },
+  async run(args, config, usage) {
+    const { ok } = await runCommand(args, config, usage, (line) => process.stdout.write(`${line}\n`));
     if (!ok) process.exitCode = 1;
   },
   keys: async (args, config, usage) => print(await keysCommand(args, config, usage)),
@@ -91,6 +112,10 @@ async function main(argv: string[]) {
 
 class UsageError extends Error {}
 
+/** node:util parseArgs's refusal of an unknown option or a missing value: a usage error, printed on one line. */
+const parseArgsError = (err: unknown): err is Error =>
+  err instanceof Error && typeof (err as NodeJS.ErrnoException).code === "string" && (err as NodeJS.ErrnoException).code!.startsWith("ERR_PARSE_ARGS_");
+
 // A role that truly cannot continue ends with code 1 and says why, never silently or with 0.
 const fatal = (kind: string) => (err: unknown) => {
   process.stderr.write(`${JSON.stringify({ level: 60, time: new Date().toISOString(), msg: `${kind}: the process cannot continue`, err: err instanceof Error ? (err.stack ?? err.message) : String(err) })}\n`);
@@ -102,7 +127,8 @@ process.on("unhandledRejection", fatal("unhandled rejection"));
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError || err instanceof DataDirLockedError) process.stderr.write(`${err.message}\n`);
   else if (err instanceof UsageError) process.stderr.write(`${err.message}\n\n${USAGE}`);
-  else if (err instanceof CommandError) process.stderr.write(`${err.message}\n`);
+  else if (err instanceof CommandError || err instanceof OptionError) process.stderr.write(`${err.message}\n`);
+  else if (parseArgsError(err)) process.stderr.write(`${err.message.replace(/\s*\n\s*/g, " ")} (cardlink help lists the options)\n`);
   else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(err instanceof UsageError ? 64 : 1);
+  process.exit(err instanceof UsageError || err instanceof OptionError || parseArgsError(err) ? 64 : 1);
 });

@@ -1,32 +1,33 @@
 // `cardlink listen`: with `--secret`, a receiver for hooks you registered yourself. Otherwise it
-// configures itself: it registers (or reuses) its own hooks for the chosen events on the program —
-// the fixtures program of `trigger` unless --program names another — so no secret is pasted, and
-// removes them on exit unless --keep.
+// configures itself: it registers its own hooks for the chosen events on the program — the fixtures
+// program of `trigger` unless --program names another — all signed with one secret it keeps and prints
+// (so a --forward-to server verifies what it is sent), and removes them on exit unless --keep.
 import { parseArgs } from "node:util";
 import type { Server } from "node:http";
 import type { Config } from "../config/index.ts";
 import { HOOK_EVENTS, type HookEvent } from "../services/hooks.ts";
 import { listen } from "../webhooks/listen.ts";
-import { answer, connect, type Connection, type Usage } from "./connection.ts";
+import { answer, connect, type Usage } from "./connection.ts";
+import { listenSecret, registerOwnHooks, removeHooks } from "./own-hooks.ts";
 
 export interface Listening {
-  server: Server;
+  /** Undefined for --print-secret, which prints and ends. */
+  server?: Server;
   /** Removes the hooks this listener uses (unless --keep) and closes it. */
   stop(): Promise<void>;
 }
 
-async function ownHooks(conn: Connection, programId: string, url: string): Promise<{ id: string; event: HookEvent }[]> {
-  const hooks: { id: string; event: HookEvent; url: string }[] = [];
-  let start: string | undefined;
-  do {
-    const page = await answer(conn.url, conn.client.GET("/v1/programs/{programId}/hooks", { params: { path: { programId }, query: { ...(start ? { start } : {}) } } }));
-    hooks.push(...page.items);
-    start = page.last;
-  } while (start);
-  return hooks.filter((h) => h.url === url);
-}
-
-export async function listenCommand(args: string[], config: Config, usage: Usage, out: (line: string) => void): Promise<Listening> {
+/**
+ * `out` takes what the listener prints (each event, or each body under --print-json); `info` its status
+ * lines, which under --print-json go elsewhere (stderr) so stdout is one JSON document a line.
+ */
+export async function listenCommand(
+  args: string[],
+  config: Config,
+  usage: Usage,
+  out: (line: string) => void,
+  info: (line: string) => void = out,
+): Promise<Listening> {
   const { values } = parseArgs({
     args,
     options: {
@@ -38,17 +39,25 @@ export async function listenCommand(args: string[], config: Config, usage: Usage
       events: { type: "string", multiple: true },
       "forward-to": { type: "string" },
       keep: { type: "boolean", default: false },
+      "print-secret": { type: "boolean", default: false },
+      "print-json": { type: "boolean", default: false },
     },
   });
+  if (values["print-secret"]) {
+    out(listenSecret(config));
+    return { stop: () => Promise.resolve() };
+  }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw usage("--port: must be a port number");
   const forwardTo = values["forward-to"];
   if (forwardTo !== undefined && !/^https?:\/\/[^/]+/.test(forwardTo)) throw usage("--forward-to: must be an http(s) URL such as http://localhost:8080/webhooks");
+  const json = values["print-json"];
+  const status = json ? info : out;
 
   if (values.secret?.length) {
     const secrets = values.secret;
-    const server = await listen({ port, secrets: () => secrets, out, format: "body", forwardTo });
-    out(`listening for webhooks on http://localhost:${port}/ (any path)`);
+    const server = await listen({ port, secrets: () => secrets, out, info: status, format: json ? "json" : "body", forwardTo });
+    status(`listening for webhooks on http://localhost:${port}/ (any path)`);
     return { server, stop: () => new Promise((resolve) => server.close(() => resolve())) };
   }
 
@@ -62,31 +71,27 @@ export async function listenCommand(args: string[], config: Config, usage: Usage
     programId = (await answer(conn.url, conn.client.POST("/v1/trigger/fixtures"))).programId;
   }
 
-  const secrets: string[] = [];
-  const server = await listen({ port, secrets: () => secrets, out, format: "summary", forwardTo });
+  const secret = listenSecret(config);
+  const server = await listen({ port, secrets: () => [secret], out, info: status, format: json ? "json" : "summary", forwardTo });
   const actualPort = (server.address() as { port: number }).port;
   const hookUrl = `http://localhost:${actualPort}/`;
-  const existing = await ownHooks(conn, programId, hookUrl);
-  const used: string[] = [];
-  for (const event of events as HookEvent[]) {
-    const found = existing.find((h) => h.event === event);
-    const hook = found
-      ? { id: found.id, ...(await answer(conn.url, conn.client.GET("/v1/hooks/{hookId}/secret", { params: { path: { hookId: found.id } } }))) }
-      : await answer(conn.url, conn.client.POST("/v1/programs/{programId}/hooks", { params: { path: { programId } }, body: { event, url: hookUrl } }));
-    secrets.push(hook.secret);
-    used.push(hook.id);
+  let used: string[];
+  try {
+    used = await registerOwnHooks(conn, programId, events as HookEvent[], hookUrl, secret);
+  } catch (err) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw err;
   }
-  out(
+  status(
     `listening on ${hookUrl} for ${events.length === HOOK_EVENTS.length ? "every event" : events.join(", ")} of program ${programId} ` +
       `(${used.length} hooks${values.keep ? ", kept on exit" : ", removed on exit"})${forwardTo ? `, forwarding to ${forwardTo}` : ""}`,
   );
-  out(`ready: in another terminal, npm run cardlink -- trigger transaction.auth.qualified`);
+  status(`signing secret: ${secret} (the same for every hook of this listener; \`listen --print-secret\` prints it)`);
+  status(`ready: in another terminal, npm run cardlink -- trigger transaction.auth.qualified`);
   return {
     server,
     async stop() {
-      if (!values.keep) {
-        for (const hookId of used) await conn.client.DELETE("/v1/hooks/{hookId}", { params: { path: { hookId } } }).catch(() => undefined);
-      }
+      if (!values.keep) await removeHooks(conn, used);
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

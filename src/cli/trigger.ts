@@ -1,9 +1,12 @@
 // `cardlink trigger <event>`: fires the event on the fixtures program through the running service and
-// prints the event id, the resources' ids as `export` lines and the outcome of each delivery.
+// prints the event id, the resources' ids as `export` lines and the outcome of each delivery — or, with
+// --json, the whole answer as one JSON object and nothing else.
 import { parseArgs } from "node:util";
 import type { Config } from "../config/index.ts";
-import { TRIGGER_EVENTS, type TriggerEvent } from "../services/trigger.ts";
-import { answer, connect, type Usage } from "./connection.ts";
+import { TRIGGER_EVENTS, type TriggerEvent, type TriggerOverrides } from "../services/trigger.ts";
+import { SCHEMES, type Scheme } from "../domain/scheme.ts";
+import { UUID_PATTERN } from "../services/ids.ts";
+import { answer, connect, OptionError, type Usage } from "./connection.ts";
 
 /** The shell variables the walk-through pages use for these ids. */
 const EXPORTS = [
@@ -15,18 +18,78 @@ const EXPORTS = [
   ["TX", "transactionId"],
   ["NEW_LOCATION", "newLocationId"],
   ["REQUEST", "missingTransactionRequestId"],
+  ["PURCHASE", "purchaseId"],
 ] as const;
 
-/** The lines to print, and whether every delivery succeeded (the exit status). */
+const TARGETING = ["new", "lapsed", "existing"] as const;
+
+type OverrideValues = Partial<Record<"scheme" | "amount" | "currency" | "card" | "location" | "program" | "targeting" | "datetime", string>>;
+
+/** The options' overrides, each checked here so a bad one is a one-line error naming it. */
+function overridesOf(values: OverrideValues): TriggerOverrides {
+  const o: TriggerOverrides = {};
+  const bad = (option: string, rule: string) => new OptionError(`--${option}: ${rule}`);
+  if (values.scheme !== undefined) {
+    if (!(SCHEMES as readonly string[]).includes(values.scheme)) throw bad("scheme", `must be ${SCHEMES.join(", ")}`);
+    o.scheme = values.scheme as Scheme;
+  }
+  if (values.amount !== undefined) {
+    const amount = Number(values.amount);
+    if (!/^\d+(\.\d+)?$/.test(values.amount) || !(amount > 0)) throw bad("amount", "must be a number greater than 0, such as 12.50");
+    o.amount = amount;
+  }
+  if (values.currency !== undefined) {
+    if (!/^[A-Za-z]{3}$/.test(values.currency)) throw bad("currency", "must be an ISO 4217 code such as GBP");
+    o.currency = values.currency.toUpperCase();
+  }
+  for (const [option, field] of [["card", "cardId"], ["location", "locationId"], ["program", "programId"]] as const) {
+    const id = values[option];
+    if (id === undefined) continue;
+    if (!UUID_PATTERN.test(id)) throw bad(option, `must be a ${option} id (UUID)`);
+    o[field] = id;
+  }
+  if (values.targeting !== undefined) {
+    if (!(TARGETING as readonly string[]).includes(values.targeting)) throw bad("targeting", `must be ${TARGETING.join(", ")}`);
+    o.targeting = values.targeting as (typeof TARGETING)[number];
+  }
+  if (values.datetime !== undefined) {
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(values.datetime)) throw bad("datetime", "must be YYYY-MM-DDThh:mm:ss, local to the location");
+    o.datetime = values.datetime;
+  }
+  return o;
+}
+
+/** The lines to print (one JSON line with --json), and whether every delivery succeeded (the exit status). */
 export async function triggerCommand(args: string[], config: Config, usage: Usage): Promise<{ lines: string[]; ok: boolean }> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { key: { type: "string" }, url: { type: "string" } } });
+  const text = { type: "string" } as const;
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      key: text,
+      url: text,
+      scheme: text,
+      amount: text,
+      currency: text,
+      card: text,
+      location: text,
+      program: text,
+      targeting: text,
+      datetime: text,
+      json: { type: "boolean", default: false },
+    },
+  });
   const event = positionals[0];
   if (!event || !(TRIGGER_EVENTS as readonly string[]).includes(event)) {
     throw usage(`trigger: name one event: ${TRIGGER_EVENTS.join(", ")}`);
   }
+  if (positionals.length > 1) throw new OptionError(`trigger: one event at a time (got ${positionals.join(" ")})`);
+  const overrides = overridesOf(values);
   const conn = connect(config, values, usage);
-  if (conn.live) throw usage("--key: trigger works in the test environment; give a test key (sk_test_…)");
-  const result = await answer(conn.url, conn.client.POST("/v1/trigger", { body: { event: event as TriggerEvent } }));
+  if (conn.live) throw new OptionError("--key: trigger works in the test environment; give a test key (sk_test_…)");
+  const result = await answer(conn.url, conn.client.POST("/v1/trigger", { body: { event: event as TriggerEvent, ...overrides } }));
+  const ok = result.dispatched && result.deliveries.every((d) => d.status === "succeeded");
+  if (values.json) return { lines: [JSON.stringify(result)], ok };
   const lines = result.eventIds.map((id) => `${result.event} ${id}`);
   lines.push(`  ${result.summary}`);
   for (const [name, field] of EXPORTS) {
@@ -47,5 +110,5 @@ export async function triggerCommand(args: string[], config: Config, usage: Usag
           : `attempt ${d.attempts} failed (${d.responseCode ?? d.error ?? "no answer"})${d.status === "pending" ? ", will retry" : ", no attempt left"}`;
     lines.push(`${outcome} -> ${d.url} (hook ${d.hookId})`);
   }
-  return { lines, ok: result.dispatched && result.deliveries.every((d) => d.status === "succeeded") };
+  return { lines, ok };
 }

@@ -9,6 +9,8 @@ import { randomBase62 } from "../services/ids.ts";
 export interface LocalCredentials {
   adminToken?: string;
   demo?: { accountId: string; test: string; live: string };
+  /** The one signing secret of `cardlink listen`'s hooks (src/cli/own-hooks.ts). */
+  listenSecret?: string;
 }
 
 const credentialsPath = (config: Config) => join(config.DATA_DIR, "credentials.json");

@@ -81,7 +81,15 @@ const toHook = (r: HookRow): Hook => ({
 const withSecret = (r: HookRow): HookWithSecret => ({ ...toHook(r), secret: r.secret });
 
 /** 32 random bytes: inside the 24–64 byte range Standard Webhooks asks of a signing key. */
-const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+
+/** Whether `secret` is a Standard Webhooks signing secret: `whsec_` + canonical base64 of 24 to 64 bytes. */
+export function isSigningSecret(secret: string): boolean {
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
+  if (!match) return false;
+  const bytes = Buffer.from(match[1]!, "base64");
+  return bytes.length >= 24 && bytes.length <= 64 && bytes.toString("base64") === match[1];
+}
 
 /** Hooks one program may have: enough for every event several times over, few enough that one program cannot fan an event out without bound. */
 export const HOOKS_PER_PROGRAM = 50;
@@ -93,7 +101,7 @@ export const HOOKS_PER_PROGRAM = 50;
 export async function createHook(
   ctx: Ctx,
   programId: string,
-  input: { event: HookEvent; url: string },
+  input: { event: HookEvent; url: string; secret?: string | undefined },
   targets: TargetPolicy,
 ): Promise<HookWithSecret> {
   const target = checkTarget(input.url, targets);
@@ -105,7 +113,7 @@ export async function createHook(
     const [row] = await tx.query<HookRow>(
       `insert into hooks (id, account_id, live, program_id, event, url, secret, created)
        select $1, $2, $3, $4, $5, $6, $7, $8 where (select count(*) from hooks where program_id = $4) < $9 returning *`,
-      [newId(), ctx.accountId, ctx.live, programId, input.event, input.url, newSigningSecret(), ctx.clock.now(), HOOKS_PER_PROGRAM],
+      [newId(), ctx.accountId, ctx.live, programId, input.event, input.url, input.secret ?? newSigningSecret(), ctx.clock.now(), HOOKS_PER_PROGRAM],
     );
     if (!row) {
       throw new DomainError("conflict", `Program ${programId} already has ${HOOKS_PER_PROGRAM} hooks, the most a program may have; delete one first.`);

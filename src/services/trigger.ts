@@ -2,13 +2,18 @@
 // the qualifier, the outbox and the dispatcher — on fixtures kept in a program of the caller's test
 // environment (made on first use, reused after), then waits for the event and its first delivery.
 import type { Ctx } from "./context.ts";
-import { DomainError } from "./errors.ts";
+import { DomainError, invalid } from "./errors.ts";
 import type { SimulatorControl } from "../../simulators/host/control.ts";
 import { addDays, localAt } from "../domain/local-dates.ts";
 import { createProgram } from "./programs.ts";
 import { createBrand } from "./brands.ts";
 import { createLocation } from "./locations.ts";
-import { enrolCard } from "./cards.ts";
+import { enrolCard, getCard } from "./cards.ts";
+import { getLocation } from "./locations.ts";
+import { getProgram } from "./programs.ts";
+import { countryByAlpha3 } from "../domain/countries.ts";
+import type { Scheme } from "../domain/scheme.ts";
+import { getTransaction } from "./transactions.ts";
 import { createOffer, getOffer, linkLocation, updateOffer } from "./offers.ts";
 import { clearTestPurchase, refundTestPurchase, sendTestPurchase, type Sent } from "./test-transactions.ts";
 import type { Transaction } from "./transactions.ts";
@@ -29,11 +34,43 @@ export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
 
 /** Marks the fixtures' records (metadata), so a later trigger finds and reuses them. */
 const MARK = { cardlinkFixtures: true } as const;
-const FIXTURE_CARD = "4444000000004008";
+/** The fixtures' test card of each scheme. */
+const FIXTURE_CARDS: Record<Scheme, string> = { visa: "4444000000004008", mastercard: "5555000000005007", amex: "340000000000306" };
 const ZONE = "Europe/London";
 /** The fixtures offer: 10% off from 5.00 GBP, so 42.00 qualifies and 1.00 does not. */
 const QUALIFYING_AMOUNT = 42;
 const BELOW_MINIMUM_AMOUNT = 1;
+/** The test network's missing-transaction-request outcomes by amount (spec): any other amount succeeds. */
+const FAILING_REQUEST_AMOUNTS = [10.01, 10.02, 10.03, 10.04, 10.05, 10.06];
+
+/** What a trigger may change of its default purchase (or request) on the fixtures. */
+export interface TriggerOverrides {
+  /** The fixtures card of this scheme (made on first use); the card's own scheme when cardId is given. */
+  scheme?: Scheme | undefined;
+  amount?: number | undefined;
+  /** The purchase's currency: the location's own (from its country); others are refused. */
+  currency?: string | undefined;
+  cardId?: string | undefined;
+  locationId?: string | undefined;
+  /** A program of the caller's test environment: the fixtures location and card are made in it. */
+  programId?: string | undefined;
+  targeting?: "new" | "lapsed" | "existing" | undefined;
+  /** Local to the location, YYYY-MM-DDThh:mm:ss (a request's transactionDate is its date). */
+  datetime?: string | undefined;
+}
+
+/** The overrides each event takes (the others are refused, naming the option). */
+const APPLIES: Record<TriggerEvent, readonly (keyof TriggerOverrides)[]> = {
+  "transaction.auth.qualified": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "transaction.auth": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "transaction.clearing": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "transaction.clearing.qualified": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "transaction.refund": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "location.status": ["programId"],
+  "offer.extended": [],
+  "missing-transaction-request.succeeded": ["scheme", "amount", "cardId", "locationId", "programId", "datetime"],
+  "missing-transaction-request.failed": ["scheme", "amount", "cardId", "locationId", "programId", "datetime"],
+};
 
 export interface Fixtures {
   programId: string;
@@ -43,11 +80,13 @@ export interface Fixtures {
   offerId: string;
 }
 
-async function findMarked(ctx: Ctx, table: "programs" | "brands" | "locations" | "cards", programId?: string): Promise<string | undefined> {
+async function findMarked(ctx: Ctx, table: "programs" | "brands" | "locations" | "cards", programId?: string, scheme?: Scheme): Promise<string | undefined> {
+  const params: unknown[] = [ctx.accountId, ctx.live, JSON.stringify(MARK)];
+  const and = (column: string, value: string | undefined) => (value === undefined ? "" : `and ${column} = $${params.push(value)}`);
   const [row] = await ctx.db.query<{ id: string }>(
     `select id from ${table} where account_id = $1 and live = $2 and metadata @> $3::jsonb
-     ${programId ? "and program_id = $4" : ""} order by created, id limit 1`,
-    [ctx.accountId, ctx.live, JSON.stringify(MARK), ...(programId ? [programId] : [])],
+     ${and("program_id", programId)} ${and("scheme", scheme)} order by created, id limit 1`,
+    params,
   );
   return row?.id;
 }
@@ -55,20 +94,30 @@ async function findMarked(ctx: Ctx, table: "programs" | "brands" | "locations" |
 /**
  * The fixtures program of the caller's test environment with a brand, a location, a card and a live
  * offer linked to the location; what is missing (or was deleted) is made again. One caller at a time.
+ * With `programId`, the location and card are found or made in that program of the caller's instead;
+ * with `scheme`, the card is the fixtures card of that scheme; a `cardId` or `locationId` of the caller's
+ * is used as it is (nothing is made or linked in its place).
  */
-export async function ensureFixtures(ctx: Ctx): Promise<Fixtures> {
+export async function ensureFixtures(
+  ctx: Ctx,
+  options: { programId?: string | undefined; scheme?: Scheme | undefined; cardId?: string | undefined; locationId?: string | undefined } = {},
+): Promise<Fixtures> {
   if (ctx.live) throw new DomainError("invalid", "trigger: works in the test environment; use a test key (sk_test_…).");
+  const scheme = options.scheme ?? "visa";
+  if (options.programId) await getProgram(ctx, options.programId);
   return ctx.db.tx(async (db) => {
     const tx = { ...ctx, db };
     await db.query("select pg_advisory_xact_lock(hashtext($1))", [`fixtures:${ctx.accountId}`]);
-    const programId = (await findMarked(tx, "programs")) ?? (await createProgram(tx, { name: "Fixtures", metadata: MARK })).id;
+    const programId = options.programId ?? (await findMarked(tx, "programs")) ?? (await createProgram(tx, { name: "Fixtures", metadata: MARK })).id;
     const brandId = (await findMarked(tx, "brands")) ?? (await createBrand(tx, { name: "Fixtures Coffee", metadata: MARK })).id;
     const locationId =
+      options.locationId ??
       (await findMarked(tx, "locations", programId)) ??
       (await createLocation(tx, programId, { brandId, address: "1 Fixture Street", city: "London", postcode: "SW1A 1AA", countryCode: "GBR", metadata: MARK })).id;
     const cardId =
-      (await findMarked(tx, "cards", programId)) ??
-      (await enrolCard(tx, programId, { number: FIXTURE_CARD, expMonth: 12, expYear: 2030, countryCode: "GBR", termsOfUse: true, metadata: MARK })).id;
+      options.cardId ??
+      (await findMarked(tx, "cards", programId, scheme)) ??
+      (await enrolCard(tx, programId, { number: FIXTURE_CARDS[scheme], expMonth: 12, expYear: 2030, countryCode: "GBR", termsOfUse: true, metadata: MARK })).id;
     // The newest fixtures offer, unless it has ended (service time may have moved a year on).
     const [found] = await db.query<{ id: string }>(
       `select id from offers where account_id = $1 and live = $2 and brand_id = $3 and metadata @> $4::jsonb order by created desc, id limit 1`,
@@ -90,7 +139,7 @@ export async function ensureFixtures(ctx: Ctx): Promise<Fixtures> {
           metadata: MARK,
         })
       ).id;
-    await linkLocation(tx, offerId, locationId);
+    if (!options.locationId) await linkLocation(tx, offerId, locationId);
     return { programId, brandId, locationId, cardId, offerId };
   });
 }
@@ -109,7 +158,9 @@ export interface TriggerResult {
   /** The ids of the events fired (three for location.status, one per scheme). */
   eventIds: string[];
   summary: string;
-  resources: Fixtures & { transactionId?: string; newLocationId?: string; missingTransactionRequestId?: string };
+  resources: Fixtures & { transactionId?: string; newLocationId?: string; missingTransactionRequestId?: string; purchaseId?: string };
+  /** The transaction the event carries, as recorded (transaction events). */
+  transaction?: Transaction;
   /** Whether the dispatcher had taken the event up when the wait ended. */
   dispatched: boolean;
   deliveries: TriggerDelivery[];
@@ -155,13 +206,51 @@ const describeOffer = (t: Transaction) =>
     ? `qualified for offer ${t.offer.id}: cashback ${t.offer.cashback} ${t.currency}, performance fee ${t.offer.performanceFee} ${t.currency}`
     : `not qualified: ${t.offer.message.join("; ") || "no live offer applies"}`;
 
+/**
+ * The fixtures the event fires on, with the overrides' card, location and program in place of the
+ * defaults; refuses an override the event does not take, or a card, location and program that do not fit.
+ */
+async function resolveFixtures(ctx: Ctx, event: TriggerEvent, o: TriggerOverrides): Promise<Fixtures> {
+  for (const [name, value] of Object.entries(o) as [keyof TriggerOverrides, unknown][]) {
+    if (value !== undefined && !APPLIES[event].includes(name)) throw invalid(name, `does not apply to ${event}`);
+  }
+  if (ctx.live) throw new DomainError("invalid", "trigger: works in the test environment; use a test key (sk_test_…).");
+  const card = o.cardId ? await getCard(ctx, o.cardId) : undefined;
+  const location = o.locationId ? await getLocation(ctx, o.locationId) : undefined;
+  if (card && o.scheme && card.scheme !== o.scheme) throw invalid("scheme", `the card ${card.id} is a ${card.scheme} card`);
+  const programId = o.programId ?? card?.programId ?? location?.programId;
+  if (card && card.programId !== programId) throw invalid("cardId", `the card is in program ${card.programId}, not ${programId}`);
+  if (location && location.programId !== programId) throw invalid("locationId", `the location is in program ${location.programId}, not ${programId}`);
+  if (location && o.currency !== undefined) {
+    const own = countryByAlpha3(location.countryCode)?.currency;
+    if (o.currency !== own) throw invalid("currency", `a purchase at a location in ${location.countryCode} is in ${own ?? "its country's currency"}`);
+  } else if (o.currency !== undefined && o.currency !== "GBP") {
+    throw invalid("currency", "a purchase at the fixtures location (GBR) is in GBP");
+  }
+  const fixtures = await ensureFixtures(ctx, { programId, scheme: o.scheme, cardId: card?.id, locationId: location?.id });
+  return fixtures;
+}
+
 /** Fires the event and waits for it and for the first attempt of each of its deliveries. */
-export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerEvent): Promise<TriggerResult> {
-  const fixtures = await ensureFixtures(ctx);
+export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerEvent, overrides: TriggerOverrides = {}): Promise<TriggerResult> {
+  const fixtures = await resolveFixtures(ctx, event, overrides);
   const deadline = performance.now() + waitMs;
   const steps = { ctx, simulators, waitMs };
   const purchase = async (amount: number) =>
-    received(await sendTestPurchase(steps, { cardId: fixtures.cardId, locationId: fixtures.locationId, amount }), "purchase");
+    received(
+      await sendTestPurchase(steps, {
+        cardId: fixtures.cardId,
+        locationId: fixtures.locationId,
+        amount: overrides.amount ?? amount,
+        ...(overrides.datetime ? { datetime: overrides.datetime } : {}),
+        ...(overrides.targeting ? { targetingTag: overrides.targeting } : {}),
+      }),
+      "purchase",
+    );
+  const failing = event === "missing-transaction-request.failed";
+  if (overrides.amount !== undefined && event.startsWith("missing-transaction-request.") && FAILING_REQUEST_AMOUNTS.includes(overrides.amount) !== failing) {
+    throw invalid("amount", failing ? `the test network fails requests of ${FAILING_REQUEST_AMOUNTS.join(", ")}` : `${overrides.amount} is a failing test amount; use missing-transaction-request.failed`);
+  }
 
   let subjectId: string;
   let summary: string;
@@ -182,7 +271,7 @@ export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerE
       const t = received(await clearTestPurchase(steps, auth.id), "clearing");
       subjectId = t.id;
       summary = `clearing of ${t.amount} ${t.currency}, ${describeOffer(t)}`;
-      resources = { ...fixtures, transactionId: t.id };
+      resources = { ...fixtures, transactionId: t.id, purchaseId: auth.id };
       break;
     }
     case "transaction.refund": {
@@ -190,7 +279,7 @@ export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerE
       const t = received(await refundTestPurchase(steps, auth.id), "refund");
       subjectId = t.id;
       summary = `refund of ${t.amount} ${t.currency} of purchase ${auth.id}, ${describeOffer(t)}`;
-      resources = { ...fixtures, transactionId: t.id };
+      resources = { ...fixtures, transactionId: t.id, purchaseId: auth.id };
       break;
     }
     case "location.status": {
@@ -214,8 +303,8 @@ export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerE
         input: {
           cardId: fixtures.cardId,
           locationId: fixtures.locationId,
-          transactionDate: localAt(new Date(ctx.clock.now().getTime() - 86_400_000), ZONE).slice(0, 10),
-          amount: event === "missing-transaction-request.failed" ? 10.01 : QUALIFYING_AMOUNT,
+          transactionDate: overrides.datetime?.slice(0, 10) ?? localAt(new Date(ctx.clock.now().getTime() - 86_400_000), ZONE).slice(0, 10),
+          amount: overrides.amount ?? (failing ? 10.01 : QUALIFYING_AMOUNT),
         },
         waitMs,
       });
@@ -249,7 +338,16 @@ export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerE
     const deliveries = await deliveriesOf(ctx, eventIds);
     return deliveries.every((d) => d.attempts > 0) ? true : undefined;
   });
-  return { event, eventIds, summary, resources, dispatched: await dispatched(), deliveries: await deliveriesOf(ctx, eventIds) };
+  const transaction = resources.transactionId ? await getTransaction(ctx, resources.transactionId) : undefined;
+  return {
+    event,
+    eventIds,
+    summary,
+    resources,
+    ...(transaction ? { transaction } : {}),
+    dispatched: await dispatched(),
+    deliveries: await deliveriesOf(ctx, eventIds),
+  };
 }
 
 async function deliveriesOf(ctx: Ctx, eventIds: string[]): Promise<TriggerDelivery[]> {

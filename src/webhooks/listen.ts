@@ -8,10 +8,17 @@ export interface ListenOptions {
   port: number;
   /** The hook secrets; read at each delivery, so hooks registered after the start count. */
   secrets: () => readonly string[];
-  /** Where each verified (or rejected) delivery is written, one line each. */
+  /** Where each verified delivery is written, one line each. */
   out: (line: string) => void;
-  /** `body`: the verified body in full (the `--secret` form); `summary`: the event, its id and what it says. */
-  format: "body" | "summary";
+  /** Where rejections and forwarded answers are written (`out` unless given: --print-json keeps them off stdout). */
+  info?: ((line: string) => void) | undefined;
+  /**
+   * `body`: `verified <event> <id> <body>` (the `--secret` form); `summary`: the event, its id and what it
+   * says; `json`: the verified body alone, one JSON document a line (`--print-json`).
+   */
+  format: "body" | "summary" | "json";
+  /** Called with each verified event, before it is answered (the flow runner's expectations read them). */
+  onEvent?: ((event: VerifiedEvent) => void) | undefined;
   /** The integrator's own endpoint: each verified request is sent there unchanged and its answer printed. */
   forwardTo?: string | undefined;
 }
@@ -20,6 +27,14 @@ interface Event {
   id: string;
   event: string;
   data: Record<string, unknown>;
+}
+
+/** A delivery whose signature verified: its parsed body and when it arrived (performance.now()). */
+export interface VerifiedEvent extends Event {
+  created: string;
+  receivedAt: number;
+  /** The path it was posted to (a receiver can give each hook a path of its own). */
+  path: string;
 }
 
 const money = (n: unknown, currency: unknown) => `${String(n)} ${String(currency)}`;
@@ -62,7 +77,11 @@ async function forward(url: string, headers: IncomingHttpHeaders, body: string):
   }
 }
 
-export function listen({ port, secrets, out, format, forwardTo }: ListenOptions): Promise<Server> {
+const printed = (format: ListenOptions["format"], event: Event, body: string) =>
+  format === "json" ? body : format === "body" ? `verified ${event.event} ${event.id} ${body}` : `${event.event} ${event.id} ${summarise(event)}`;
+
+export function listen({ port, secrets, out, info, format, forwardTo, onEvent }: ListenOptions): Promise<Server> {
+  const note = info ?? out;
   const server = createServer((req, res) => {
     // Deliveries are POSTs; anything else (a readiness probe) gets a plain answer and is not printed.
     if (req.method !== "POST") {
@@ -84,18 +103,19 @@ export function listen({ port, secrets, out, format, forwardTo }: ListenOptions)
         }
       }
       if (!event) {
-        out(`REJECTED (no secret verifies the signature) ${body}`);
+        note(`REJECTED (no secret verifies the signature) ${body}`);
         res.writeHead(401).end();
         return;
       }
-      out(format === "body" ? `verified ${event.event} ${event.id} ${body}` : `${event.event} ${event.id} ${summarise(event)}`);
+      out(printed(format, event, body));
+      onEvent?.({ ...(event as VerifiedEvent), receivedAt: performance.now(), path: req.url ?? "/" });
       if (!forwardTo) {
         res.writeHead(204).end();
         return;
       }
       // The dispatcher sees the integrator's answer, so its retries behave as they would in production.
       void forward(forwardTo, req.headers, body).then(({ status, line }) => {
-        out(line);
+        note(line);
         res.writeHead(status).end();
       });
     });

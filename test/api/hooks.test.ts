@@ -42,6 +42,21 @@ describe("hooks", () => {
     expect(second.secret).not.toBe(hook.secret);
   });
 
+  it("signs with the secret given at creation, shared by several hooks", async () => {
+    const client = (await h.createAccount()).as("test");
+    const programId = await program(client);
+    for (const bytes of [24, 64]) {
+      const secret = `whsec_${Buffer.alloc(bytes, bytes).toString("base64")}`;
+      const hooks = await Promise.all(
+        ["transaction.auth", "location.status"].map(async (event) =>
+          expectStatus<Hook>(await client.post(`/v1/programs/${programId}/hooks`, { event, url: "https://example.com/wh", secret }), 201),
+        ),
+      );
+      expect(hooks.map((hk) => hk.secret)).toEqual([secret, secret]);
+      expect((await expectStatus<Hook>(await client.get(`/v1/hooks/${hooks[0]!.id}`), 200)).secret).toBe(secret);
+    }
+  });
+
   it("accepts every event of DESIGN.md's Webhooks section", async () => {
     const client = (await h.createAccount()).as("live");
     const programId = await program(client);
@@ -91,7 +106,10 @@ describe("hooks", () => {
     expect(await bad({ event: "location.status", url: "ftp://example.com/wh" })).toMatch(/^url: must be an http or https URL/);
     expect(await bad({ event: "location.status", url: "example.com/wh" })).toMatch(/^url: must be an http or https URL/);
     expect(await bad({ event: "location.status", url: `https://example.com/${"a".repeat(2048)}` })).toMatch(/^url: must be at most 2048/);
-    expect(await bad({ event: "location.status", url: "https://example.com", secret: "mine" })).toMatch(/secret: unknown field/);
+    for (const secret of ["mine", "whsec_", `whsec_${Buffer.alloc(16).toString("base64")}`, `whsec_${Buffer.alloc(65).toString("base64")}`, "whsec_not base64!", 42]) {
+      expect(await bad({ event: "location.status", url: "https://example.com", secret })).toMatch(/^secret: /);
+    }
+    expect(await bad({ event: "location.status", url: "https://example.com", signingKey: "x" })).toMatch(/signingKey: unknown field/);
     expect(await expectError(await client.get("/v1/hooks/abc"), 400, "invalid_request")).toMatch(/^hookId: must be a UUID/);
   });
 

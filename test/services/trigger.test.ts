@@ -17,7 +17,7 @@ type Result = {
   event: string;
   eventIds: string[];
   summary: string;
-  resources: Fixtures & { transactionId?: string; newLocationId?: string };
+  resources: Fixtures & { transactionId?: string; newLocationId?: string; purchaseId?: string };
   dispatched: boolean;
   deliveries: { hookId: string; url: string; status: string; attempts: number; responseCode: number | null }[];
 };
@@ -84,6 +84,67 @@ describe("POST /v1/trigger", () => {
     expect(result.summary).toMatch(/^purchase 42 GBP, qualified for offer/);
     expect(await expectError(await other.as("live").post("/v1/trigger", { event: "offer.extended" }), 400, "invalid_request")).toMatch(/test key/);
     expect(await expectError(await other.as("test").post("/v1/trigger", { event: "card.created" }), 400, "invalid_request")).toMatch(/^event: must be one of/);
+  });
+
+  it("takes overrides: scheme, amount, targeting, datetime, a program, and answers the transaction as recorded", async () => {
+    const other = await pipeline.h.createAccount();
+    const client = other.as("test");
+    const { id: programId } = await expectStatus<{ id: string }>(await client.post("/v1/programs", { name: "Overrides" }), 201);
+    const result = await expectStatus<Result & { transaction: Record<string, unknown> }>(
+      await client.post("/v1/trigger", {
+        event: "transaction.auth.qualified",
+        scheme: "mastercard",
+        amount: 12.5,
+        currency: "GBP",
+        programId,
+        targeting: "lapsed",
+        datetime: "2026-01-05T09:15:00",
+      }),
+      200,
+    );
+    expect(result.resources.programId).toBe(programId);
+    expect(result.transaction).toMatchObject({
+      id: result.resources.transactionId,
+      programId,
+      amount: 12.5,
+      currency: "GBP",
+      targetingTag: "lapsed",
+      datetime: "2026-01-05T09:15:00",
+      card: { id: result.resources.cardId, scheme: "mastercard" },
+      offer: { qualified: true, cashback: 1.25 },
+    });
+    const refund = await expectStatus<Result & { transaction: { type: string; originalTransactionId: string; amount: number } }>(
+      await client.post("/v1/trigger", { event: "transaction.refund", cardId: result.resources.cardId, amount: 20 }),
+      200,
+    );
+    expect(refund.resources).toMatchObject({ programId, cardId: result.resources.cardId });
+    expect(refund.transaction).toMatchObject({ type: "refund", originalTransactionId: refund.resources.purchaseId });
+
+    // A location of the caller's own brand is used as it is: the fixtures offer is not linked to it.
+    const { id: brandId } = await expectStatus<{ id: string }>(await client.post("/v1/brands", { name: "Own brand" }), 201);
+    const own = await expectStatus<{ id: string }>(
+      await client.post(`/v1/programs/${programId}/locations`, { brandId, address: "9 Own Street", city: "Leeds", postcode: "LS1 2HL", countryCode: "GBR" }),
+      201,
+    );
+    const atOwn = await expectStatus<Result & { transaction: Record<string, unknown> }>(
+      await client.post("/v1/trigger", { event: "transaction.auth", locationId: own.id, cardId: result.resources.cardId }),
+      200,
+    );
+    expect(atOwn.resources).toMatchObject({ programId, locationId: own.id, cardId: result.resources.cardId });
+    expect(atOwn.transaction).toMatchObject({ location: { id: own.id }, offer: { qualified: false } });
+    const cards = await expectStatus<{ items: { id: string }[] }>(await client.get(`/v1/programs/${programId}/cards`), 200);
+    expect(cards.items.map((c) => c.id)).toEqual([result.resources.cardId]);
+  });
+
+  it("refuses an override the event does not take, a currency the location does not use and a mismatched scheme", async () => {
+    const client = (await pipeline.h.createAccount()).as("test");
+    const refused = async (body: Record<string, unknown>) => expectError(await client.post("/v1/trigger", body), 400, "invalid_request");
+    expect(await refused({ event: "offer.extended", scheme: "visa" })).toBe("scheme: does not apply to offer.extended");
+    expect(await refused({ event: "transaction.auth", currency: "EUR" })).toMatch(/^currency: .*GBP/);
+    expect(await refused({ event: "missing-transaction-request.failed", amount: 42 })).toMatch(/^amount: the test network fails requests of 10.01/);
+    const { cardId } = await expectStatus<Fixtures>(await client.post("/v1/trigger/fixtures"), 200);
+    expect(await refused({ event: "transaction.auth", cardId, scheme: "amex" })).toMatch(/^scheme: the card .* is a visa card/);
+    expect(await refused({ event: "transaction.auth", datetime: "tomorrow" })).toMatch(/^datetime: must be YYYY-MM-DDThh:mm:ss/);
   });
 
   it("describes every event it can fire in the OpenAPI webhooks section", async () => {

@@ -1947,7 +1947,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook
-         * @description Registers `url` for one event of the program and returns the hook with its signing secret — the only answer besides `GET /hooks/{hookId}/secret` that carries it. A `url` the webhook target policy refuses answers 400 `invalid_request` naming `url` and the rule. A program has at most 50 hooks: the 51st answers 409 `conflict`.
+         * @description Registers `url` for one event of the program and returns the hook with its signing secret (the `secret` given, or a new random one) — the only answer besides `GET /hooks/{hookId}/secret` that carries it. A `url` the webhook target policy refuses answers 400 `invalid_request` naming `url` and the rule. A program has at most 50 hooks: the 51st answers 409 `conflict`.
          */
         post: {
             parameters: {
@@ -4974,7 +4974,7 @@ export interface paths {
         put?: never;
         /**
          * Fire a webhook event on the fixtures
-         * @description Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, cleared or refunded the same way; `location.status` adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card (10.01, the test network's transaction-not-found, for .failed). Waits up to 30 s for the event and the first attempt of each delivery, and answers the ids and the delivery outcome. 503 with Retry-After when the pipeline did not record it in time.
+         * @description Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, cleared or refunded the same way; `location.status` adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card (10.01, the test network's transaction-not-found, for .failed). The optional fields change the purchase or request: its scheme, amount, currency, card, location, program, targeting tag and local datetime; a field the event does not use is refused, naming it. Waits up to 30 s for the event and the first attempt of each delivery, and answers the ids and the delivery outcome. 503 with Retry-After when the pipeline did not record it in time.
          */
         post: {
             parameters: {
@@ -8714,6 +8714,11 @@ export interface components {
              * @example https://example.com/webhooks
              */
             url: string;
+            /**
+             * @description The signing secret to sign this hook's deliveries with (`whsec_` + base64 of 24–64 bytes, per Standard Webhooks), so several hooks can share one secret (as `cardlink listen` does). Made at random when left out.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=
+             */
+            secret?: string;
         };
         HookList: {
             items: components["schemas"]["Hook"][];
@@ -9456,7 +9461,13 @@ export interface components {
                  * @description The request made for missing-transaction-request events.
                  */
                 missingTransactionRequestId?: string;
+                /**
+                 * Format: uuid
+                 * @description The purchase a clearing or refund follows.
+                 */
+                purchaseId?: string;
             };
+            transaction?: components["schemas"]["Transaction"] & unknown;
             /** @description Whether the dispatcher had taken the events up when the wait ended. */
             dispatched: boolean;
             /** @description One per hook registered for the event; empty when no hook is (start `cardlink listen` first). */
@@ -9473,12 +9484,45 @@ export interface components {
         };
         /**
          * @example {
-         *       "event": "transaction.auth.qualified"
+         *       "event": "transaction.auth.qualified",
+         *       "scheme": "mastercard",
+         *       "amount": 12.5
          *     }
          */
         Trigger: {
             /** @enum {string} */
             event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "location.status" | "offer.extended" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed";
+            /**
+             * @description The purchase's network: the fixtures card of that scheme (made on first use). With `cardId`, must be the card's scheme.
+             * @enum {string}
+             */
+            scheme?: "visa" | "mastercard" | "amex";
+            /** @description The purchase's amount (default 42, or 1 for transaction.auth), or the missing transaction request's (default 42; for .failed one of the test amounts 10.01–10.06, default 10.01). */
+            amount?: number;
+            /** @description The purchase's currency, where the location allows it: a location's purchases are in its country's currency. */
+            currency?: string;
+            /**
+             * Format: uuid
+             * @description An enrolled test card of yours instead of the fixtures card.
+             */
+            cardId?: string;
+            /**
+             * Format: uuid
+             * @description A location of yours (Active on the card's scheme) instead of the fixtures location; in the card's program.
+             */
+            locationId?: string;
+            /**
+             * Format: uuid
+             * @description A test program of yours instead of the fixtures program: the fixtures location and card are made in it on first use.
+             */
+            programId?: string;
+            /**
+             * @description The purchase's customer-segment tag, compared with a targeted offer's.
+             * @enum {string}
+             */
+            targeting?: "new" | "lapsed" | "existing";
+            /** @description When the purchase was made, local to the location (default: the service clock's now); a request's transactionDate is its date. */
+            datetime?: string;
         };
         CallerAccount: {
             /**

@@ -5,7 +5,7 @@ import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
-import { createHook } from "../../../services/hooks.ts";
+import { createHook, isSigningSecret } from "../../../services/hooks.ts";
 import { getProgram } from "../../../services/programs.ts";
 import { hookEvent, HookWithSecretSchema } from "./schemas.ts";
 
@@ -26,6 +26,16 @@ const body = z
           "addresses it resolves to at each delivery; a refused delivery is a failed attempt saying so.",
         example: "https://example.com/webhooks",
       }),
+    secret: z
+      .string()
+      .refine(isSigningSecret, "must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes")
+      .optional()
+      .openapi({
+        description:
+          "The signing secret to sign this hook's deliveries with (`whsec_` + base64 of 24–64 bytes, per Standard Webhooks), " +
+          "so several hooks can share one secret (as `cardlink listen` does). Made at random when left out.",
+        example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=",
+      }),
   })
   .openapi("HookCreate", { example: { event: "location.status", url: "https://example.com/webhooks" } });
 
@@ -35,9 +45,10 @@ export const route = createRoute({
   tags: ["Hooks"],
   summary: "Register a webhook",
   description:
-    "Registers `url` for one event of the program and returns the hook with its signing secret — the only answer " +
-    "besides `GET /hooks/{hookId}/secret` that carries it. A `url` the webhook target policy refuses answers 400 " +
-    "`invalid_request` naming `url` and the rule. A program has at most 50 hooks: the 51st answers 409 `conflict`.",
+    "Registers `url` for one event of the program and returns the hook with its signing secret (the `secret` given, " +
+    "or a new random one) — the only answer besides `GET /hooks/{hookId}/secret` that carries it. A `url` the webhook " +
+    "target policy refuses answers 400 `invalid_request` naming `url` and the rule. A program has at most 50 hooks: " +
+    "the 51st answers 409 `conflict`.",
   middleware: [ownedBy("programId", getProgram)] as const,
   request: { params: z.object({ programId: uuid("programId") }), body: jsonBody(body) },
   responses: { 201: jsonResponse(HookWithSecretSchema, "The hook and its signing secret."), ...commonErrors },

@@ -4,7 +4,9 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
 import { TRIGGER_EVENTS, trigger } from "../../../services/trigger.ts";
+import { SCHEMES } from "../../../domain/scheme.ts";
 import { FixturesSchema } from "./schemas.ts";
+import { TransactionSchema } from "../transactions/schemas.ts";
 
 /** Real time the trigger waits for the event and its first delivery attempts. */
 const WAIT_MS = 30_000;
@@ -12,8 +14,34 @@ const WAIT_MS = 30_000;
 const body = z
   .strictObject({
     event: z.enum(TRIGGER_EVENTS, { message: `must be one of ${TRIGGER_EVENTS.join(", ")}` }),
+    scheme: z.enum(SCHEMES, { message: `must be one of ${SCHEMES.join(", ")}` }).optional().openapi({
+      description: "The purchase's network: the fixtures card of that scheme (made on first use). With `cardId`, must be the card's scheme.",
+    }),
+    amount: z.number().positive("must be greater than 0").max(1_000_000, "must be at most 1000000").optional().openapi({
+      description:
+        "The purchase's amount (default 42, or 1 for transaction.auth), or the missing transaction request's (default 42; " +
+        "for .failed one of the test amounts 10.01–10.06, default 10.01).",
+    }),
+    currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as GBP").optional().openapi({
+      description: "The purchase's currency, where the location allows it: a location's purchases are in its country's currency.",
+    }),
+    cardId: z.uuid({ message: "must be a UUID" }).optional().openapi({ description: "An enrolled test card of yours instead of the fixtures card." }),
+    locationId: z.uuid({ message: "must be a UUID" }).optional().openapi({
+      description: "A location of yours (Active on the card's scheme) instead of the fixtures location; in the card's program.",
+    }),
+    programId: z.uuid({ message: "must be a UUID" }).optional().openapi({
+      description: "A test program of yours instead of the fixtures program: the fixtures location and card are made in it on first use.",
+    }),
+    targeting: z.enum(["new", "lapsed", "existing"], { message: "must be new, lapsed or existing" }).optional().openapi({
+      description: "The purchase's customer-segment tag, compared with a targeted offer's.",
+    }),
+    datetime: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, "must be YYYY-MM-DDThh:mm:ss, local to the location")
+      .optional()
+      .openapi({ description: "When the purchase was made, local to the location (default: the service clock's now); a request's transactionDate is its date." }),
   })
-  .openapi("Trigger", { example: { event: "transaction.auth.qualified" } });
+  .openapi("Trigger", { example: { event: "transaction.auth.qualified", scheme: "mastercard", amount: 12.5 } });
 
 const TriggerResultSchema = z
   .object({
@@ -24,7 +52,9 @@ const TriggerResultSchema = z
       transactionId: z.uuid().optional().openapi({ description: "The transaction the event carries (transaction events)." }),
       newLocationId: z.uuid().optional().openapi({ description: "The location made for location.status." }),
       missingTransactionRequestId: z.uuid().optional().openapi({ description: "The request made for missing-transaction-request events." }),
+      purchaseId: z.uuid().optional().openapi({ description: "The purchase a clearing or refund follows." }),
     }),
+    transaction: TransactionSchema.optional().openapi({ description: "The transaction the event carries, as recorded (transaction events)." }),
     dispatched: z.boolean().openapi({ description: "Whether the dispatcher had taken the events up when the wait ended." }),
     deliveries: z.array(
       z.object({
@@ -50,7 +80,9 @@ export const route = createRoute({
     "below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, " +
     "cleared or refunded the same way; `location.status` adds a location (three location.active); `offer.extended` moves " +
     "the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card " +
-    "(10.01, the test network's transaction-not-found, for .failed). Waits up to 30 s for the event and the first attempt of each delivery, " +
+    "(10.01, the test network's transaction-not-found, for .failed). The optional fields change the purchase or request: " +
+    "its scheme, amount, currency, card, location, program, targeting tag and local datetime; a field the event does not " +
+    "use is refused, naming it. Waits up to 30 s for the event and the first attempt of each delivery, " +
     "and answers the ids and the delivery outcome. 503 with Retry-After when the pipeline did not record it in time.",
   request: { body: jsonBody(body) },
   responses: { 200: jsonResponse(TriggerResultSchema, "The event fired and its deliveries."), ...commonErrors, 400: invalidWhen(["a live key: trigger works in the test environment only"]) },
@@ -58,5 +90,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { services, caller } = c.var;
-  return c.json(await trigger({ ctx: ctxOf(services, caller), simulators: services.simulators, waitMs: WAIT_MS }, c.req.valid("json").event), 200);
+  const { event, ...overrides } = c.req.valid("json");
+  return c.json(await trigger({ ctx: ctxOf(services, caller), simulators: services.simulators, waitMs: WAIT_MS }, event, overrides), 200);
 };

@@ -1,0 +1,229 @@
+// Runs checked flows against a Cardlink over its HTTP API: each step's request, its answer kept for later
+// references, its expectations checked. Webhooks arrive at a local receiver the runner starts (the
+// `listen` receiver, verifying Standard Webhooks signatures), on hooks it registers on every program a
+// flow creates, one path per flow so flows run side by side.
+import { randomBytes } from "node:crypto";
+import type { Server } from "node:http";
+import { createCardlinkClient } from "../../clients/typescript/src/index.ts";
+import { HOOK_EVENTS } from "../services/hooks.ts";
+import { listen, type VerifiedEvent } from "../webhooks/listen.ts";
+import { newReceiverSecret, registerOwnHooks, removeHooks } from "../cli/own-hooks.ts";
+import type { Connection } from "../cli/connection.ts";
+import { ACTIONS, pathParams, type Action, type Flow, type Step, type WebhookExpectation } from "./schema.ts";
+import { resolve, ReferenceError, type Scope } from "./interpolate.ts";
+import { fieldFailures } from "./expect.ts";
+import { stepLabel } from "./parse.ts";
+
+export interface RunOptions {
+  url: string;
+  /** The secret keys flows run with, by environment. */
+  keys: { test?: string | undefined; live?: string | undefined };
+  adminToken?: string | undefined;
+  /** The API key header is `<serviceName>-Key`. */
+  serviceName: string;
+  /** How many flows run at once (default 1: a clock advance moves every flow's time). */
+  concurrency?: number;
+  /** The receiver's port (default 0: any free one). */
+  receiverPort?: number;
+}
+
+export interface StepResult {
+  label: string;
+  line: number;
+  status: "passed" | "failed" | "skipped";
+  seconds: number;
+  failure?: string;
+}
+
+export interface FlowResult {
+  file: string;
+  name: string;
+  ok: boolean;
+  seconds: number;
+  steps: StepResult[];
+}
+
+class StepFailure extends Error {}
+
+const DEFAULT_WITHIN_S = 10;
+const DEFAULT_NONE_WITHIN_S = 2;
+/** After the expected count arrived, how long more events are awaited before "exactly" is judged. */
+const SETTLE_MS = 300;
+
+const seconds = (d: string | number | undefined, fallback: number) => {
+  if (d === undefined) return fallback;
+  if (typeof d === "number") return d;
+  const [, n, unit] = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(d)!;
+  return Number(n) * (unit === "ms" ? 0.001 : unit === "m" ? 60 : 1);
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const brief = (v: unknown, max = 300) => {
+  const text = typeof v === "string" ? v : JSON.stringify(v);
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+};
+
+interface Receiver {
+  server: Server;
+  secret: string;
+  baseUrl: string;
+  /** Events by the path they arrived at. */
+  events: Map<string, VerifiedEvent[]>;
+  /** This run's id: flows name what they make with it (${run}). */
+  runId: string;
+}
+
+async function startReceiver(port: number): Promise<Receiver> {
+  const secret = newReceiverSecret();
+  const events = new Map<string, VerifiedEvent[]>();
+  const server = await listen({
+    port,
+    secrets: () => [secret],
+    out: () => undefined,
+    format: "json",
+    onEvent: (e) => {
+      const list = events.get(e.path) ?? [];
+      list.push(e);
+      events.set(e.path, list);
+    },
+  });
+  return { server, secret, events, runId: randomBytes(4).toString("hex"), baseUrl: `http://localhost:${(server.address() as { port: number }).port}` };
+}
+
+async function runFlow(flow: Flow, index: number, options: RunOptions, receiver: Receiver): Promise<FlowResult> {
+  const started = performance.now();
+  const key = options.keys[flow.environment];
+  const path = `/flow-${index}`;
+  const hookUrl = `${receiver.baseUrl}${path}`;
+  const results: StepResult[] = [];
+  const hooks: string[] = [];
+  const conn: Connection | undefined = key
+    ? { url: options.url, key, live: flow.environment === "live", client: createCardlinkClient({ baseUrl: options.url, key, serviceName: options.serviceName }) }
+    : undefined;
+  const scope: Scope = {
+    answers: new Map(),
+    run: `${receiver.runId}-${index}`,
+    async now() {
+      if (!options.adminToken) throw new ReferenceError("${now}, ${today} and ${days(N)} read the service clock: give the admin token (--admin-token or ADMIN_TOKEN)");
+      const res = await fetch(`${options.url}/admin/clock`, { headers: { Authorization: `Bearer ${options.adminToken}` } });
+      if (!res.ok) throw new ReferenceError(`the service clock: GET /admin/clock answered ${res.status}`);
+      return new Date(((await res.json()) as { now: string }).now);
+    },
+  };
+
+  const runStep = async (step: Step) => {
+    const action: Action = ACTIONS[step.action];
+    if (action.admin && !options.adminToken) throw new StepFailure(`${step.action} needs the admin token (--admin-token or ADMIN_TOKEN)`);
+    if (!action.admin && !conn) throw new StepFailure(`no ${flow.environment} key: give --${flow.environment === "live" ? "live-key" : "key"}`);
+    const resolved = async <T>(value: T): Promise<T> => {
+      try {
+        return (await resolve(value, scope)) as T;
+      } catch (err) {
+        if (err instanceof ReferenceError) throw new StepFailure(err.message);
+        throw err;
+      }
+    };
+    const args = await resolved(step.args);
+    const body: Record<string, unknown> = { ...action.body, ...args };
+    let url: string = action.path;
+    for (const param of pathParams(action)) {
+      const value = String(body[param]);
+      url = url.replace(`{${param}}`, param === "path" ? value : encodeURIComponent(value));
+      delete body[param];
+    }
+    const headers: Record<string, string> = action.admin ? { Authorization: `Bearer ${options.adminToken}` } : { [`${options.serviceName}-Key`]: conn!.key };
+    const hasBody = action.method !== "GET" && action.method !== "DELETE";
+    if (hasBody) headers["content-type"] = "application/json";
+    const sent = performance.now();
+    let res: Response;
+    try {
+      res = await fetch(`${options.url}${url}`, { method: action.method, headers, ...(hasBody ? { body: JSON.stringify(body) } : {}) });
+    } catch (err) {
+      const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+      throw new StepFailure(`${action.method} ${url}: cannot reach Cardlink at ${options.url} (${reason})`);
+    }
+    const text = await res.text();
+    let answer: unknown = text;
+    try {
+      answer = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Not JSON: kept as text.
+    }
+    if (step.id) scope.answers.set(step.id, answer);
+    const expectations = await resolved(step.expect);
+    const what = `${action.method} ${url} answered ${res.status}`;
+    if (expectations?.status !== undefined ? res.status !== expectations.status : !res.ok) {
+      throw new StepFailure(`expected status ${expectations?.status ?? "2xx"}: ${what}: ${brief(answer)}`);
+    }
+    if (step.action === "program" && res.ok && conn) {
+      const programId = (answer as { id: string }).id;
+      hooks.push(...(await registerOwnHooks(conn, programId, HOOK_EVENTS, hookUrl, receiver.secret)));
+    }
+    const bodyFailures = expectations?.body ? fieldFailures(answer, expectations.body) : [];
+    if (bodyFailures.length) throw new StepFailure(`expect.body: ${bodyFailures.join("; ")} (${what}: ${brief(answer)})`);
+    for (const [i, expected] of (expectations?.webhooks ?? []).entries()) await awaitWebhooks(expected, i, sent);
+  };
+
+  const awaitWebhooks = async (expected: WebhookExpectation, i: number, since: number) => {
+    const within = seconds(expected.within, expected.count === 0 ? DEFAULT_NONE_WITHIN_S : DEFAULT_WITHIN_S) * 1000;
+    const deadline = since + within;
+    const arrived = () => (receiver.events.get(path) ?? []).filter((e) => e.receivedAt >= since);
+    const matching = () => arrived().filter((e) => e.event === expected.event && fieldFailures(e, expected.fields ?? {}).length === 0);
+    while (performance.now() < deadline && (expected.count === 0 || matching().length < expected.count)) await sleep(25);
+    if (expected.count > 0 && matching().length >= expected.count) await sleep(Math.min(SETTLE_MS, Math.max(0, deadline - performance.now())));
+    const got = matching().length;
+    if (got === expected.count) return;
+    const others = arrived().map((e) => {
+      const misses = e.event === expected.event ? fieldFailures(e, expected.fields ?? {}) : [];
+      return `${e.event} ${e.id}${misses.length ? ` (${misses.join("; ")})` : ""}`;
+    });
+    throw new StepFailure(
+      `expect.webhooks[${i}]: ${expected.count} × ${expected.event}${expected.fields ? ` with ${brief(expected.fields, 200)}` : ""} within ${within / 1000}s, ` +
+        `got ${got}; arrived since the step: ${others.length ? others.join(", ") : "none"}`,
+    );
+  };
+
+  let failed = false;
+  try {
+    for (const step of flow.steps) {
+      const label = stepLabel(step);
+      if (failed) {
+        results.push({ label, line: step.line, status: "skipped", seconds: 0 });
+        continue;
+      }
+      const t = performance.now();
+      try {
+        await runStep(step);
+        results.push({ label, line: step.line, status: "passed", seconds: (performance.now() - t) / 1000 });
+      } catch (err) {
+        if (!(err instanceof StepFailure)) throw err;
+        failed = true;
+        results.push({ label, line: step.line, status: "failed", seconds: (performance.now() - t) / 1000, failure: err.message });
+      }
+    }
+  } finally {
+    if (conn) await removeHooks(conn, hooks);
+  }
+  return { file: flow.file, name: flow.name, ok: !failed, seconds: (performance.now() - started) / 1000, steps: results };
+}
+
+/** Runs the flows (`concurrency` at a time) and answers each one's result, in the order given. */
+export async function runFlows(flows: Flow[], options: RunOptions): Promise<FlowResult[]> {
+  const receiver = await startReceiver(options.receiverPort ?? 0);
+  try {
+    const results: FlowResult[] = new Array<FlowResult>(flows.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < flows.length) {
+        const i = next++;
+        results[i] = await runFlow(flows[i]!, i, options, receiver);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 1, flows.length)) }, worker));
+    return results;
+  } finally {
+    receiver.server.closeAllConnections();
+    await new Promise<void>((r) => receiver.server.close(() => r()));
+  }
+}

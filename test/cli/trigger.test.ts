@@ -1,0 +1,51 @@
+// `cardlink trigger` as a process against a running Cardlink: overrides reach the purchase, --json prints
+// one JSON object and nothing else, and a bad option is one line, exit 64, no stack trace.
+import { describe, expect, it } from "vitest";
+import { runCli, useServed } from "../support/served.ts";
+
+const served = useServed();
+
+describe("cardlink trigger", () => {
+  it("prints one JSON object with --json: event ids, the ids, the transaction as recorded and the deliveries", async () => {
+    const { s } = served;
+    const account = await s.h.createAccount();
+    const result = await runCli(
+      ["trigger", "transaction.auth.qualified", "--json", "--scheme", "amex", "--amount", "30", "--targeting", "new", "--url", s.url, "--key", account.keys.test],
+    );
+    expect(result.stderr).toBe("");
+    // No hook listens on this account's fixtures: no delivery, none failed, exit 0.
+    expect(result.status).toBe(0);
+    const lines = result.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const answer = JSON.parse(lines[0]!) as { eventIds: string[]; resources: Record<string, string>; transaction: Record<string, unknown>; deliveries: unknown[] };
+    expect(answer.eventIds).toHaveLength(1);
+    expect(Object.keys(answer.resources)).toEqual(expect.arrayContaining(["programId", "brandId", "locationId", "cardId", "offerId", "transactionId"]));
+    expect(answer.transaction).toMatchObject({ id: answer.resources.transactionId, amount: 30, targetingTag: "new", card: { scheme: "amex" } });
+    expect(answer.deliveries).toEqual([]);
+
+    const human = await runCli(["trigger", "transaction.auth", "--amount", "2", "--url", s.url, "--key", account.keys.test]);
+    expect(human.stdout).toMatch(/^transaction\.auth [0-9a-f-]{36}\n {2}purchase 2 GBP, not qualified: /);
+    expect(human.stdout).toContain(`export PROGRAM=${answer.resources.programId}`);
+  });
+
+  it("refuses a bad option in one line, exit 64, without a stack trace", async () => {
+    const { s } = served;
+    const account = await s.h.createAccount();
+    const cases: [string[], RegExp][] = [
+      [["--scheme", "discover"], /^--scheme: must be visa, mastercard, amex\n$/],
+      [["--amount", "twelve"], /^--amount: must be a number greater than 0, such as 12.50\n$/],
+      [["--amount", "-3"], /^Option '--amount' argument is ambiguous\. [^\n]*\(cardlink help lists the options\)\n$/],
+      [["--card", "abc"], /^--card: must be a card id \(UUID\)\n$/],
+      [["--frobnicate"], /^Unknown option '--frobnicate'.*\(cardlink help lists the options\)\n$/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(["trigger", "transaction.auth", ...args, "--url", s.url, "--key", account.keys.test]);
+      expect(result.status).toBe(64);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(message);
+    }
+    // Refused by the service: its message, one line, exit 1.
+    const refused = await runCli(["trigger", "offer.extended", "--scheme", "visa", "--url", s.url, "--key", account.keys.test]);
+    expect(refused).toMatchObject({ status: 1, stdout: "", stderr: "400 invalid_request: scheme: does not apply to offer.extended\n" });
+  });
+});
