@@ -53,7 +53,7 @@ describe("hooks", () => {
         ),
       );
       expect(hooks.map((hk) => hk.secret)).toEqual([secret, secret]);
-      expect((await expectStatus<Hook>(await client.get(`/v1/hooks/${hooks[0]!.id}`), 200)).secret).toBe(secret);
+      expect((await expectStatus<Hook>(await client.get(`/v1/hooks/${hooks[0]!.id}/secret`), 200)).secret).toBe(secret);
     }
   });
 
