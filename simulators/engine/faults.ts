@@ -61,13 +61,18 @@ export class FaultDice {
     return this.random() < p;
   }
 
-  /** Applies latency, drop and duplicate to one message; `send` publishes it once. */
+  /**
+   * Applies latency, drop and duplicate to one message; `send` publishes it once. The draws happen at
+   * the call, before any wait, and a duplicate is sent together with its original: messages a batch
+   * hands over one after another (not awaiting each) keep their draws and their order on the bus.
+   */
   async deliver(faults: Faults, send: () => Promise<unknown>): Promise<Delivery> {
+    const dropped = this.roll(faults.dropRate);
+    const copies = dropped ? 0 : this.roll(faults.duplicateRate) ? 2 : 1;
     if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
-    if (this.roll(faults.dropRate)) return { delivery: "dropped", copies: 0 };
-    await send();
-    if (!this.roll(faults.duplicateRate)) return { delivery: "sent", copies: 1 };
-    await send();
-    return { delivery: "sent", copies: 2 };
+    if (dropped) return { delivery: "dropped", copies: 0 };
+    const sends = Array.from({ length: copies }, () => send());
+    await Promise.all(sends);
+    return { delivery: "sent", copies };
   }
 }

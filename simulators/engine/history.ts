@@ -38,15 +38,6 @@ export async function findMerchant(db: Db, scheme: Scheme, key: string): Promise
   return row;
 }
 
-export async function saveMerchant(db: Db, scheme: Scheme, merchant: Merchant, onboarded: boolean, now: Date): Promise<void> {
-  await db.query(
-    `insert into simulator_merchants (scheme, merchant_key, location_id, onboarded, merchant, created, updated)
-     values ($1, $2, $3, $4, $5::jsonb, $6, $6)
-     on conflict (scheme, merchant_key) do update set onboarded = excluded.onboarded, merchant = excluded.merchant, updated = excluded.updated`,
-    [scheme, merchant.key, merchant.locationId, onboarded, JSON.stringify(merchant), now.toISOString()],
-  );
-}
-
 /** A purchase by the id it was given or by the network's own id for it. */
 export async function findPurchase(db: Db, scheme: Scheme, ref: string): Promise<PurchaseRecord | undefined> {
   const [row] = await db.query<PurchaseRow>(
@@ -54,6 +45,31 @@ export async function findPurchase(db: Db, scheme: Scheme, ref: string): Promise
     [scheme, ref],
   );
   return row && toRecord(row);
+}
+
+/** The purchases of these refs (ids or native ids), by each ref that names one: one read for a batch. */
+export async function findPurchases(db: Db, scheme: Scheme, refs: string[]): Promise<Map<string, PurchaseRecord>> {
+  const found = new Map<string, PurchaseRecord>();
+  if (refs.length === 0) return found;
+  const rows = await db.query<PurchaseRow & { id: string; native_id: string }>(
+    "select id, native_id, purchase, state, refunded, run_id from simulator_purchases where scheme = $1 and (id = any($2::text[]) or native_id = any($2::text[]))",
+    [scheme, refs],
+  );
+  for (const r of rows) {
+    found.set(r.id, toRecord(r));
+    found.set(r.native_id, toRecord(r));
+  }
+  return found;
+}
+
+/** The merchants under these keys: one read for a batch. */
+export async function findMerchants(db: Db, scheme: Scheme, keys: string[]): Promise<Map<string, { merchant: Merchant; onboarded: boolean }>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.query<{ merchant_key: string; merchant: Merchant; onboarded: boolean }>(
+    "select merchant_key, merchant, onboarded from simulator_merchants where scheme = $1 and merchant_key = any($2::text[])",
+    [scheme, keys],
+  );
+  return new Map(rows.map((r) => [r.merchant_key, { merchant: r.merchant, onboarded: r.onboarded }]));
 }
 
 export interface MessageWrite {
@@ -70,45 +86,140 @@ export interface PurchaseWrite {
   runId: string | null;
   state: PurchaseState;
   refunded?: number;
+  /** The purchase is made by this write (its run counts one more). */
+  created?: boolean;
   messages: MessageWrite[];
   schedule: Due[];
   cancel: string[];
 }
 
-export async function writePurchases(db: Db, writes: PurchaseWrite[]): Promise<void> {
-  if (writes.length === 0) return;
+/** A merchant the network learnt of while handling a batch, saved with the batch's purchases. */
+export interface MerchantWrite {
+  scheme: Scheme;
+  merchant: Merchant;
+  onboarded: boolean;
+  at: Date;
+}
+
+/**
+ * Writes what a batch did in one transaction, one statement per table: the merchants it learnt of, the
+ * purchases (a purchase written twice in the batch, say bought then cleared, keeps its last state), their
+ * messages, the work they scheduled, then what they cancelled (always scheduled before, in an earlier
+ * step) and the due work `done`.
+ */
+export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants: MerchantWrite[] = [], done: string[] = []): Promise<void> {
+  if (writes.length === 0 && merchants.length === 0 && done.length === 0) return;
+  const merchantRows = new Map<string, Record<string, unknown>>();
+  for (const m of merchants) {
+    merchantRows.set(`${m.scheme}\u0000${m.merchant.key}`, {
+      scheme: m.scheme,
+      merchant_key: m.merchant.key,
+      location_id: m.merchant.locationId,
+      onboarded: m.onboarded,
+      merchant: m.merchant,
+      at: m.at.toISOString(),
+    });
+  }
+  const purchases = new Map<string, Record<string, unknown>>();
+  const messages = new Map<string, { copies: number } & Record<string, unknown>>();
+  const due = new Map<string, Record<string, unknown>>();
+  const cancel = new Set<string>(done);
+  /** Per run and scheme, what this batch adds to its totals. */
+  const counts = new Map<string, { run_id: string; scheme: Scheme; purchases: number; dropped: number; duplicated: number } & Record<MessageKind, number>>();
+  for (const w of writes) {
+    const p = w.purchase;
+    if (w.runId !== null) {
+      const key = `${w.runId}\u0000${p.scheme}`;
+      const c = counts.get(key) ?? { run_id: w.runId, scheme: p.scheme, purchases: 0, auth: 0, clearing: 0, refund: 0, void: 0, dropped: 0, duplicated: 0 };
+      counts.set(key, c);
+      if (w.created) c.purchases++;
+      for (const m of w.messages) {
+        c[m.kind] += m.delivery.copies;
+        if (m.delivery.delivery === "dropped") c.dropped++;
+        if (m.delivery.copies > 1) c.duplicated++;
+      }
+    }
+    purchases.set(p.id, {
+      id: p.id,
+      scheme: p.scheme,
+      native_id: w.nativeId,
+      card_id: p.card.id,
+      location_id: p.merchant.locationId,
+      amount: p.amount,
+      local_date: p.localDateTime.slice(0, 10),
+      authorized_at: p.authorizedAt,
+      state: w.state,
+      refunded: w.refunded ?? 0,
+      run_id: w.runId,
+      purchase: p,
+    });
+    for (const m of w.messages) {
+      const seen = messages.get(m.value.messageId);
+      if (seen) {
+        seen.copies += m.delivery.copies;
+        continue;
+      }
+      messages.set(m.value.messageId, {
+        message_id: m.value.messageId,
+        scheme: p.scheme,
+        purchase_id: p.id,
+        kind: m.kind,
+        delivery: m.delivery.delivery,
+        copies: m.delivery.copies,
+        sent_at: m.at.toISOString(),
+        value: m.value,
+      });
+    }
+    for (const d of w.schedule) if (!due.has(d.id)) due.set(d.id, { id: d.id, scheme: p.scheme, due_at: d.dueAt.toISOString(), kind: d.kind, payload: d.payload });
+    for (const id of w.cancel) cancel.add(id);
+  }
   await db.tx(async (tx) => {
-    for (const w of writes) {
-      const p = w.purchase;
+    if (merchantRows.size > 0) {
+      await tx.query(
+        `insert into simulator_merchants (scheme, merchant_key, location_id, onboarded, merchant, created, updated)
+         select scheme, merchant_key, location_id, onboarded, merchant, at, at
+         from jsonb_to_recordset($1::jsonb) as m(scheme text, merchant_key text, location_id uuid, onboarded boolean, merchant jsonb, at timestamptz)
+         on conflict (scheme, merchant_key) do update set onboarded = excluded.onboarded, merchant = excluded.merchant, updated = excluded.updated`,
+        [JSON.stringify([...merchantRows.values()])],
+      );
+    }
+    if (purchases.size > 0) {
       await tx.query(
         `insert into simulator_purchases (id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, run_id, purchase)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb)
+         select id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, run_id, purchase
+         from jsonb_to_recordset($1::jsonb) as p(id text, scheme text, native_id text, card_id text, location_id uuid, amount numeric, local_date date,
+           authorized_at timestamptz, state text, refunded numeric, run_id text, purchase jsonb)
          on conflict (id) do update set state = excluded.state, refunded = excluded.refunded`,
-        [
-          p.id,
-          p.scheme,
-          w.nativeId,
-          p.card.id,
-          p.merchant.locationId,
-          p.amount,
-          p.localDateTime.slice(0, 10),
-          p.authorizedAt,
-          w.state,
-          w.refunded ?? 0,
-          w.runId,
-          JSON.stringify(p),
-        ],
+        [JSON.stringify([...purchases.values()])],
       );
-      for (const m of w.messages) {
-        await tx.query(
-          `insert into simulator_messages (message_id, scheme, purchase_id, kind, delivery, copies, sent_at, value)
-           values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)
-           on conflict (message_id) do update set copies = simulator_messages.copies + excluded.copies`,
-          [m.value.messageId, p.scheme, p.id, m.kind, m.delivery.delivery, m.delivery.copies, m.at.toISOString(), JSON.stringify(m.value)],
-        );
-      }
-      for (const id of w.cancel) await tx.query("delete from simulator_due where id = $1", [id]);
-      for (const due of w.schedule) await scheduleDue(tx, p.scheme, due);
+    }
+    if (messages.size > 0) {
+      await tx.query(
+        `insert into simulator_messages (message_id, scheme, purchase_id, kind, delivery, copies, sent_at, value)
+         select message_id, scheme, purchase_id, kind, delivery, copies, sent_at, value
+         from jsonb_to_recordset($1::jsonb) as m(message_id text, scheme text, purchase_id text, kind text, delivery text, copies int, sent_at timestamptz, value jsonb)
+         on conflict (message_id) do update set copies = simulator_messages.copies + excluded.copies`,
+        [JSON.stringify([...messages.values()])],
+      );
+    }
+    if (due.size > 0) {
+      await tx.query(
+        `insert into simulator_due (id, scheme, due_at, kind, payload)
+         select id, scheme, due_at, kind, payload from jsonb_to_recordset($1::jsonb) as d(id text, scheme text, due_at timestamptz, kind text, payload jsonb)
+         on conflict (id) do nothing`,
+        [JSON.stringify([...due.values()])],
+      );
+    }
+    if (cancel.size > 0) await tx.query("delete from simulator_due where id = any($1::text[])", [[...cancel]]);
+    if (counts.size > 0) {
+      await tx.query(
+        `insert into simulator_run_counts as t (run_id, scheme, purchases, auth, clearing, refund, void, dropped, duplicated)
+         select * from jsonb_to_recordset($1::jsonb) as c(run_id text, scheme text, purchases int8, auth int8, clearing int8, refund int8, void int8, dropped int8, duplicated int8)
+         on conflict (run_id, scheme) do update set purchases = t.purchases + excluded.purchases, auth = t.auth + excluded.auth,
+           clearing = t.clearing + excluded.clearing, refund = t.refund + excluded.refund, void = t.void + excluded.void,
+           dropped = t.dropped + excluded.dropped, duplicated = t.duplicated + excluded.duplicated`,
+        [JSON.stringify([...counts.values()])],
+      );
     }
   });
 }
@@ -138,10 +249,6 @@ export async function dueBefore(db: Db, scheme: Scheme, now: Date, limit: number
     [scheme, now.toISOString(), limit],
   );
   return rows.map((r) => ({ id: r.id, kind: r.kind, dueAt: r.due_at, payload: r.payload }) as Due);
-}
-
-export async function removeDue(db: Db, id: string): Promise<void> {
-  await db.query("delete from simulator_due where id = $1", [id]);
 }
 
 export async function cardKnown(db: Db, scheme: Scheme, cardId: string): Promise<boolean> {

@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
 import { deadLetter } from "../../src/bus/dead-letter.ts";
 import type { OnboardingReply, OnboardingRequest, SimulatorCommand, SimulatorSetting } from "../../src/bus/messages.ts";
-import { TOPICS } from "../../src/bus/topics.ts";
+import { TOPICS, commandTopic } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { addressFindable, onboardingDelayMs } from "../../src/domain/location-status.ts";
@@ -20,17 +20,18 @@ import { PurchaseStream } from "./generator.ts";
 import {
   dueBefore,
   findMerchant,
+  findMerchants,
   findPurchase,
+  findPurchases,
   messageExists,
   purchasesOfRun,
-  removeDue,
   saveCard,
-  saveMerchant,
   setMerchantProgram,
   scheduleDue,
   standingOf,
   writePurchases,
   type Due,
+  type MerchantWrite,
   type MessageWrite,
   type PurchaseRecord,
   type PurchaseWrite,
@@ -68,7 +69,10 @@ export interface NetworkDeps {
 const POLL_MS = 1000;
 /** How often a traffic run generates its next purchases. */
 const TRAFFIC_TICK_MS = 100;
-const MAX_PER_TICK = 200;
+/** The most purchases one tick makes (a tick that fell behind catches up by this much at a time). */
+const MAX_PER_TICK = 1000;
+/** How often (real time) a generating network reports a run's progress to the service. */
+const REPORT_MS = 1000;
 
 /** A traffic run this network is generating. */
 interface Traffic {
@@ -81,10 +85,31 @@ interface Traffic {
   /** Purchases made before (a run resumed after a restart). */
   from: number;
   planned: number | null;
+  /** Real time of the last progress report. */
+  reportedMs: number;
 }
 
 /** Mistakes in a message that no retry can fix: the message is dead-lettered with this reason. */
 class Rejected extends Error {}
+
+/**
+ * What one batch does (a batch of commands, of due work, or a traffic tick): built step by step in
+ * order, each step seeing what the steps before it did to a purchase; its messages handed to the bus as
+ * they are made, not awaited one by one (so they go in one batched send, each card's in order), and,
+ * once all are out, written in one transaction of the store.
+ */
+class Batch {
+  readonly writes: PurchaseWrite[] = [];
+  readonly merchants: MerchantWrite[] = [];
+  /** Due work done, removed with the batch's writes. */
+  readonly done: string[] = [];
+  readonly sending: Promise<unknown>[] = [];
+  /** Purchases as the store holds them (read ahead) and as this batch left them, by id and native id. */
+  readonly purchases = new Map<string, PurchaseRecord | null>();
+  readonly known = new Map<string, { merchant: Merchant; onboarded: boolean } | null>();
+  /** Ids of the messages this batch made. */
+  readonly messageIds = new Set<string>();
+}
 
 export class NetworkSimulator {
   readonly scheme;
@@ -96,6 +121,8 @@ export class NetworkSimulator {
   private offAdvance: (() => void) | undefined;
   private dueChain: Promise<void> = Promise.resolve();
   private traffic: Traffic | undefined;
+  /** The run this network made all its planned purchases of: not started again (until restarted and found done). */
+  private finished: string | undefined;
   /** The traffic tick in progress, which stop() lets finish. */
   private tick: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -120,13 +147,17 @@ export class NetworkSimulator {
     await this.refresh();
     this.subscription = await this.deps.bus.subscribe({
       groupId: this.groupId,
-      topics: [
-        TOPICS.simulatorCommands.name,
-        TOPICS.onboardingRequests.name,
-        TOPICS.lookupRequests.name,
-        TOPICS.cardEnrolments.name,
-      ],
-      handler: (m) => this.onMessage(m),
+      topics: [commandTopic(this.scheme), TOPICS.onboardingRequests.name, TOPICS.lookupRequests.name, TOPICS.cardEnrolments.name],
+      batchHandler: async (batch, handled) => {
+        // Commands a batch at a time; the requests (every scheme's, mostly others') one by one.
+        const commands = batch.filter((m) => m.topic === commandTopic(this.scheme));
+        for (const m of batch) {
+          if (m.topic === commandTopic(this.scheme)) continue;
+          await this.onMessage(m);
+          handled(m);
+        }
+        await this.onCommands(commands);
+      },
     });
     // Settings in a group named after the store: a fresh store reads every setting from the topic's start,
     // one that persists resumes where it was (what it applied is in it).
@@ -170,15 +201,82 @@ export class NetworkSimulator {
     if (value.scheme !== this.scheme && !forAll) return; // another network's
     try {
       if (message.topic === TOPICS.simulatorSettings.name) await this.apply(message.value as SimulatorSetting);
-      else if (message.topic === TOPICS.simulatorCommands.name) await this.onCommand(message.value);
       else if (message.topic === TOPICS.onboardingRequests.name) await this.onboard(message.value);
       else if (message.topic === TOPICS.lookupRequests.name) await this.lookup(message.value);
       else if (message.topic === TOPICS.cardEnrolments.name) await this.enrol(message.value);
     } catch (err) {
       if (!(err instanceof Rejected)) throw err; // infrastructure: leave uncommitted, try again
-      this.log.warn({ topic: message.topic, offset: message.offset, reason: err.message }, "dead-lettering a message");
-      await deadLetter(this.deps.bus, { message, payload: message.value, reason: err.message, groupId: this.groupId, at: this.deps.clock.now() });
+      await this.deadLetter(message, err.message);
     }
+  }
+
+  private async deadLetter(message: BusMessage, reason: string): Promise<void> {
+    this.log.warn({ topic: message.topic, offset: message.offset, reason }, "dead-lettering a message");
+    await deadLetter(this.deps.bus, { message, payload: message.value, reason, groupId: this.groupId, at: this.deps.clock.now() });
+  }
+
+  /**
+   * A batch of this network's commands (one partition's, so each card's in order): one read ahead of the
+   * purchases and merchants they name, each carried out in order as one step of a batch, the batch
+   * written once its messages are out. A command no retry can fix is dead-lettered and the rest go on;
+   * a failure of the bus or the store leaves the whole batch to be delivered again (the steps are
+   * idempotent: a purchase made, a refund with its id, a clear or void already done are not repeated).
+   */
+  private async onCommands(messages: BusMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const dead: { message: BusMessage; reason: string }[] = [];
+    const commands: { message: BusMessage; command: SimulatorCommand }[] = [];
+    for (const message of messages) {
+      try {
+        const command = this.parse(simulatorCommands, message.value);
+        if (command.scheme !== this.scheme) throw new Rejected(`scheme: ${command.scheme} on the ${this.scheme} network's command topic`);
+        commands.push({ message, command });
+      } catch (err) {
+        if (!(err instanceof Rejected)) throw err;
+        dead.push({ message, reason: err.message });
+      }
+    }
+    const b = new Batch();
+    await this.readAhead(
+      b,
+      commands.map((c) => c.command.purchaseId),
+      commands.flatMap((c) => (c.command.location ? [c.command.location.id] : [])),
+    );
+    for (const { message, command } of commands) {
+      try {
+        await this.onCommand(b, command);
+      } catch (err) {
+        if (!(err instanceof Rejected)) throw err;
+        dead.push({ message, reason: err.message });
+      }
+    }
+    await this.commit(b);
+    await Promise.all(dead.sort((x, y) => x.message.offset - y.message.offset).map((d) => this.deadLetter(d.message, d.reason)));
+  }
+
+  /** One read of the store for what a batch's steps will look up. */
+  private async readAhead(b: Batch, refs: string[], merchantKeys: string[]): Promise<void> {
+    const purchases = await findPurchases(this.deps.db, this.scheme, refs);
+    for (const ref of refs) b.purchases.set(ref, purchases.get(ref) ?? null);
+    const merchants = await findMerchants(this.deps.db, this.scheme, merchantKeys);
+    for (const key of merchantKeys) b.known.set(key, merchants.get(key) ?? null);
+  }
+
+  /** Waits for the batch's messages, then writes what it did in one transaction. */
+  private async commit(b: Batch): Promise<void> {
+    const failed = (await Promise.allSettled(b.sending)).find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+    await writePurchases(this.deps.db, b.writes, b.merchants, b.done);
+    for (const w of b.writes) if (w.runId !== null) this.unreported.add(w.runId);
+  }
+
+  /** A step's change to a purchase: part of the batch's write, and what later steps of the batch see. */
+  private record(b: Batch, w: PurchaseWrite): void {
+    b.writes.push(w);
+    const record: PurchaseRecord = { purchase: w.purchase, state: w.state, refunded: w.refunded ?? 0, runId: w.runId };
+    b.purchases.set(w.purchase.id, record);
+    b.purchases.set(w.nativeId, record);
+    for (const m of w.messages) b.messageIds.add(m.value.messageId);
   }
 
   private parse<T>(schema: Parameters<typeof parseMessage<T>>[0], value: unknown): T {
@@ -187,17 +285,16 @@ export class NetworkSimulator {
     return parsed.value;
   }
 
-  private async onCommand(value: unknown): Promise<void> {
-    const command = this.parse(simulatorCommands, value);
+  private async onCommand(b: Batch, command: SimulatorCommand): Promise<void> {
     switch (command.action) {
       case "PURCHASE":
-        return this.purchaseFromCommand(command);
+        return this.purchaseFromCommand(b, command);
       case "CLEAR":
-        return this.clear(command.purchaseId);
+        return this.clear(b, command.purchaseId);
       case "VOID":
-        return this.voidPurchase(command.purchaseId);
+        return this.voidPurchase(b, command.purchaseId);
       case "REFUND":
-        return this.refund(command.purchaseId, command.commandId, command.amount);
+        return this.refund(b, command.purchaseId, command.commandId, command.amount);
     }
   }
 
@@ -246,12 +343,12 @@ export class NetworkSimulator {
 
   // ---------------------------------------------------------------- purchases
 
-  private async purchaseFromCommand(c: SimulatorCommand): Promise<void> {
-    if (await findPurchase(this.deps.db, this.scheme, c.purchaseId)) return; // a redelivered command
+  private async purchaseFromCommand(b: Batch, c: SimulatorCommand): Promise<void> {
+    if (await this.purchaseOf(b, c.purchaseId)) return; // a redelivered command
     const location = c.location!;
     // What the network already holds wins: a test purchase at a location it has not onboarded carries
     // no vmid/vsid (Visa) or location id (Mastercard), exactly like network traffic there.
-    const merchant = await this.merchantForLocation({ ...location, brandName: location.name }, { assigned: true, upgrade: false }, location.mids);
+    const merchant = await this.merchantForLocation(b, { ...location, brandName: location.name }, { assigned: true, upgrade: false }, location.mids);
     const now = this.deps.clock.now();
     const currency = c.currency ?? countryByAlpha3(location.countryCode)?.currency ?? "USD";
     const purchase: Purchase = {
@@ -267,7 +364,7 @@ export class NetworkSimulator {
       wallet: c.wallet,
       targetingTag: c.targetingTag,
     };
-    await this.write([await this.authorize(purchase, { outcome: "clear" }, null)]);
+    this.authorize(b, purchase, { outcome: "clear" }, null);
   }
 
   /**
@@ -277,11 +374,13 @@ export class NetworkSimulator {
    * record the network holds as not onboarded.
    */
   async merchantForLocation(
+    b: Batch,
     location: { id: string; brandName: string; address: string; city: string; postcode: string; countryCode: string; timezone?: string | null },
     { assigned, upgrade }: { assigned: boolean; upgrade: boolean },
     supplied: Merchant["mids"][] = [],
   ): Promise<Merchant> {
-    const known = await findMerchant(this.deps.db, this.scheme, location.id);
+    if (!b.known.has(location.id)) b.known.set(location.id, (await findMerchant(this.deps.db, this.scheme, location.id)) ?? null);
+    const known = b.known.get(location.id);
     if (known && (known.onboarded || !upgrade)) return known.merchant;
     const onboarded = assigned;
     const name = descriptor(location.brandName, location.city);
@@ -305,17 +404,18 @@ export class NetworkSimulator {
         ? { ...given, merchantName: given.merchantName ?? name }
         : assignedMids,
     };
-    await saveMerchant(this.deps.db, this.scheme, merchant, onboarded, this.deps.clock.now());
+    b.merchants.push({ scheme: this.scheme, merchant, onboarded, at: this.deps.clock.now() });
+    b.known.set(location.id, { merchant, onboarded });
     return merchant;
   }
 
   /** Publishes a new purchase's auth (after its clearing, under that fault) and plans what follows. */
-  async authorize(purchase: Purchase, plan: Plan, runId: string | null): Promise<PurchaseWrite> {
+  private authorize(b: Batch, purchase: Purchase, plan: Plan, runId: string | null): void {
     const now = this.deps.clock.now();
     const messages: MessageWrite[] = [];
     const early = plan.outcome !== "void" && this.dice.roll(this.faults.clearingBeforeAuthRate);
-    if (early) messages.push(await this.send("clearing", this.adapter.clearing(purchase, now), now));
-    messages.push(await this.send("auth", this.adapter.auth(purchase, now), now));
+    if (early) messages.push(this.send(b, "clearing", this.adapter.clearing(purchase, now), now));
+    messages.push(this.send(b, "auth", this.adapter.auth(purchase, now), now));
     const clearingAt = early ? now : this.adapter.clearingDue(purchase.id, now);
     const schedule: Due[] = [];
     if (!early && plan.outcome !== "void") {
@@ -333,20 +433,16 @@ export class NetworkSimulator {
         payload: { purchaseId: purchase.id, refundId, amount: plan.amount },
       });
     }
-    return {
+    this.record(b, {
       purchase,
       nativeId: this.adapter.ids(purchase.id).transactionId,
       runId,
+      created: true,
       state: early ? "cleared" : "authorized",
       messages,
       schedule,
       cancel: [],
-    };
-  }
-
-  private async write(writes: PurchaseWrite[]): Promise<void> {
-    await writePurchases(this.deps.db, writes);
-    for (const w of writes) if (w.runId !== null) this.unreported.add(w.runId);
+    });
   }
 
   /** Tells the service what the runs whose purchases changed have done so far (totals: a later report replaces this one). */
@@ -364,14 +460,29 @@ export class NetworkSimulator {
     }
   }
 
-  private async send(kind: MessageKind, value: MessageWrite["value"], at: Date): Promise<MessageWrite> {
+  /**
+   * Hands a message to the bus through the faults, now, without waiting for it: the batch waits for all
+   * its messages at once. What the faults did is on the returned write once the batch has waited.
+   */
+  private send(b: Batch, kind: MessageKind, value: MessageWrite["value"], at: Date): MessageWrite {
     const key = "cardId" in value ? value.cardId : "cardReference" in value ? value.cardReference : value.cardToken;
-    const delivery = await this.dice.deliver(this.faults, () => this.deps.bus.publish(this.adapter.topic, key, value));
-    return { kind, value, delivery, at };
+    const message: MessageWrite = { kind, value, delivery: { delivery: "sent", copies: 0 }, at };
+    b.sending.push(
+      this.dice.deliver(this.faults, () => this.deps.bus.publish(this.adapter.topic, key, value)).then((delivery) => {
+        message.delivery = delivery;
+      }),
+    );
+    return message;
   }
 
-  private async purchaseOrReject(ref: string): Promise<PurchaseRecord> {
-    const record = await findPurchase(this.deps.db, this.scheme, ref);
+  /** The purchase as the store holds it, or as an earlier step of the batch left it. */
+  private async purchaseOf(b: Batch, ref: string): Promise<PurchaseRecord | null> {
+    if (!b.purchases.has(ref)) b.purchases.set(ref, (await findPurchase(this.deps.db, this.scheme, ref)) ?? null);
+    return b.purchases.get(ref) ?? null;
+  }
+
+  private async purchaseOrReject(b: Batch, ref: string): Promise<PurchaseRecord> {
+    const record = await this.purchaseOf(b, ref);
     if (!record) throw new Rejected(`purchaseId: no ${this.scheme} purchase ${ref}`);
     return record;
   }
@@ -391,31 +502,32 @@ export class NetworkSimulator {
   }
 
   /** Clears an authorised purchase now (a test transaction's clear, or its clearing falling due). */
-  async clear(ref: string, at = this.deps.clock.now()): Promise<void> {
-    const record = await this.purchaseOrReject(ref);
+  private async clear(b: Batch, ref: string, at = this.deps.clock.now()): Promise<void> {
+    const record = await this.purchaseOrReject(b, ref);
     if (record.state !== "authorized") return; // cleared already, or voided (the API refuses that): nothing to send
-    const message = await this.send("clearing", this.adapter.clearing(record.purchase, at), at);
-    await this.write([this.update(record, { state: "cleared", messages: [message], cancel: [`clearing:${record.purchase.id}`] })]);
+    const message = this.send(b, "clearing", this.adapter.clearing(record.purchase, at), at);
+    this.record(b, this.update(record, { state: "cleared", messages: [message], cancel: [`clearing:${record.purchase.id}`] }));
   }
 
-  async voidPurchase(ref: string, at = this.deps.clock.now()): Promise<void> {
-    const record = await this.purchaseOrReject(ref);
+  private async voidPurchase(b: Batch, ref: string, at = this.deps.clock.now()): Promise<void> {
+    const record = await this.purchaseOrReject(b, ref);
     if (record.state === "voided") return;
     const refusal = voidRefusal(record);
     if (refusal) throw new Rejected(`purchaseId: ${ref}: ${refusal.reason}`);
-    const message = await this.send("void", this.adapter.void(record.purchase, at), at);
-    await this.write([this.update(record, { state: "voided", messages: [message], cancel: [`clearing:${record.purchase.id}`] })]);
+    const message = this.send(b, "void", this.adapter.void(record.purchase, at), at);
+    this.record(b, this.update(record, { state: "voided", messages: [message], cancel: [`clearing:${record.purchase.id}`] }));
   }
 
   /** A refund of `amount` (default: what is left) with its own id, so a redelivery refunds once. */
-  async refund(ref: string, refundId: string, amount: number | null, at = this.deps.clock.now()): Promise<void> {
-    const record = await this.purchaseOrReject(ref);
-    if (await messageExists(this.deps.db, this.adapter.messageId("refund", refundId))) return;
+  private async refund(b: Batch, ref: string, refundId: string, amount: number | null, at = this.deps.clock.now()): Promise<void> {
+    const record = await this.purchaseOrReject(b, ref);
+    const messageId = this.adapter.messageId("refund", refundId);
+    if (b.messageIds.has(messageId) || (await messageExists(this.deps.db, messageId))) return;
     const decided = refundOf(standingOf(record), amount);
     if ("refusal" in decided) throw new Rejected(`${decided.refusal.field === "amount" ? "amount" : `purchaseId: ${ref}`}: ${decided.refusal.reason}`);
     const refund = decided.amount;
-    const message = await this.send("refund", this.adapter.refund(record.purchase, refundId, refund, at), at);
-    await this.write([this.update(record, { refunded: record.refunded + refund, messages: [message] })]);
+    const message = this.send(b, "refund", this.adapter.refund(record.purchase, refundId, refund, at), at);
+    this.record(b, this.update(record, { refunded: record.refunded + refund, messages: [message] }));
   }
 
   // ---------------------------------------------------------------- due work on the service clock
@@ -427,38 +539,46 @@ export class NetworkSimulator {
     return this.dueChain;
   }
 
+  /** Due work 200 at a time, each 200 a batch: its messages sent together, its changes and removal written at once. */
   private async drainDue(now: Date): Promise<void> {
     for (;;) {
-      const batch = await dueBefore(this.deps.db, this.scheme, now, 200);
-      for (const due of batch) {
+      const due = await dueBefore(this.deps.db, this.scheme, now, 200);
+      const b = new Batch();
+      await this.readAhead(
+        b,
+        due.flatMap((d) => ("purchaseId" in d.payload ? [d.payload.purchaseId] : [])),
+        [],
+      );
+      for (const d of due) {
         try {
-          await this.runOne(due);
+          await this.runOne(b, d);
         } catch (err) {
           if (!(err instanceof Rejected)) throw err;
-          this.log.warn({ due: due.id, reason: err.message }, "due work no longer applies");
+          this.log.warn({ due: d.id, reason: err.message }, "due work no longer applies");
         }
-        await removeDue(this.deps.db, due.id);
+        b.done.push(d.id);
       }
+      await this.commit(b);
       await this.reportProgress();
-      if (batch.length < 200) return;
+      if (due.length < 200) return;
     }
   }
 
-  private async runOne(due: Due): Promise<void> {
+  private async runOne(b: Batch, due: Due): Promise<void> {
     switch (due.kind) {
       case "clearing":
-        return this.clear(due.payload.purchaseId, due.dueAt);
+        return this.clear(b, due.payload.purchaseId, due.dueAt);
       case "void":
-        return this.voidPurchase(due.payload.purchaseId, due.dueAt);
+        return this.voidPurchase(b, due.payload.purchaseId, due.dueAt);
       case "refund": {
-        const record = await this.purchaseOrReject(due.payload.purchaseId);
+        const record = await this.purchaseOrReject(b, due.payload.purchaseId);
         if (record.state === "voided") return;
-        return this.refund(due.payload.purchaseId, due.payload.refundId, due.payload.amount, due.dueAt);
+        return this.refund(b, due.payload.purchaseId, due.payload.refundId, due.payload.amount, due.dueAt);
       }
       case "onboarding-reply": {
         const { reply, merchant } = due.payload;
-        if (merchant) await saveMerchant(this.deps.db, this.scheme, merchant, true, due.dueAt);
-        await this.dice.deliver(this.faults, () => this.deps.bus.publish(TOPICS.onboardingReplies.name, reply.locationId, reply));
+        if (merchant) b.merchants.push({ scheme: this.scheme, merchant, onboarded: true, at: due.dueAt });
+        b.sending.push(this.dice.deliver(this.faults, () => this.deps.bus.publish(TOPICS.onboardingReplies.name, reply.locationId, reply)));
         return;
       }
     }
@@ -485,7 +605,9 @@ export class NetworkSimulator {
     // The wait counts from the request, not from when this network got to it off the bus.
     const dueAt = request.live ? new Date(Date.parse(request.requestedAt) + onboardingDelayMs(supplied.length > 0, draw)) : now;
     // From the request on, the network knows the merchant, without the ids onboarding assigns.
-    await this.merchantForLocation({ ...request, id: request.locationId }, { assigned: false, upgrade: false }, request.mids);
+    const known = new Batch();
+    await this.merchantForLocation(known, { ...request, id: request.locationId }, { assigned: false, upgrade: false }, request.mids);
+    await this.commit(known);
     await setMerchantProgram(this.deps.db, this.scheme, request.locationId, request.programId);
     const failure = !request.live
       ? null
@@ -505,7 +627,7 @@ export class NetworkSimulator {
       respondedAt: dueAt.toISOString(),
     };
     if (!request.live) {
-      if (merchant) await saveMerchant(this.deps.db, this.scheme, merchant, true, now);
+      if (merchant) await writePurchases(this.deps.db, [], [{ scheme: this.scheme, merchant, onboarded: true, at: now }]);
       await this.deps.bus.publish(TOPICS.onboardingReplies.name, reply.locationId, reply);
       return;
     }
@@ -549,11 +671,20 @@ export class NetworkSimulator {
     const run = await latestRun(this.deps.db);
     const wanted = run && run.state === "running" && run.options.schemes.includes(this.scheme) ? run : undefined;
     if (this.traffic && this.traffic.run.id !== wanted?.id) this.stopTraffic();
-    if (!wanted || this.traffic || this.stopped) return;
+    if (!wanted || this.traffic || this.stopped || this.finished === wanted.id) return;
     const options = wanted.options;
+    const planned = plannedPurchases(options);
+    const from = await purchasesOfRun(this.deps.db, this.scheme, wanted.id);
+    if (planned !== null && from >= planned) {
+      // Made all its purchases here before (this process, or one before a restart): nothing to start. Its
+      // totals are reported once more, which also ends a run too short to make any purchase at all.
+      this.finished = wanted.id;
+      this.unreported.add(wanted.id);
+      await this.reportProgress();
+      return;
+    }
     const pools = await loadPools(this.deps.db, this.scheme, options.programId);
     const stream = new PurchaseStream(this.adapter, options.seed, pools, mixOf(options), wanted.id);
-    const from = await purchasesOfRun(this.deps.db, this.scheme, wanted.id);
     stream.seek(from);
     const traffic: Traffic = {
       run: wanted,
@@ -561,7 +692,8 @@ export class NetworkSimulator {
       busy: false,
       startedMs: performance.now(),
       from,
-      planned: plannedPurchases(options),
+      planned,
+      reportedMs: performance.now(),
       timer: setInterval(() => {
         if (!traffic.busy) this.tick = this.trafficTick(traffic);
       }, TRAFFIC_TICK_MS),
@@ -577,22 +709,41 @@ export class NetworkSimulator {
     this.traffic = undefined;
   }
 
+  /**
+   * Makes the purchases that fell due since the last tick (paced in real time) as one batch: their
+   * messages handed to the bus together, their records written in one transaction. Progress goes to the
+   * service at most once a second, and at the run's end.
+   */
   private async trafficTick(t: Traffic): Promise<void> {
     t.busy = true;
     try {
       const rate = t.run.options.rate / t.run.options.schemes.length;
       const due = t.from + Math.floor(((performance.now() - t.startedMs) / 1000) * rate);
       const target = Math.min(due, t.planned ?? Infinity, t.stream.position + MAX_PER_TICK);
-      const writes: PurchaseWrite[] = [];
+      const b = new Batch();
+      const before = t.stream.position;
       while (t.stream.position < target && this.traffic === t) {
         const { purchase, plan } = t.stream.next(this.deps.clock.now());
-        writes.push(await this.authorize(purchase, plan, t.run.id));
+        this.authorize(b, purchase, plan, t.run.id);
       }
-      await this.write(writes);
-      await this.reportProgress();
-      if (t.planned !== null && t.stream.position >= t.planned && this.traffic === t) {
+      try {
+        await this.commit(b);
+      } catch (err) {
+        // Made again, under the same ids, at the next tick: a run skips none of its purchases.
+        t.stream.seek(before);
+        throw err;
+      }
+      const complete = t.planned !== null && t.stream.position >= t.planned;
+      if (complete || performance.now() - t.reportedMs >= REPORT_MS) {
+        t.reportedMs = performance.now();
+        await this.reportProgress();
+      }
+      if (complete && this.traffic === t) {
         clearInterval(t.timer);
-        this.log.info({ run: t.run.id, purchases: t.stream.position }, "traffic run complete");
+        this.traffic = undefined;
+        this.finished = t.run.id;
+        const seconds = (performance.now() - t.startedMs) / 1000;
+        this.log.info({ run: t.run.id, purchases: t.stream.position, perSecond: Math.round((t.stream.position - t.from) / seconds) }, "traffic run complete");
       }
     } catch (err) {
       this.log.error({ err }, "traffic tick failed");

@@ -34,7 +34,7 @@ export const trafficOptionsSchema = z
     rate: z
       .number()
       .positive("must be greater than 0")
-      .max(1000, "must be at most 1000")
+      .max(10_000, "must be at most 10000")
       .describe("Purchases per second (real time), shared equally by the schemes of the run."),
     // At most 2^52: the largest whole number an Avro long carries exactly in JavaScript (avsc), so the run's
     // setting reaches the simulators over the bus as it was given.
@@ -90,7 +90,11 @@ export const plannedPurchases = (o: TrafficOptions): number | null =>
 export interface TrafficRun {
   id: string;
   options: TrafficOptions;
-  state: "running" | "stopped";
+  /**
+   * running: the networks generate; stopped: by the operator or by a later run; completed: a run with a
+   * duration whose networks all reported their planned purchases (the service's record only).
+   */
+  state: "running" | "stopped" | "completed";
   started: string;
   stopped: string | null;
 }
@@ -143,9 +147,13 @@ export async function saveRun(db: Db, run: TrafficRun): Promise<void> {
   });
 }
 
-/** A run as the simulator.settings topic carries it (Avro has nulls where the options leave fields out). */
+/**
+ * A run as the simulator.settings topic carries it (Avro has nulls where the options leave fields out).
+ * To a network a completed run is one that no longer generates: it travels as stopped.
+ */
 export const runSetting = (run: TrafficRun): NonNullable<SimulatorSetting["run"]> => ({
   ...run,
+  state: run.state === "running" ? "running" : "stopped",
   options: { ...run.options, durationSeconds: run.options.durationSeconds ?? null, programId: run.options.programId ?? null },
 });
 
@@ -178,33 +186,19 @@ export interface SchemeCounts {
 
 /** What the network has done for a run so far: the report it publishes on simulator.traffic.progress. */
 export async function runProgress(db: Db, scheme: Scheme, runId: string, now: Date): Promise<TrafficProgress> {
-  const [purchases] = await db.query<{ n: number }>("select count(*)::int8 as n from simulator_purchases where run_id = $1 and scheme = $2", [
-    runId,
-    scheme,
-  ]);
-  const messages = await db.query<{ kind: MessageKind; sent: number; dropped: number; duplicated: number }>(
-    `select m.kind, coalesce(sum(m.copies), 0)::int8 as sent,
-            count(*) filter (where m.delivery = 'dropped')::int8 as dropped,
-            count(*) filter (where m.copies > 1)::int8 as duplicated
-     from simulator_messages m join simulator_purchases p on p.id = m.purchase_id
-     where p.run_id = $1 and p.scheme = $2 group by m.kind`,
+  const [row] = await db.query<{ purchases: number; dropped: number; duplicated: number } & Record<MessageKind, number>>(
+    "select purchases, auth, clearing, refund, void, dropped, duplicated from simulator_run_counts where run_id = $1 and scheme = $2",
     [runId, scheme],
   );
-  const progress: TrafficProgress = {
+  return {
     runId,
     scheme,
-    purchases: purchases?.n ?? 0,
-    sent: { auth: 0, clearing: 0, refund: 0, void: 0 },
-    dropped: 0,
-    duplicated: 0,
+    purchases: row?.purchases ?? 0,
+    sent: { auth: row?.auth ?? 0, clearing: row?.clearing ?? 0, refund: row?.refund ?? 0, void: row?.void ?? 0 },
+    dropped: row?.dropped ?? 0,
+    duplicated: row?.duplicated ?? 0,
     reportedAt: now.toISOString(),
   };
-  for (const m of messages) {
-    progress.sent[m.kind] = m.sent;
-    progress.dropped += m.dropped;
-    progress.duplicated += m.duplicated;
-  }
-  return progress;
 }
 
 /** The service clock's total advance as the service last announced it (0 before any). */

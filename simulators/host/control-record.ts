@@ -50,15 +50,30 @@ export async function recordRunsStopped(db: Db, now: Date): Promise<TrafficRun[]
   return rows.map(toRun);
 }
 
-/** A network's report on a run: totals, so a report never lowers what an earlier (redelivered later) one said. */
+/**
+ * A network's report on a run: totals, so a report never lowers what an earlier (redelivered later) one
+ * said. A run with a duration is completed (at the report's time) once every network of the run has
+ * reported its planned purchases.
+ */
 export async function recordProgress(db: Db, p: TrafficProgress): Promise<void> {
   const messages = Object.values(p.sent).reduce((a, b) => a + b, 0) + p.dropped;
   await db.query(
-    `insert into traffic_run_counts (run_id, scheme, purchases, sent, dropped, duplicated, messages) values ($1, $2, $3, $4::jsonb, $5, $6, $7)
+    `insert into traffic_run_counts (run_id, scheme, purchases, sent, dropped, duplicated, messages, reported)
+     values ($1, $2, $3, $4::jsonb, $5, $6, $7, clock_timestamp())
      on conflict (run_id, scheme) do update set purchases = excluded.purchases, sent = excluded.sent,
-       dropped = excluded.dropped, duplicated = excluded.duplicated, messages = excluded.messages
+       dropped = excluded.dropped, duplicated = excluded.duplicated, messages = excluded.messages,
+       reported = case when excluded.purchases > traffic_run_counts.purchases then excluded.reported else traffic_run_counts.reported end
      where (traffic_run_counts.purchases, traffic_run_counts.messages) <= (excluded.purchases, excluded.messages)`,
     [p.runId, p.scheme, p.purchases, JSON.stringify(p.sent), p.dropped, p.duplicated, messages],
+  );
+  const [run] = await db.query<{ options: TrafficOptions }>("select options from traffic_runs where id = $1 and state = 'running'", [p.runId]);
+  const planned = run && plannedPurchases(run.options);
+  if (planned === undefined || planned === null) return;
+  await db.query(
+    `update traffic_runs set state = 'completed', stopped = $2
+     where id = $1 and state = 'running'
+       and (select count(*) from traffic_run_counts where run_id = $1 and purchases >= $3) >= $4`,
+    [p.runId, p.reportedAt, planned, run!.options.schemes.length],
   );
 }
 
@@ -77,4 +92,19 @@ export async function reportedCounts(db: Db, run: TrafficRun): Promise<Partial<R
       : { purchases: 0, planned, sent: { auth: 0, clearing: 0, refund: 0, void: 0 }, dropped: 0, duplicated: 0 };
   }
   return out;
+}
+
+/**
+ * Purchases per second the run achieved, all its networks together: their reported purchases over the real
+ * time from the run's request to the latest report that counted more (reports come about once a second,
+ * and at the run's end). Null before the first report.
+ */
+export async function achievedRate(db: Db, run: TrafficRun): Promise<number | null> {
+  const [row] = await db.query<{ purchases: number; seconds: number | null }>(
+    `select coalesce(sum(c.purchases), 0)::int8 as purchases, extract(epoch from max(c.reported) - r.requested)::float8 as seconds
+     from traffic_runs r left join traffic_run_counts c on c.run_id = r.id where r.id = $1 group by r.requested`,
+    [run.id],
+  );
+  if (!row || row.seconds === null || row.seconds <= 0) return null;
+  return Math.round((row.purchases / row.seconds) * 10) / 10;
 }

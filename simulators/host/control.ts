@@ -1,19 +1,19 @@
 // How the rest of Cardlink drives the simulators, from any process, over the bus only: faults, traffic
 // runs and the service clock's advance are settings on the compacted simulator.settings topic (recorded
 // in the service's database first, which /admin answers from; simulators in this process hear at once),
-// a run's counts come back on simulator.traffic.progress, and test transactions are commands, so they
-// travel the path network traffic takes.
+// a run's counts come back on simulator.traffic.progress, and test transactions are commands on the scheme's
+// simulator.commands.<scheme> topic, so they travel the path network traffic takes.
 import { randomUUID } from "node:crypto";
 import type { Bus, Subscription } from "../../src/bus/bus.ts";
 import type { MerchantIds, SimulatorCommand, SimulatorSetting, TrafficProgress } from "../../src/bus/messages.ts";
-import { TOPICS } from "../../src/bus/topics.ts";
+import { TOPICS, commandTopic } from "../../src/bus/topics.ts";
 import type { Clock } from "../../src/clock/index.ts";
 import type { Db } from "../../src/services/db.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "../engine/faults.ts";
 import { ADAPTERS } from "../schemes/index.ts";
 import { runSetting, type SchemeCounts, type TrafficOptions, type TrafficRun } from "../engine/settings.ts";
 import { emptyMids, type Scheme } from "../engine/types.ts";
-import { latestRequestedRun, recordFaults, recordProgress, recordRun, recordRunsStopped, reportedCounts, requestedFaults } from "./control-record.ts";
+import { achievedRate, latestRequestedRun, recordFaults, recordProgress, recordRun, recordRunsStopped, reportedCounts, requestedFaults } from "./control-record.ts";
 
 // The shapes the operator surface validates settings with (the /admin routes name them in the OpenAPI document).
 export { faultsShape } from "../engine/faults.ts";
@@ -68,6 +68,8 @@ export interface TrafficStatus {
   run: TrafficRun | null;
   /** Per scheme of the run: purchases generated and messages sent so far. */
   counts: Partial<Record<Scheme, SchemeCounts>>;
+  /** Purchases per second so far, all schemes together (from the start to the latest report); null before one. */
+  achievedRate: number | null;
 }
 
 export interface SimulatorControl {
@@ -114,7 +116,7 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
 
   async function status(): Promise<TrafficStatus> {
     const run = (await latestRequestedRun(db)) ?? null;
-    return { run, counts: run ? await reportedCounts(db, run) : {} };
+    return { run, counts: run ? await reportedCounts(db, run) : {}, achievedRate: run ? await achievedRate(db, run) : null };
   }
 
   function command(scheme: Scheme, action: SimulatorCommand["action"], purchaseId: string, commandId: string): SimulatorCommand {
@@ -143,7 +145,7 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
   async function follow(ref: PurchaseRef, action: "CLEAR" | "VOID" | "REFUND", amount?: number): Promise<PurchaseReceipt> {
     const adapter = ADAPTERS[ref.scheme];
     const commandId = randomUUID();
-    await bus.publish(TOPICS.simulatorCommands.name, ref.cardId, { ...command(ref.scheme, action, ref.purchaseId, commandId), amount: amount ?? null });
+    await bus.publish(commandTopic(ref.scheme), ref.cardId, { ...command(ref.scheme, action, ref.purchaseId, commandId), amount: amount ?? null });
     if (action === "REFUND") {
       return receipt(ref.scheme, ref.purchaseId, adapter.ids(commandId).transactionId, adapter.messageId("refund", commandId));
     }
@@ -189,7 +191,7 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
         wallet: input.wallet ?? null,
         targetingTag: input.targetingTag ?? null,
       };
-      await bus.publish(TOPICS.simulatorCommands.name, input.card.id, value);
+      await bus.publish(commandTopic(input.scheme), input.card.id, value);
       return receipt(input.scheme, purchaseId, adapter.ids(purchaseId).transactionId, adapter.messageId("auth", purchaseId));
     },
     purchaseReceipt: (scheme, purchaseId) =>

@@ -29,6 +29,17 @@ const transactions = (scheme: Scheme): TopicInfo => ({
   deadLetter: true,
 });
 
+/** Test transactions' commands, a topic per scheme: each network reads only its own. */
+const commands = (scheme: Scheme): TopicInfo => ({
+  name: `simulator.commands.${scheme}`,
+  key: "card id",
+  schema: "simulator-command",
+  partitions: 3,
+  producers: ["api (test transactions: /v1/transactions/test, clear, void, refund)", "workers (purchases accepted while the bus was down)"],
+  consumers: [`${scheme} simulator`],
+  deadLetter: true,
+});
+
 export const TOPICS = {
   visaTransactions: transactions("visa"),
   mastercardTransactions: transactions("mastercard"),
@@ -78,15 +89,9 @@ export const TOPICS = {
     consumers: ["visa, mastercard and amex simulators (each takes its scheme's)"],
     deadLetter: true,
   },
-  simulatorCommands: {
-    name: "simulator.commands",
-    key: "card id",
-    schema: "simulator-command",
-    partitions: 3,
-    producers: ["api (test transactions: /v1/transactions/test, clear, void, refund)", "workers (purchases accepted while the bus was down)"],
-    consumers: ["visa, mastercard and amex simulators (each takes its scheme's)"],
-    deadLetter: true,
-  },
+  visaCommands: commands("visa"),
+  mastercardCommands: commands("mastercard"),
+  amexCommands: commands("amex"),
   simulatorSettings: {
     name: "simulator.settings",
     key: "faults:<scheme>, traffic or clock (compacted)",
@@ -110,6 +115,9 @@ export const TOPICS = {
 } as const satisfies Record<string, TopicInfo>;
 
 export const transactionTopic = (scheme: Scheme): string => `${scheme}.transactions`;
+
+/** Where the service sends commands for the scheme's simulated network. */
+export const commandTopic = (scheme: Scheme): string => `simulator.commands.${scheme}`;
 
 /** Every topic with its schema, dead-letter topics included: what each process creates at start-up. */
 export function topicSpecs(): TopicSpec[] {

@@ -4,7 +4,7 @@
 // (cardlink_hop_duration_seconds) so that operators and the bench read them side by side.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { BusMessage, CommittedBatch, ConsumerObserver } from "../bus/bus.ts";
-import { TOPICS, transactionTopic } from "../bus/topics.ts";
+import { commandTopic, transactionTopic } from "../bus/topics.ts";
 import { SCHEMES } from "../domain/scheme.ts";
 
 /**
@@ -42,15 +42,15 @@ const LATENCY_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1
 const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 
 /**
- * The hop a consumed message ends: a native transaction at the qualifier; a command at its scheme's simulator
- * (group `simulator-<scheme>`), not at the other networks' simulators, which read it too and drop it.
+ * The hop a consumed message ends: a native transaction at the qualifier; a command on its scheme's topic
+ * (`simulator.commands.<scheme>`) at that scheme's simulator (group `simulator-<scheme>`).
  */
 function hopOfMessage(): (groupId: string, topic: string, message: BusMessage) => Hop | undefined {
   const transactions = new Set<string>(SCHEMES.map(transactionTopic));
-  const commands = TOPICS.simulatorCommands.name;
-  return (groupId, topic, { value }) => {
+  const commands = new Map<string, string>(SCHEMES.map((scheme) => [commandTopic(scheme), `simulator-${scheme}`]));
+  return (groupId, topic) => {
     if (transactions.has(topic)) return "qualifier";
-    if (topic.startsWith(commands) && groupId === `simulator-${(value as { scheme?: unknown }).scheme}`) return "simulator";
+    if (commands.get(topic) === groupId) return "simulator";
     return undefined;
   };
 }

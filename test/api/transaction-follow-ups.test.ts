@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { world, type World } from "../support/offers-world.ts";
 import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
-import { TOPICS } from "../../src/bus/topics.ts";
+import { commandTopic } from "../../src/bus/topics.ts";
+import { SCHEMES } from "../../src/domain/scheme.ts";
 import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
 import { leftToRefund, refundOf, voidRefusal, clearRefusal } from "../../src/domain/purchase-follow-ups.ts";
 
@@ -19,7 +20,7 @@ beforeAll(async () => {
   roles = await startRoles(h.services, ["simulators", "qualifier", "workers"]);
   const sub = await h.services.bus.subscribe({
     groupId: "follow-ups-test",
-    topics: [deadLetterTopic(TOPICS.simulatorCommands.name)],
+    topics: SCHEMES.map((scheme) => deadLetterTopic(commandTopic(scheme))),
     handler: async (message) => {
       deadLetters.push(message.value);
     },

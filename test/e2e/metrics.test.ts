@@ -86,7 +86,7 @@ describe("metrics of npm start's one process", () => {
     expect(sample(after, "cardlink_bus_handler_batch_size_count", { group: "qualifier" })).toBeGreaterThanOrEqual(1);
     expect(sample(after, "cardlink_bus_message_latency_seconds_count", qualifier)).toBeGreaterThanOrEqual(1);
     expect(after).toMatch(/^cardlink_bus_consumer_lag\{group="qualifier",topic="visa.transactions",partition="\d+"\} 0$/m);
-    expect(sample(after, "cardlink_bus_batch_size_count", { group: "simulator-visa", topic: "simulator.commands" })).toBeGreaterThanOrEqual(1);
+    expect(sample(after, "cardlink_bus_batch_size_count", { group: "simulator-visa", topic: "simulator.commands.visa" })).toBeGreaterThanOrEqual(1);
     expect(sample(after, "cardlink_webhook_deliveries_total", { outcome: "delivered" })).toBeGreaterThanOrEqual(1);
     // The process's own figures, for the memory and CPU a run takes.
     expect(sample(after, "cardlink_process_resident_memory_bytes")).toBeGreaterThan(0);

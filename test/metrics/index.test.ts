@@ -12,9 +12,9 @@ describe("a process's metrics", () => {
   it("times the qualifier hop on the schemes' transaction topics and the simulator hop on its own scheme's commands, nothing else", async () => {
     const metrics = createMetrics();
     metrics.consumers.committed({ groupId: "qualifier", topic: "visa.transactions", partition: 2, messages: published(30, 3), handledMs: 12, lag: 5 });
-    metrics.consumers.committed({ groupId: "simulator-amex", topic: "simulator.commands", partition: 0, messages: published(300, 1, { scheme: "amex" }), handledMs: 4, lag: 0 });
-    // The other networks read the command too, and drop it: not the purchase's hop.
-    metrics.consumers.committed({ groupId: "simulator-visa", topic: "simulator.commands", partition: 0, messages: published(1, 1, { scheme: "amex" }), handledMs: 1, lag: 0 });
+    metrics.consumers.committed({ groupId: "simulator-amex", topic: "simulator.commands.amex", partition: 0, messages: published(300, 1, { scheme: "amex" }), handledMs: 4, lag: 0 });
+    // Another group reading the commands (a test's reader, say) does not end the purchase's hop.
+    metrics.consumers.committed({ groupId: "command-reader", topic: "simulator.commands.amex", partition: 0, messages: published(1, 1, { scheme: "amex" }), handledMs: 1, lag: 0 });
     metrics.consumers.committed({ groupId: "lifecycle", topic: "network.onboarding.replies", partition: 1, messages: published(3_000), handledMs: 1, lag: 0 });
     metrics.consumers.handing!("qualifier", 7);
     const text = (await metrics.expose()).body;

@@ -11,7 +11,7 @@ import { openPglite } from "../../src/services/db.ts";
 import { migrate } from "../../src/services/migrate.ts";
 import { latestRequestedRun, reportedCounts, requestedFaults } from "../../simulators/host/control-record.ts";
 import { migrateSimulatorStore } from "../../simulators/host/store.ts";
-import { readFaults } from "../../simulators/engine/settings.ts";
+import { readFaults, runProgress } from "../../simulators/engine/settings.ts";
 
 const migrations = fileURLToPath(new URL("../../src/services/migrations/", import.meta.url));
 const before = mkdtempSync(join(tmpdir(), "cardlink-migrations-"));
@@ -39,7 +39,7 @@ describe("migration 011_simulator_control", () => {
       );
     }
 
-    expect(await migrate(db)).toEqual(["011_simulator_control.sql"]);
+    expect(await migrate(db)).toEqual(readdirSync(migrations).filter((f) => f >= "011" && f.endsWith(".sql")).sort());
     expect(await requestedFaults(db, "visa")).toMatchObject({ dropRate: 0.25, latencyMs: 0 });
     const run = await latestRequestedRun(db);
     expect(run).toMatchObject({ id: "run-1", state: "running", options });
@@ -51,8 +51,15 @@ describe("migration 011_simulator_control", () => {
       duplicated: 1,
     });
 
-    expect(await migrateSimulatorStore(db)).toEqual(["001_simulator_state.sql", "002_store_identity.sql"]);
+    expect(await migrateSimulatorStore(db)).toEqual(["001_simulator_state.sql", "002_store_identity.sql", "003_run_counts.sql"]);
     expect(await readFaults(db, "visa")).toMatchObject({ dropRate: 0.25 });
+    // The simulators' totals of the run (migration 003) start from its history.
+    expect(await runProgress(db, "visa", "run-1", new Date(at))).toMatchObject({
+      purchases: 2,
+      sent: { auth: 2, clearing: 0, refund: 0, void: 0 },
+      dropped: 1,
+      duplicated: 1,
+    });
     await db.close();
   });
 });

@@ -5,10 +5,12 @@ import { describe, expect, it } from "vitest";
 import { expectError, expectStatus } from "../support/harness.ts";
 import { usePipeline } from "../support/pipeline.ts";
 import { world } from "../support/offers-world.ts";
-import { TOPICS } from "../../src/bus/topics.ts";
+import { commandTopic } from "../../src/bus/topics.ts";
+import { SCHEMES } from "../../src/domain/scheme.ts";
 import { relayTestPurchases } from "../../src/services/test-transactions.ts";
 
 const pipeline = usePipeline(["simulators", "qualifier", "workers"]);
+const COMMAND_TOPICS = SCHEMES.map(commandTopic);
 
 /** Makes the bus refuse simulator commands (as kafkajs does with the broker gone) until the returned undo. */
 function refuseCommands() {
@@ -16,7 +18,7 @@ function refuseCommands() {
   const publish = bus.publish;
   let refused = 0;
   bus.publish = async (topic, key, value) => {
-    if (topic !== TOPICS.simulatorCommands.name) return publish(topic, key, value);
+    if (!COMMAND_TOPICS.includes(topic)) return publish(topic, key, value);
     refused++;
     throw Object.assign(new Error("Connection error: connect ECONNREFUSED 127.0.0.1:9092"), { name: "KafkaJSConnectionError" });
   };
@@ -59,7 +61,7 @@ describe("test purchases when a dependency is down", () => {
     const publish = bus.publish;
     let published = 0;
     bus.publish = (topic, key, value) => {
-      if (topic === TOPICS.simulatorCommands.name) published++;
+      if (COMMAND_TOPICS.includes(topic)) published++;
       return publish(topic, key, value);
     };
     db.query = (async (text: string, params?: unknown[]) => {

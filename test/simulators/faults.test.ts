@@ -112,6 +112,19 @@ describe("what each fault does to what the network publishes", () => {
     expect(ofPurchase(mastercard, receipt.transactionId).map((v) => v.messageId)).toEqual([receipt.messageId, receipt.messageId]);
   });
 
+  it("duplicates each message of commands that arrive together, keeping the card's order", async () => {
+    await setFaults("mastercard", { duplicateRate: 1 });
+    const card = sampleCard("mastercard");
+    // Not awaited one by one: the network takes them off the bus together, as a batch.
+    const receipts = await Promise.all(
+      [1, 2, 3].map((amount) => h.services.simulators.purchase({ scheme: "mastercard", card, location: sampleLocation(), amount })),
+    );
+    const ids = new Set(receipts.map((r) => r.messageId));
+    const ofCard = () => mastercard.values.filter((v) => ids.has(v.messageId)).map((v) => v.messageId);
+    await waitFor(() => ofCard().length === 6);
+    expect(ofCard()).toEqual(receipts.flatMap((r) => [r.messageId, r.messageId]));
+  });
+
   it("clearing before auth publishes the clearing first, and no clearing later", async () => {
     await setFaults("visa", { clearingBeforeAuthRate: 1 });
     const receipt = await h.services.simulators.purchase({ scheme: "visa", card: sampleCard("visa"), location: sampleLocation(), amount: 9.99 });

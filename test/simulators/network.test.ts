@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
 import type { AmexTransaction, DeadLetter, LookupReply, LookupRequest, MastercardTransaction, OnboardingReply, OnboardingRequest, VisaTransaction } from "../../src/bus/messages.ts";
-import { TOPICS, transactionTopic } from "../../src/bus/topics.ts";
+import { TOPICS, commandTopic, transactionTopic } from "../../src/bus/topics.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
 import { DAY_MS, HOUR_MS } from "../../simulators/engine/scheme.ts";
 import { emptyMids } from "../../simulators/engine/types.ts";
@@ -133,7 +133,7 @@ describe("test purchases through the scheme simulators", () => {
     });
     expect(refund.transactionId).not.toBe(receipt.transactionId);
 
-    const dead = await readTopic<DeadLetter>(h, deadLetterTopic(TOPICS.simulatorCommands.name));
+    const dead = await readTopic<DeadLetter>(h, deadLetterTopic(commandTopic("visa")));
     const before = dead.messages.length;
     await h.services.simulators.refund({ ...ref, amount: 60 });
     await dead.until(before + 1);
@@ -156,16 +156,15 @@ describe("test purchases through the scheme simulators", () => {
 
     const other = await h.services.simulators.purchase({ scheme: "mastercard", card, location: sampleLocation(), amount: 20 });
     await h.services.simulators.clear({ ...ref, purchaseId: other.purchaseId });
-    const dead = await readTopic<DeadLetter>(h, deadLetterTopic(TOPICS.simulatorCommands.name));
-    await dead.until(1);
-    const before = dead.messages.length;
+    // The first command this network cannot carry out: its dead-letter topic was empty.
+    const dead = await readTopic<DeadLetter>(h, deadLetterTopic(commandTopic("mastercard")));
     await h.services.simulators.void({ ...ref, purchaseId: other.purchaseId });
-    await dead.until(before + 1);
+    await dead.until(1);
     expect(dead.values.at(-1)!.reason).toBe(`purchaseId: ${other.purchaseId}: the purchase has cleared; refund it instead of voiding it`);
   });
 
   it("dead-letters a command it cannot carry out, naming the field, and goes on", async () => {
-    const dead = await readTopic<DeadLetter>(h, deadLetterTopic(TOPICS.simulatorCommands.name));
+    const dead = await readTopic<DeadLetter>(h, deadLetterTopic(commandTopic("visa")));
     await new Promise((r) => setTimeout(r, 50));
     const before = dead.messages.length;
     await h.services.simulators.clear({ scheme: "visa", cardId: randomUUID(), purchaseId: "no-such-purchase" });
@@ -176,7 +175,49 @@ describe("test purchases through the scheme simulators", () => {
       "location.countryCode: must be an ISO 3166-1 alpha-3 country code",
       "purchaseId: no visa purchase no-such-purchase",
     ]);
-    for (const letter of letters) expect(letter).toMatchObject({ topic: TOPICS.simulatorCommands.name, failedBy: "simulator-visa" });
+    for (const letter of letters) expect(letter).toMatchObject({ topic: commandTopic("visa"), failedBy: "simulator-visa" });
+  });
+
+  it("carries out commands that arrive together in order, each seeing what the ones before it did", async () => {
+    const card = sampleCard("visa");
+    const purchaseId = randomUUID();
+    const ref = { scheme: "visa" as const, cardId: card.id, purchaseId };
+    const dead = await readTopic<DeadLetter>(h, deadLetterTopic(commandTopic("visa")));
+    // Not awaited one by one: the network takes the purchase and what follows it off the bus together, as a batch.
+    const [receipt, cleared, refund] = await Promise.all([
+      h.services.simulators.purchase({ scheme: "visa", card, location: sampleLocation(), amount: 30, purchaseId }),
+      h.services.simulators.clear(ref),
+      h.services.simulators.refund({ ...ref, amount: 10 }),
+      h.services.simulators.refund({ ...ref, amount: 25 }),
+    ]);
+    const order = [receipt.messageId, cleared.messageId, refund.messageId];
+    const sent = () => visa.values.filter((v) => order.includes(v.messageId)).map((v) => v.messageId);
+    await waitFor(() => sent().length === 3);
+    expect(sent()).toEqual(order);
+    // The second refund saw the first: 20 of the 30 were left.
+    await waitFor(() => dead.values.some((d) => d.reason === "amount: refunds more than remains: 20 GBP of 30 is left to refund"));
+  });
+
+  it("dead-letters a command on another scheme's command topic", async () => {
+    const dead = await readTopic<DeadLetter>(h, deadLetterTopic(commandTopic("visa")));
+    const commandId = randomUUID();
+    await h.services.bus.publish(commandTopic("visa"), "card", {
+      commandId,
+      scheme: "mastercard",
+      action: "CLEAR",
+      purchaseId: randomUUID(),
+      card: null,
+      location: null,
+      amount: null,
+      currency: null,
+      datetime: null,
+      cardPresent: null,
+      wallet: null,
+      targetingTag: null,
+      issuedAt: h.services.clock.now().toISOString(),
+    });
+    await waitFor(() => dead.values.some((d) => d.payload.includes(commandId)));
+    expect(dead.values.find((d) => d.payload.includes(commandId))!.reason).toBe("scheme: mastercard on the visa network's command topic");
   });
 });
 

@@ -1,6 +1,7 @@
 // Generated traffic through /admin: a run at a rate over the cards and locations the networks learnt of over the bus, with its
 // noise, what it reports it sent, the same stream again for the same seed, and a run that survives a
 // restart of the simulators without repeating or skipping purchases.
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { VisaTransaction } from "../../src/bus/messages.ts";
 import { transactionTopic } from "../../src/bus/topics.ts";
@@ -123,9 +124,46 @@ describe("traffic runs", () => {
       expect(auth).toMatchObject({ cardId, merchant: { name: "Corner Café", city: "London" } });
       expect(auth.merchant.vmid).toMatch(/^\d{6,8}$/);
     }
+    // Its purchases all made, the run has ended; a stop leaves it as it ended.
+    await waitFor(async () => (await status()).run?.state === "completed");
     const stopped = await expectStatus<TrafficStatus>(await h.admin("POST", "/admin/simulators/traffic/stop"), 200);
-    expect(stopped.run).toMatchObject({ id: ofRun(done), state: "stopped" });
-    expect(stopped.run!.stopped).toBe(h.services.clock.now().toISOString());
+    expect(stopped.run).toMatchObject({ id: ofRun(done), state: "completed" });
+  });
+
+  it("stops a run without an end when asked", async () => {
+    const run = await start({ rate: 20, seed: 13, schemes: ["visa"] });
+    await waitFor(async () => ((await status()).counts.visa?.purchases ?? 0) > 0);
+    const stopped = await expectStatus<TrafficStatus>(await h.admin("POST", "/admin/simulators/traffic/stop"), 200);
+    expect(stopped.run).toMatchObject({ id: ofRun(run), state: "stopped", stopped: h.services.clock.now().toISOString() });
+  });
+
+  it("ends a run with a duration as completed, with its counts and rate, and it stays ended across a restart", async () => {
+    const run = await start({ rate: 20, seed: 41, durationSeconds: 1, schemes: ["visa", "amex"] });
+    await waitFor(async () => (await status()).run?.state === "completed");
+    const done = await status();
+    expect(done.run).toMatchObject({ id: ofRun(run), state: "completed" });
+    expect(done.run!.stopped).not.toBeNull();
+    expect([done.counts.visa?.purchases, done.counts.amex?.purchases]).toEqual([10, 10]);
+    expect(done.achievedRate).toBeGreaterThan(0);
+
+    // Restarted, the networks neither start it again nor log that they did, and make no purchase more.
+    await h.simulators.stop();
+    const lines: string[] = [];
+    const log = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
+    h.simulators = await startSimulators({ ...h.services, log, seed: 3, control: h.services.simulators }, ["visa", "mastercard", "amex"]);
+    expect(lines.filter((l) => /traffic (started|run complete)/.test(l))).toEqual([]);
+    const after = await status();
+    expect(after.run).toEqual(done.run);
+    expect([after.counts.visa?.purchases, after.counts.amex?.purchases]).toEqual([10, 10]);
+    const made = await h.services.db.query<{ n: number }>("select count(*)::int as n from simulator_purchases where run_id = $1", [ofRun(run)]);
+    expect(made).toEqual([{ n: 20 }]);
+  });
+
+  it("completes a run too short to make a single purchase", async () => {
+    // 1 purchase a second shared by three networks for one second: none of them makes one.
+    await start({ rate: 1, seed: 42, durationSeconds: 1 });
+    await waitFor(async () => (await status()).run?.state === "completed");
+    expect(Object.values((await status()).counts).map((c) => c?.purchases)).toEqual([0, 0, 0]);
   });
 
   it("mixes in cards the service never enrolled and locations the network has not onboarded", async () => {

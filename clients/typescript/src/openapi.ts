@@ -9685,11 +9685,17 @@ export interface components {
                 options: {
                     [key: string]: unknown;
                 };
-                /** @enum {string} */
-                state: "running" | "stopped";
+                /**
+                 * @description running: the networks generate purchases; stopped: by /stop or by a later run; completed: a run with `durationSeconds` whose networks have all reported their planned purchases.
+                 * @enum {string}
+                 */
+                state: "running" | "stopped" | "completed";
                 /** Format: date-time */
                 started: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it was stopped or completed (service time); null while running.
+                 */
                 stopped: string | null;
             } | null;
             /** @description Per scheme of the run: what its network last reported over the bus (simulator.traffic.progress); zeros until it has. */
@@ -9698,6 +9704,8 @@ export interface components {
                 mastercard?: components["schemas"]["TrafficCounts"];
                 amex?: components["schemas"]["TrafficCounts"];
             };
+            /** @description Purchases per second the run achieved so far, all schemes together: what the networks reported over the service time from the run's start to their latest report (about once a second, and at the end). Null before the first report. */
+            achievedRate: number | null;
         };
         TrafficCounts: {
             /** @description Purchases generated so far. */

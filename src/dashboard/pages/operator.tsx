@@ -18,6 +18,7 @@ type Faults = Record<string, number | string>;
 interface Traffic {
   run: { id: string; options: Record<string, unknown>; state: string; started: string; stopped: string | null } | null;
   counts: Record<string, { purchases: number; planned: number | null; dropped: number; duplicated: number } | undefined>;
+  achievedRate: number | null;
 }
 const ADVANCES = [
   ["1 hour", { hours: 1 }],
@@ -91,7 +92,12 @@ export function mountOperator(dash: Hono<DashEnv>) {
         <section aria-labelledby="traffic">
           <h2 id="traffic">Generated traffic</h2>
           <p>
-            {t.run ? `Run ${t.run.id}: ${t.run.state} since ${t.run.started}` : "No run yet."}{" "}
+            {t.run
+              ? t.run.state === "running"
+                ? `Run ${t.run.id}: running since ${t.run.started}`
+                : `Run ${t.run.id}: ${t.run.state} at ${t.run.stopped} (started ${t.run.started})`
+              : "No run yet."}{" "}
+            {t.achievedRate !== null ? `${t.achievedRate} purchases/s. ` : ""}
             {Object.entries(t.counts)
               .filter(([, n]) => n)
               .map(([s, n]) => `${s}: ${n!.purchases} purchases${n!.planned !== null ? ` of ${n!.planned}` : ""}`)

@@ -23,15 +23,24 @@ const TrafficStatusSchema = z
       .object({
         id: z.string(),
         options: z.record(z.string(), z.unknown()).openapi({ description: "The options the run was started with, defaults filled in." }),
-        state: z.enum(["running", "stopped"]),
+        state: z.enum(["running", "stopped", "completed"]).openapi({
+          description:
+            "running: the networks generate purchases; stopped: by /stop or by a later run; completed: a run with " +
+            "`durationSeconds` whose networks have all reported their planned purchases.",
+        }),
         started: z.string().openapi({ format: "date-time" }),
-        stopped: z.string().nullable().openapi({ format: "date-time" }),
+        stopped: z.string().nullable().openapi({ format: "date-time", description: "When it was stopped or completed (service time); null while running." }),
       })
       .nullable()
       .openapi({ description: "The latest run; null before the first." }),
     counts: z
       .object(Object.fromEntries(SCHEMES.map((s) => [s, counts.optional()])))
       .openapi({ description: "Per scheme of the run: what its network last reported over the bus (simulator.traffic.progress); zeros until it has." }),
+    achievedRate: z.number().nullable().openapi({
+      description:
+        "Purchases per second the run achieved so far, all schemes together: what the networks reported over the service time " +
+        "from the run's start to their latest report (about once a second, and at the end). Null before the first report.",
+    }),
   })
   .openapi("TrafficStatus");
 
