@@ -14,6 +14,7 @@ import { mountDocs } from "./docs.ts";
 import { mountDashboard } from "../dashboard/index.tsx";
 import { IDEMPOTENCY_HEADER, idempotency } from "./middleware/idempotency.ts";
 import { guardInput, limitBody } from "./middleware/input.ts";
+import { strictTransport } from "./middleware/security-headers.ts";
 import { requestMetrics } from "./middleware/metrics.ts";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
@@ -60,6 +61,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
     c.header("Request-Id", requestId);
     await next();
   });
+  app.use("*", strictTransport);
   app.use("*", limitBody);
   // A method the path does not answer is 405 before routing could take it to a parameterised path.
   let allowedMethods: (path: string) => string[] = () => [];

@@ -43,7 +43,21 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+/**
+ * The docs page's own policy: the dashboard's, but Swagger UI sets inline style attributes, so styles may be
+ * inline; no script but the two served here, no framing anywhere (`frame-ancestors 'none'`).
+ */
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+  "object-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
 export function mountDocs(app: Hono<AppEnv>) {
+  app.use("/docs", async (c, next) => {
+    await next();
+    c.header("Content-Security-Policy", CSP);
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "same-origin");
+  });
   app.get("/docs", (c) => c.html(PAGE));
   app.get("/docs/assets/init.js", (c) => c.body(INIT, 200, { "content-type": "text/javascript; charset=utf-8" }));
   app.get("/docs/assets/:file", (c) => {

@@ -1,21 +1,31 @@
 // The API on a TCP port, with a close that lets every request in flight be answered.
-import { Server } from "node:net";
+import { Server, type AddressInfo } from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { serve } from "@hono/node-server";
 import { createApp } from "../api/app.ts";
 import type { Services } from "./services.ts";
+import { isLoopbackHost } from "../config/index.ts";
 
 export interface Listening {
   url: string;
+  /** The address and port bound (HOST, PORT). */
+  address: AddressInfo;
   /** Stops accepting connections and resolves once every request in flight has been answered. */
   close(): Promise<void>;
+}
+
+/** How a URL names the bound address: `localhost` for loopback and every-interface binds, the address itself otherwise. */
+function urlHost(host: string): string {
+  if (isLoopbackHost(host) || host === "0.0.0.0" || host === "::") return "localhost";
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
 export function serveApi(services: Services, adminToken: string): Promise<Listening> {
   const app = createApp(services, { adminToken });
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: services.config.PORT, hostname: "0.0.0.0" }, (info) =>
-      resolve({ url: `http://localhost:${info.port}`, close }),
+    const { HOST } = services.config;
+    const server = serve({ fetch: app.fetch, port: services.config.PORT, hostname: HOST }, (info) =>
+      resolve({ url: `http://${urlHost(HOST)}:${info.port}`, address: info, close }),
     );
     server.once("error", reject);
     // Node's own close() also destroys the connections it deems idle, and with them requests a client

@@ -47,7 +47,7 @@ export async function startRoles(services: Services, roles: readonly Role[], opt
   // In one process the qualifier tells the dispatcher about new events at once; across processes the
   // dispatcher finds them at its next poll.
   const dispatcher = roles.includes("dispatcher")
-    ? createDispatcher({ ...services, ...(options.dispatchPollMs ? { pollMs: options.dispatchPollMs } : {}) })
+    ? createDispatcher({ ...services, targets: services.config.WEBHOOK_TARGETS, ...(options.dispatchPollMs ? { pollMs: options.dispatchPollMs } : {}) })
     : undefined;
   if (roles.includes("qualifier")) {
     const subscription = await startQualifier({

@@ -3,6 +3,7 @@
 // and the service clock's advance arrive on simulator.settings and are kept in its store, which its clock
 // follows. Its parts stop through the one shutdown path, in the reverse order they started.
 import type { Config } from "../config/index.ts";
+import { secureDataDir, tightenDataDir } from "./data-dir.ts";
 import type { Usage } from "../cli/connection.ts";
 import { configuredClock } from "../clock/index.ts";
 import { shareClock } from "../clock/shared.ts";
@@ -35,9 +36,12 @@ async function openSimulatorStore(config: Config, scheme: Scheme, command: strin
     return { db, describe: "PostgreSQL (SIMULATOR_DATABASE_URL)" };
   }
   const dir = simulatorDataDir(config, scheme);
+  secureDataDir(config.DATA_DIR);
+  secureDataDir(dir);
   const lock = lockDataDir(dir, command, "SIMULATOR_DATABASE_URL");
   try {
     const db = await openPglite(dir);
+    tightenDataDir(dir);
     await migrateSimulatorStore(db);
     return { db, lock, describe: `PGlite in ${dir}` };
   } catch (err) {
@@ -86,7 +90,7 @@ export async function simulatorCommand(args: string[], config: Config, usage: Us
   shutdown.add("roles", () => running.stop());
   log.info({ scheme, store: store.describe }, "simulator running");
   if (config.HEALTH_PORT) {
-    const server = await serveHealth(health, config.HEALTH_PORT, "simulator", metrics);
+    const server = await serveHealth(health, config.HEALTH_PORT, "simulator", metrics, config.HOST);
     shutdown.add("health port", () => server.close());
   }
   drainOnSignal(shutdown, { log, timeoutSeconds: config.DRAIN_TIMEOUT_SECONDS });

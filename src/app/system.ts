@@ -4,6 +4,7 @@
 import type { Config } from "../config/index.ts";
 import { serveHealth } from "../health/server.ts";
 import { lockDataDir, usesDataDir, type DataDirLock } from "./data-dir-lock.ts";
+import { secureDataDir, tightenDataDir } from "./data-dir.ts";
 import { serveApi, type Listening } from "./http.ts";
 import { startRoles, type Role, type RoleOptions, type RunningRoles } from "./roles.ts";
 import { assembleServices, openServices, type Services } from "./services.ts";
@@ -35,11 +36,15 @@ export interface System {
  */
 export async function openSystem(config: Config, { command, bus }: { command: string; bus: boolean }): Promise<System> {
   const shutdown = createShutdown();
-  const lock = usesDataDir(config, { bus }) ? lockDataDir(config.DATA_DIR, command) : undefined;
+  const dataDir = usesDataDir(config, { bus });
+  if (dataDir) secureDataDir(config.DATA_DIR);
+  const lock = dataDir ? lockDataDir(config.DATA_DIR, command) : undefined;
   if (lock) shutdown.add("DATA_DIR lock", () => lock.release());
   let opened: Awaited<ReturnType<typeof openServices>>;
   try {
     opened = await openServices(config);
+    // PGlite's initdb unpacks its files 0666, whatever the umask.
+    if (dataDir) tightenDataDir(config.DATA_DIR);
   } catch (err) {
     await shutdown.run();
     throw err;
@@ -81,7 +86,7 @@ function systemOf(services: Services, migrations: readonly string[], shutdown: S
     },
     async serveHealth(role) {
       if (!config.HEALTH_PORT) return undefined;
-      const server = await serveHealth(services.health, config.HEALTH_PORT, role, services.metrics);
+      const server = await serveHealth(services.health, config.HEALTH_PORT, role, services.metrics, config.HOST);
       shutdown.add("health port", () => server.close());
       return config.HEALTH_PORT;
     },

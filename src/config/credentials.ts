@@ -21,7 +21,7 @@ export function readCredentials(config: Config): LocalCredentials {
 }
 
 export function writeCredentials(config: Config, credentials: LocalCredentials): void {
-  mkdirSync(config.DATA_DIR, { recursive: true });
+  mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
   const path = credentialsPath(config);
   writeFileSync(path, JSON.stringify(credentials, null, 2) + "\n", { mode: 0o600 });
   chmodSync(path, 0o600);

@@ -1,5 +1,6 @@
 // Cardlink's configuration: the environment, parsed once at start-up and passed into factories.
 import { z } from "zod";
+import { classifyAddress, TARGET_POLICIES, type TargetPolicy } from "../domain/webhook-targets.ts";
 
 const optionalUrl = z
   .string()
@@ -11,7 +12,15 @@ const optionalUrl = z
 const positiveNumber = (fallback: number) => z.coerce.number().finite().positive().default(fallback);
 
 const configSchema = z.object({
+  // Loopback by default: a laptop's service is not reachable from the network unless asked (compose sets 0.0.0.0).
+  HOST: z.string().trim().min(1).default("127.0.0.1"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  // Where hooks may deliver (docs/operations.md); when unset, `local` on a loopback HOST and `public` otherwise.
+  WEBHOOK_TARGETS: z.enum(TARGET_POLICIES, { message: "must be local or public" }).optional(),
+  // Behind a TLS-terminating proxy: X-Forwarded-Proto says whether the browser's connection was https.
+  TRUST_PROXY: z.enum(["true", "false"], { message: "must be true or false" }).default("false").transform((v) => v === "true"),
+  // The key idempotency fingerprints are HMACs with; unset, one is generated and kept in the database.
+  IDEMPOTENCY_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   HEALTH_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   DATA_DIR: z.string().min(1).default("./.data"),
   DATABASE_URL: optionalUrl,
@@ -45,7 +54,10 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = Omit<z.infer<typeof configSchema>, "WEBHOOK_TARGETS"> & { WEBHOOK_TARGETS: TargetPolicy };
+
+/** Whether HOST binds only the loopback interface (`localhost`, 127.0.0.0/8, ::1). */
+export const isLoopbackHost = (host: string) => host === "localhost" || classifyAddress(host.replace(/^\[|\]$/g, "")) === "loopback";
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -67,7 +79,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         "Invalid configuration: KAFKA_HEARTBEAT_INTERVAL_MS must be at most a third of KAFKA_SESSION_TIMEOUT_MS, so a missed heartbeat or two does not drop a live consumer",
       );
     }
-    return parsed.data;
+    const { WEBHOOK_TARGETS, ...rest } = parsed.data;
+    return { ...rest, WEBHOOK_TARGETS: WEBHOOK_TARGETS ?? (isLoopbackHost(rest.HOST) ? "local" : "public") };
   }
   const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
   throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);

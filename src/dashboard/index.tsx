@@ -7,6 +7,7 @@ import type { AppEnv } from "../api/context.ts";
 import { PageError, type DashboardDeps, type DashEnv } from "./context.ts";
 import { endSession, keyCaller, readSession, sessionSecret, startSession, takeFlash } from "./session.ts";
 import { mountAssets } from "./assets.ts";
+import { requestIsHttps } from "../api/middleware/security-headers.ts";
 import { signInPage } from "./pages/sign-in.tsx";
 import { mountOverview } from "./pages/overview.tsx";
 import { mountTransactions } from "./pages/transactions.tsx";
@@ -28,7 +29,14 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
 export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "secret">) {
   const deps: DashboardDeps = { ...options, secret: sessionSecret(options.adminToken) };
   const dash = new Hono<DashEnv>();
-  const refuseCrossSite = csrf();
+  // The page's own origin; behind a TLS proxy (TRUST_PROXY) the browser's is https while the proxied request is http.
+  const refuseCrossSite = csrf({
+    origin: (origin, c) => {
+      const own = new URL(c.req.url);
+      if (requestIsHttps(c)) own.protocol = "https:";
+      return origin === own.origin || origin === new URL(c.req.url).origin;
+    },
+  });
 
   dash.use("*", async (c, next) => {
     c.set("deps", deps);
@@ -53,12 +61,12 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
     const secret = typeof body.secret === "string" ? body.secret.trim() : "";
     const name = c.var.services.config.SERVICE_NAME;
     if (secret && timingSafeEqual(digest(secret), digest(options.adminToken))) {
-      await startSession(c, deps.secret, "operator");
+      await startSession(c, deps.secret, c.var.services.db, "operator");
       return c.redirect("/dashboard/operator", 303);
     }
     const caller = secret ? await keyCaller(c.var.services.db, secret) : undefined;
     if (!caller) return c.html(signInPage(name, "That is neither a current API key nor the admin token."), 401);
-    await startSession(c, deps.secret, { keyId: caller.keyId });
+    await startSession(c, deps.secret, c.var.services.db, { keyId: caller.keyId });
     return c.redirect("/dashboard", 303);
   });
 
@@ -79,8 +87,8 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
     await next();
   });
 
-  dash.post("/sign-out", (c) => {
-    endSession(c);
+  dash.post("/sign-out", async (c) => {
+    await endSession(c, deps.secret, c.var.services.db);
     return c.redirect("/dashboard/sign-in", 303);
   });
 

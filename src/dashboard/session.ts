@@ -1,11 +1,16 @@
-// Dashboard sessions: a signed, HttpOnly, SameSite=Strict cookie naming the signed-in key by its id
-// (or the operator), never the key itself. The signing secret is derived from the admin token, so
-// every process of a deployment accepts the same cookies and a new admin token ends every session.
+// Dashboard sessions: a signed, HttpOnly, SameSite=Strict cookie holding a random session id, whose
+// record (src/services/dashboard-sessions.ts) names the signed-in key by its id (or the operator), never
+// the key itself. Sign-out, and revoking or rotating the key, delete the record: a copied cookie stops
+// working at once. The cookie's signing secret is derived from the admin token, so a new admin token
+// ends every session too. The cookie is `Secure` when the browser's connection is https (directly, or
+// through a TLS proxy with TRUST_PROXY).
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
 import type { Caller } from "../api/context.ts";
+import { requestIsHttps } from "../api/middleware/security-headers.ts";
 import { findKey, findKeyById } from "../services/accounts.ts";
+import { endDashboardSession, findDashboardSession, startDashboardSession, type SessionSubject } from "../services/dashboard-sessions.ts";
 import type { Db } from "../services/db.ts";
 
 const COOKIE = "cardlink_session";
@@ -13,7 +18,8 @@ const FLASH = "cardlink_flash";
 /** Sign-in lasts this long in wall-clock time: advancing the service clock a week signs nobody out. */
 const LIFETIME_SECONDS = 12 * 60 * 60;
 
-export type Session = { kind: "key"; caller: Caller } | { kind: "operator" };
+/** A signed-in session, with the id its record is kept under (the live feed checks it is still there). */
+export type Session = ({ kind: "key"; caller: Caller } | { kind: "operator" }) & { id: string };
 
 export const sessionSecret = (adminToken: string) =>
   createHash("sha256").update(`cardlink-dashboard-session\0${adminToken}`).digest("hex");
@@ -22,31 +28,39 @@ const cookieOptions = (c: Context, maxAge: number) => ({
   path: "/dashboard",
   httpOnly: true,
   sameSite: "Strict" as const,
-  secure: new URL(c.req.url).protocol === "https:",
+  secure: requestIsHttps(c),
   maxAge,
 });
 
 // eslint-disable-next-line no-restricted-syntax -- session lifetime is wall-clock time, not service time
-const wallNow = () => Date.now();
+const wallNow = () => new Date(Date.now());
 
-export async function startSession(c: Context, secret: string, subject: { keyId: string } | "operator") {
-  const value = `${subject === "operator" ? "operator" : `key:${subject.keyId}`}|${wallNow()}`;
-  await setSignedCookie(c, COOKIE, value, secret, cookieOptions(c, LIFETIME_SECONDS));
+export async function startSession(c: Context, secret: string, db: Db, subject: SessionSubject) {
+  const now = wallNow();
+  const id = await startDashboardSession(db, subject, now, new Date(now.getTime() + LIFETIME_SECONDS * 1000));
+  await setSignedCookie(c, COOKIE, id, secret, cookieOptions(c, LIFETIME_SECONDS));
 }
 
-export const endSession = (c: Context) => void deleteCookie(c, COOKIE, { path: "/dashboard" });
+/** Sign-out: the record goes (so a copy of the cookie is no session either), then the browser's cookie. */
+export async function endSession(c: Context, secret: string, db: Db) {
+  const id = await getSignedCookie(c, secret, COOKIE);
+  if (id) await endDashboardSession(db, id);
+  deleteCookie(c, COOKIE, { path: "/dashboard", secure: requestIsHttps(c) });
+}
 
-/** The session the request's cookie names, if it is signed by us, current, and its key is not revoked. */
+/** The session `id` names, if its record is current and its key not revoked. */
+export async function sessionById(db: Db, id: string): Promise<Session | undefined> {
+  const subject = await findDashboardSession(db, id, wallNow());
+  if (!subject) return undefined;
+  if (subject === "operator") return { kind: "operator", id };
+  const caller = await findKeyById(db, subject.keyId);
+  return caller && { kind: "key", caller, id };
+}
+
+/** The session the request's cookie names, if it is signed by us and its record is current. */
 export async function readSession(c: Context, secret: string, db: Db): Promise<Session | undefined> {
-  const value = await getSignedCookie(c, secret, COOKIE);
-  if (!value) return undefined;
-  const [subject, issued] = value.split("|");
-  const age = wallNow() - Number(issued);
-  if (!subject || !Number.isFinite(age) || age < 0 || age > LIFETIME_SECONDS * 1000) return undefined;
-  if (subject === "operator") return { kind: "operator" };
-  if (!subject.startsWith("key:")) return undefined;
-  const caller = await findKeyById(db, subject.slice(4));
-  return caller && { kind: "key", caller };
+  const id = await getSignedCookie(c, secret, COOKIE);
+  return id ? sessionById(db, id) : undefined;
 }
 
 /** The key a sign-in form presents, checked as the API checks it. */

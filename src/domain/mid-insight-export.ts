@@ -36,7 +36,16 @@ export const EXPORT_COLUMNS = [
 export type ExportRecord = { [K in (typeof EXPORT_COLUMNS)[number]]: string | null };
 export type ExportFormat = "csv" | "json";
 
-const csvField = (v: string | null) => (v === null ? "" : /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+/**
+ * A cell a spreadsheet would run as a formula (starting with =, +, -, @, a tab or a carriage return) is
+ * prefixed with an apostrophe, as OWASP advises: a merchant name is data, never a formula.
+ */
+export const neutraliseFormula = (v: string) => (/^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
+const csvField = (raw: string | null) => {
+  if (raw === null) return "";
+  const v = neutraliseFormula(raw);
+  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+};
 const csvLine = (values: (string | null)[]) => values.map(csvField).join(",") + "\r\n";
 
 export const contentType = (format: ExportFormat) =>

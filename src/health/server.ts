@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { Metrics } from "../metrics/index.ts";
 import type { Health } from "./index.ts";
 
-export function serveHealth(health: Health, port: number, role: string, metrics: Metrics): Promise<Server> {
+export function serveHealth(health: Health, port: number, role: string, metrics: Metrics, host: string): Promise<Server> {
   const server = createServer((req, res) => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
@@ -28,6 +28,6 @@ export function serveHealth(health: Health, port: number, role: string, metrics:
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, "0.0.0.0", () => resolve(server));
+    server.listen(port, host, () => resolve(server));
   });
 }

@@ -2,6 +2,7 @@
 // (keys carry 190 bits of randomness, so a fast digest is enough and keeps look-ups cheap).
 import type { Db } from "./db.ts";
 import { newId, randomBase62, sha256 } from "./ids.ts";
+import { endKeySessions } from "./dashboard-sessions.ts";
 import { groupedLookup } from "../platform/group-commit.ts";
 import { uuid } from "../domain/field-rules.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
@@ -163,6 +164,7 @@ export async function rotateKey(
       "update api_keys set revoked = $3 where account_id = $1 and live = $2 and revoked is null returning id, live, hint, created, revoked",
       [accountId, live, now],
     );
+    await endKeySessions(tx, revoked.map((k) => k.id));
     const issued = await insertKey(tx, accountId, live, now);
     const [row] = await tx.query<KeyRow>("select id, live, hint, created, revoked from api_keys where id = $1", [issued.id]);
     return { key: issued.key, info: toKeyInfo(row!), revoked: revoked.map(toKeyInfo) };
@@ -171,12 +173,16 @@ export async function rotateKey(
 
 /** Revokes one key of the account at once (a revoked key stays revoked). Undefined when the account has no such key. */
 export async function revokeKey(db: Db, accountId: string, keyId: string, now: Date): Promise<ApiKeyInfo | undefined> {
-  const [row] = await db.query<KeyRow>(
-    `update api_keys set revoked = coalesce(revoked, $3) where id = $2 and account_id = $1
-     returning id, live, hint, created, revoked`,
-    [accountId, keyId, now],
-  );
-  return row && toKeyInfo(row);
+  return db.tx(async (tx) => {
+    const [row] = await tx.query<KeyRow>(
+      `update api_keys set revoked = coalesce(revoked, $3) where id = $2 and account_id = $1
+       returning id, live, hint, created, revoked`,
+      [accountId, keyId, now],
+    );
+    // Its dashboard sign-ins end with it, an open live feed included (it checks its session every tick).
+    if (row) await endKeySessions(tx, [row.id]);
+    return row && toKeyInfo(row);
+  });
 }
 /** The account and environment a presented secret key belongs to, if it is a current key. */
 export const findKey = (db: Db, key: string): Promise<KeyOwner | undefined> => byHash(db, sha256(key));

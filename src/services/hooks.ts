@@ -3,7 +3,8 @@
 import { randomBytes } from "node:crypto";
 import type { Ctx } from "./context.ts";
 import type { Db } from "./db.ts";
-import { notFound } from "./errors.ts";
+import { DomainError, invalid, notFound } from "./errors.ts";
+import { checkTarget, type TargetPolicy } from "../domain/webhook-targets.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 import { newId } from "./ids.ts";
@@ -90,18 +91,35 @@ export function isSigningSecret(secret: string): boolean {
   return bytes.length >= 24 && bytes.length <= 64 && bytes.toString("base64") === match[1];
 }
 
+/** Hooks one program may have: enough for every event several times over, few enough that one program cannot fan an event out without bound. */
+export const HOOKS_PER_PROGRAM = 50;
+
+/**
+ * Registers a hook whose URL the target policy allows (a name is checked again on every address it
+ * resolves to when the dispatcher connects), within the program's cap.
+ */
 export async function createHook(
   ctx: Ctx,
   programId: string,
   input: { event: HookEvent; url: string; secret?: string | undefined },
+  targets: TargetPolicy,
 ): Promise<HookWithSecret> {
+  const target = checkTarget(input.url, targets);
+  if (!target.ok) throw invalid("url", target.rule);
   await getProgram(ctx, programId);
-  const [row] = await ctx.db.query<HookRow>(
-    `insert into hooks (id, account_id, live, program_id, event, url, secret, created)
-     values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
-    [newId(), ctx.accountId, ctx.live, programId, input.event, input.url, input.secret ?? newSigningSecret(), ctx.clock.now()],
-  );
-  return withSecret(row!);
+  // The count and the insert in one statement, under a lock on the program's row, so concurrent creations cannot pass the cap together.
+  return ctx.db.tx(async (tx) => {
+    await tx.query("select id from programs where id = $1 for update", [programId]);
+    const [row] = await tx.query<HookRow>(
+      `insert into hooks (id, account_id, live, program_id, event, url, secret, created)
+       select $1, $2, $3, $4, $5, $6, $7, $8 where (select count(*) from hooks where program_id = $4) < $9 returning *`,
+      [newId(), ctx.accountId, ctx.live, programId, input.event, input.url, input.secret ?? newSigningSecret(), ctx.clock.now(), HOOKS_PER_PROGRAM],
+    );
+    if (!row) {
+      throw new DomainError("conflict", `Program ${programId} already has ${HOOKS_PER_PROGRAM} hooks, the most a program may have; delete one first.`);
+    }
+    return withSecret(row);
+  });
 }
 
 /** A program's hooks, without their secrets: a list is no place to spread signing keys. */
@@ -116,16 +134,21 @@ export async function listHooks(ctx: Ctx, programId: string, page: PageQuery): P
   );
 }
 
-/** The caller's hook with its secret, or 404 — never another account's. */
-export async function getHook(ctx: Ctx, id: string): Promise<HookWithSecret> {
+async function hookRow(ctx: Ctx, id: string): Promise<HookRow> {
   const [row] = await ctx.db.query<HookRow>("select * from hooks where id = $1 and account_id = $2 and live = $3", [
     id,
     ctx.accountId,
     ctx.live,
   ]);
   if (!row) throw notFound("hook", id);
-  return withSecret(row);
+  return row;
 }
+
+/** The caller's hook, without its secret, or 404 — never another account's. */
+export const getHook = async (ctx: Ctx, id: string): Promise<Hook> => toHook(await hookRow(ctx, id));
+
+/** A hook's signing secret: only on its own route, so the hook itself can be read and logged freely. */
+export const getHookSecret = async (ctx: Ctx, id: string): Promise<{ secret: string }> => ({ secret: (await hookRow(ctx, id)).secret });
 
 export async function deleteHook(ctx: Ctx, id: string): Promise<void> {
   const rows = await ctx.db.query("delete from hooks where id = $1 and account_id = $2 and live = $3 returning id", [

@@ -19,6 +19,7 @@ import {
 import { createWebhookClient } from "./http.ts";
 import { signedHeaders } from "./sign.ts";
 import { ENDPOINT_POLICY } from "./schedule.ts";
+import type { TargetPolicy } from "../domain/webhook-targets.ts";
 import type { Metrics } from "../metrics/index.ts";
 
 export interface DispatcherOptions {
@@ -33,6 +34,8 @@ export interface DispatcherOptions {
   timeoutMs?: number;
   /** No connection within this is a failed attempt. */
   connectTimeoutMs?: number;
+  /** Which addresses deliveries may reach (WEBHOOK_TARGETS); a refused one is a failed attempt saying so. */
+  targets?: TargetPolicy;
   /** An attempt in flight longer than this marks its endpoint suspect; an answer slower than this halves its window. */
   slowMs?: number;
   /** How often to look for new events and due retries, in real milliseconds. */
@@ -91,6 +94,7 @@ export function createDispatcher({
   endpointConcurrency = 64,
   timeoutMs = 20_000,
   connectTimeoutMs = 3_000,
+  targets = "local",
   slowMs = 5_000,
   pollMs = 200,
   leaseMs = 15_000,
@@ -98,7 +102,7 @@ export function createDispatcher({
   metrics,
 }: DispatcherOptions): Dispatcher {
   const owner = randomUUID();
-  const client = createWebhookClient({ timeoutMs, connectTimeoutMs });
+  const client = createWebhookClient({ timeoutMs, connectTimeoutMs, targets });
   const stopping = new AbortController();
   setMaxListeners(0, stopping.signal); // one listener per delivery in flight
   // Suspect endpoints together never take more than half of the pool.

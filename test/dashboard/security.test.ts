@@ -87,8 +87,8 @@ describe("dashboard sessions", () => {
     expect(await wrong.res.text()).toContain("neither a current API key nor the admin token");
     const { cookie } = await signIn(owner.keys.test);
     const [name, value] = cookie.split("=");
-    // Another key id under the same signature: the first hex digit of the id changed.
-    const altered = `${name}=${value!.replace(/^key%3A([0-9a-f])/, (_, d: string) => `key%3A${d === "0" ? "1" : "0"}`)}`;
+    // Another session id under the same signature: the id's first character changed.
+    const altered = `${name}=${value!.replace(/^(.)/, (d: string) => (d === "A" ? "B" : "A"))}`;
     expect(altered).not.toBe(cookie);
     expect((await send("/dashboard", { cookie: altered })).status).toBe(303);
     expect((await send("/dashboard", { cookie: `${name}=operator%7C1.abc` })).status).toBe(303);

@@ -34,10 +34,10 @@ const roles: Record<string, string[]> = {
   "simulator-mastercard": ["simulator", "--scheme", "mastercard"],
   "simulator-amex": ["simulator", "--scheme", "amex"],
 };
-const roleEnv = ["DATABASE_URL", "KAFKA_BROKERS", "SCHEMA_REGISTRY_URL", "ADMIN_TOKEN"];
+const roleEnv = ["DATABASE_URL", "KAFKA_BROKERS", "SCHEMA_REGISTRY_URL", "ADMIN_TOKEN", "HOST", "WEBHOOK_TARGETS"];
 // The simulators have a database of their own and never the service's.
 const isSimulator = (name: string) => name.startsWith("simulator-");
-const simulatorEnv = ["SIMULATOR_DATABASE_URL", "KAFKA_BROKERS", "SCHEMA_REGISTRY_URL"];
+const simulatorEnv = ["SIMULATOR_DATABASE_URL", "KAFKA_BROKERS", "SCHEMA_REGISTRY_URL", "HOST"];
 const conditions = new Set(["service_started", "service_healthy", "service_completed_successfully"]);
 
 /** Everything wrong with a parsed compose document; empty when it is fit to `docker compose up`. */

@@ -814,7 +814,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The file, as an attachment: CSV with a header row, or a JSON array of insights. */
+                /** @description The file, as an attachment: CSV with a header row, or a JSON array of insights. A CSV cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'` so spreadsheets show it as text, never run it as a formula. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -1870,7 +1870,7 @@ export interface paths {
         };
         /**
          * List a program's hooks
-         * @description Secrets are left out of lists; `GET /hooks/{hookId}` returns a hook's secret.
+         * @description Secrets are left out of lists; `GET /hooks/{hookId}/secret` returns a hook's secret.
          */
         get: {
             parameters: {
@@ -1947,7 +1947,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook
-         * @description Registers `url` for one event of the program and returns the hook with its signing secret: the `secret` given, or a new random one.
+         * @description Registers `url` for one event of the program and returns the hook with its signing secret (the `secret` given, or a new random one) — the only answer besides `GET /hooks/{hookId}/secret` that carries it. A `url` the webhook target policy refuses answers 400 `invalid_request` naming `url` and the rule. A program has at most 50 hooks: the 51st answers 409 `conflict`.
          */
         post: {
             parameters: {
@@ -2045,7 +2045,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a hook */
+        /**
+         * Get a hook
+         * @description The hook without its signing secret: `GET /hooks/{hookId}/secret` returns that.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2057,13 +2060,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The hook and its signing secret. */
+                /** @description The hook. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["HookWithSecret"];
+                        "application/json": components["schemas"]["Hook"];
                     };
                 };
                 /** @description Invalid request: the message names the field and the rule. */
@@ -2258,6 +2261,92 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/hooks/{hookId}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a hook's signing secret
+         * @description The Standard Webhooks signing secret of the hook. It is returned here and when the hook is created, never by `GET /hooks/{hookId}` or the list.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    hookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The hook's signing secret. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HookSecret"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded; see Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/offers": {
@@ -5371,7 +5460,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an account's key of one environment
-         * @description Issues a new secret key for the environment and revokes every current key of that environment in the same transaction: from the next request on the old key answers 401 `unauthorized`. The new key is shown once, here.
+         * @description Issues a new secret key for the environment and revokes every current key of that environment in the same transaction: from the next request on the old key answers 401 `unauthorized`, and its dashboard sessions end (an open live feed closes within a second). The new key is shown once, here.
          */
         post: {
             parameters: {
@@ -5456,7 +5545,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke one key
-         * @description The key answers 401 `unauthorized` from the next request on. Revoking a revoked key changes nothing.
+         * @description The key answers 401 `unauthorized` from the next request on, and its dashboard sessions end (an open live feed closes within a second). Revoking a revoked key changes nothing.
          */
         delete: {
             parameters: {
@@ -8551,7 +8640,7 @@ export interface components {
         };
         HookWithSecret: components["schemas"]["Hook"] & {
             /**
-             * @description The Standard Webhooks signing secret (`whsec_` + base64). Verify deliveries with any Standard Webhooks library, e.g. `new Webhook(secret).verify(body, headers)`.
+             * @description The Standard Webhooks signing secret (`whsec_` + base64). Verify deliveries with any Standard Webhooks library, e.g. `new Webhook(secret).verify(body, headers)`. Returned at creation and by `GET /hooks/{hookId}/secret` only.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
             secret: string;
@@ -8592,7 +8681,7 @@ export interface components {
              */
             pausedUntil: string | null;
             /**
-             * @description Why the last failed attempt failed (a status, a timeout, a refused connection).
+             * @description Why the last failed attempt failed: `answered 500`, `timed out after 20000 ms`, `connection refused`, `host not found (DNS)`, `TLS handshake failed (…)`, `refused by the webhook target policy: …`. Under `WEBHOOK_TARGETS=public` it never names the address or port connected to.
              * @example null
              */
             lastError: string | null;
@@ -8621,7 +8710,7 @@ export interface components {
             event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended";
             /**
              * Format: uri
-             * @description Where deliveries are POSTed; http or https.
+             * @description Where deliveries are POSTed; http or https, without credentials (`user:password@` is refused: deliveries are authenticated by their signature). The host must be one the webhook target policy allows (`WEBHOOK_TARGETS`): under `local` (the default of `npm start`) public, loopback and private addresses; under `public` (the default in docker compose and whenever `HOST` is not loopback) public unicast addresses only. Link-local, cloud metadata (169.254.169.254, metadata.google.internal, fd00:ec2::254, …), 0.0.0.0/8, multicast, broadcast and every numeric, IPv4-mapped or NAT64 form of them are refused in every mode. A name is checked again on the addresses it resolves to at each delivery; a refused delivery is a failed attempt saying so.
              * @example https://example.com/webhooks
              */
             url: string;
@@ -8637,6 +8726,13 @@ export interface components {
             count: number;
             /** @description Cursor for the next page; absent on the last page. */
             last?: string;
+        };
+        HookSecret: {
+            /**
+             * @description The Standard Webhooks signing secret (`whsec_` + base64). Verify deliveries with any Standard Webhooks library, e.g. `new Webhook(secret).verify(body, headers)`. Returned at creation and by `GET /hooks/{hookId}/secret` only.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
         };
         /**
          * @example {

@@ -1,17 +1,34 @@
 // `Idempotency-Key` on the POSTs of /v1: the same key with the same request replays the first answer
 // (with `Idempotent-Replayed: true`); the same key with another request is 422 naming the key; a request
-// that failed (5xx, 429) frees its key for the retry. Keys are per account and environment.
-import { createHash } from "node:crypto";
+// that failed (5xx, 429) frees its key for the retry. Keys are per account and environment. The request
+// is remembered by an HMAC-SHA256 fingerprint under a server secret (IDEMPOTENCY_SECRET, else one kept in
+// the database): a plain hash of a body with a card number in it could be reversed by trying candidates.
+import { createHmac } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
 import { ApiError, invalid } from "../errors.ts";
 import { claimKey, recordAnswer, releaseKey } from "../../services/idempotency.ts";
 import { within } from "../../health/dependency.ts";
+import { serverSecret } from "../../services/server-secrets.ts";
+import type { Services } from "../../app/services.ts";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** How long an answer waits for its key's record (real ms). */
 const RECORD_WITHIN_MS = 1_000;
+
+/** Each app's fingerprint key, read from the database once (and again after a failed read). */
+const fingerprintKeys = new WeakMap<Services, Promise<string>>();
+function fingerprintKey(services: Services): Promise<string> {
+  if (services.config.IDEMPOTENCY_SECRET) return Promise.resolve(services.config.IDEMPOTENCY_SECRET);
+  let key = fingerprintKeys.get(services);
+  if (!key) {
+    key = serverSecret(services.db, "idempotency-fingerprint");
+    fingerprintKeys.set(services, key);
+    key.catch(() => fingerprintKeys.delete(services));
+  }
+  return key;
+}
 
 export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.method === "POST" ? c.req.header(IDEMPOTENCY_HEADER) : undefined;
@@ -19,7 +36,9 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!KEY_PATTERN.test(key)) throw invalid(IDEMPOTENCY_HEADER, "must be 1 to 255 visible ASCII characters (a UUID is a good key)");
   const { services, caller } = c.var;
   const scope = { accountId: caller.account.id, live: caller.live };
-  const fingerprint = createHash("sha256").update(`${c.req.method} ${c.req.path}\u0000${await c.req.text()}`).digest("hex");
+  const fingerprint = createHmac("sha256", await fingerprintKey(services))
+    .update(`${c.req.method} ${c.req.path}\u0000${await c.req.text()}`)
+    .digest("hex");
 
   const claim = await claimKey(services.db, scope, key, fingerprint, services.clock.now());
   if (claim.kind === "mismatch") {

@@ -21,6 +21,11 @@
       if (existing) existing.replaceWith(row);
       else body.insertBefore(row, body.firstChild);
     });
+    // The session ended (signed out elsewhere, key revoked or rotated): the feed stops for good.
+    events.addEventListener("signed-out", function () {
+      events.close();
+      if (status) status.textContent = "Live feed stopped: the session ended. Sign in again.";
+    });
     events.addEventListener("open", function () {
       if (status) status.textContent = "Live: new and changed transactions appear at the top as they happen.";
     });

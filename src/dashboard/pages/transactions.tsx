@@ -9,6 +9,7 @@ import { compact, localDateTime, num, readForm, text } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table, money } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
 import { DeliveryTable } from "./webhooks.tsx";
+import { sessionById } from "../session.ts";
 import type { Card } from "../../services/cards.ts";
 import type { Location } from "../../services/locations.ts";
 import type { Transaction } from "../../services/transactions.ts";
@@ -137,16 +138,23 @@ export function mountTransactions(dash: Hono<DashEnv>) {
   });
 
   // The live feed: every second, the newest page of the program's transactions through the API;
-  // a row is sent when it is new or changed (a clearing, a qualification after a return period).
+  // a row is sent when it is new or changed (a clearing, a qualification after a return period). Each
+  // tick first checks the session is still there, and the feed closes when it is not.
   dash.get("/transactions/stream", async (c) => {
     const { program } = await programsOf(c);
     if (!program) return c.text("No program.", 404);
     const path = `/v1/programs/${program.id}/transactions${qs({ ...filtersOf(c), limit: 25 })}`;
     const first = must(await callApi<List<Transaction>>(c, "GET", path));
     const seen = new Map(first.items.map((t) => [t.id, t.updated]));
+    const { db } = c.var.services;
     return streamSSE(c, async (stream) => {
       while (!stream.aborted) {
         await stream.sleep(1000);
+        // Signed out, or its key revoked or rotated since the feed opened: the feed ends with the session.
+        if (!(await sessionById(db, c.var.session.id))) {
+          await stream.writeSSE({ event: "signed-out", data: "The session ended; sign in again." });
+          break;
+        }
         const page = await callApi<List<Transaction>>(c, "GET", path);
         if (!page.ok) break;
         for (const t of [...page.data.items].reverse()) {

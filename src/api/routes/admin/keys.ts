@@ -39,7 +39,8 @@ const rotate = createRoute({
   summary: "Rotate an account's key of one environment",
   description:
     "Issues a new secret key for the environment and revokes every current key of that environment in the same " +
-    "transaction: from the next request on the old key answers 401 `unauthorized`. The new key is shown once, here.",
+    "transaction: from the next request on the old key answers 401 `unauthorized`, and its dashboard sessions end " +
+    "(an open live feed closes within a second). The new key is shown once, here.",
   security: [{ AdminToken: [] }],
   request: { params: accountParams, body: jsonBody(z.strictObject({ environment })) },
   responses: {
@@ -59,7 +60,9 @@ const revoke = createRoute({
   path: "/accounts/{accountId}/keys/{keyId}",
   tags: ["Admin"],
   summary: "Revoke one key",
-  description: "The key answers 401 `unauthorized` from the next request on. Revoking a revoked key changes nothing.",
+  description:
+    "The key answers 401 `unauthorized` from the next request on, and its dashboard sessions end (an open live feed " +
+    "closes within a second). Revoking a revoked key changes nothing.",
   security: [{ AdminToken: [] }],
   request: { params: z.object({ accountId: uuid("accountId"), keyId: uuid("keyId") }) },
   responses: { 200: jsonResponse(KeySchema, "The revoked key."), ...commonErrors },

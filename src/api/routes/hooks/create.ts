@@ -15,7 +15,17 @@ const body = z
     url: z
       .url({ protocol: /^https?$/, ...rule("must be an http or https URL") })
       .max(2048, "must be at most 2048 characters")
-      .openapi({ description: "Where deliveries are POSTed; http or https.", example: "https://example.com/webhooks" }),
+      .openapi({
+        description:
+          "Where deliveries are POSTed; http or https, without credentials (`user:password@` is refused: deliveries are " +
+          "authenticated by their signature). The host must be one the webhook target policy allows (`WEBHOOK_TARGETS`): " +
+          "under `local` (the default of `npm start`) public, loopback and private addresses; under `public` (the default " +
+          "in docker compose and whenever `HOST` is not loopback) public unicast addresses only. Link-local, cloud " +
+          "metadata (169.254.169.254, metadata.google.internal, fd00:ec2::254, …), 0.0.0.0/8, multicast, broadcast and " +
+          "every numeric, IPv4-mapped or NAT64 form of them are refused in every mode. A name is checked again on the " +
+          "addresses it resolves to at each delivery; a refused delivery is a failed attempt saying so.",
+        example: "https://example.com/webhooks",
+      }),
     secret: z
       .string()
       .refine(isSigningSecret, "must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes")
@@ -35,8 +45,10 @@ export const route = createRoute({
   tags: ["Hooks"],
   summary: "Register a webhook",
   description:
-    "Registers `url` for one event of the program and returns the hook with its signing secret: the `secret` given, " +
-    "or a new random one.",
+    "Registers `url` for one event of the program and returns the hook with its signing secret (the `secret` given, " +
+    "or a new random one) — the only answer besides `GET /hooks/{hookId}/secret` that carries it. A `url` the webhook " +
+    "target policy refuses answers 400 `invalid_request` naming `url` and the rule. A program has at most 50 hooks: " +
+    "the 51st answers 409 `conflict`.",
   middleware: [ownedBy("programId", getProgram)] as const,
   request: { params: z.object({ programId: uuid("programId") }), body: jsonBody(body) },
   responses: { 201: jsonResponse(HookWithSecretSchema, "The hook and its signing secret."), ...commonErrors },
@@ -44,6 +56,11 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
   c.json(
-    await createHook(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, c.req.valid("json")),
+    await createHook(
+      ctxOf(c.var.services, c.var.caller),
+      c.req.valid("param").programId,
+      c.req.valid("json"),
+      c.var.services.config.WEBHOOK_TARGETS,
+    ),
     201,
   );

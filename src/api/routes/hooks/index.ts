@@ -6,11 +6,13 @@ import * as list from "./list.ts";
 import * as get from "./get.ts";
 import * as remove from "./delete.ts";
 import * as update from "./update.ts";
+import * as secret from "./secret.ts";
 
 export function mountHooks(r: OpenAPIHono<AppEnv>) {
   r.openapi(create.route, create.handler);
   r.openapi(list.route, list.handler);
   r.openapi(get.route, get.handler);
+  r.openapi(secret.route, secret.handler);
   r.openapi(update.route, update.handler);
   r.openapi(remove.route, remove.handler);
 }

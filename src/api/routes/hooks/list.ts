@@ -11,7 +11,7 @@ export const route = createRoute({
   path: "/programs/{programId}/hooks",
   tags: ["Hooks"],
   summary: "List a program's hooks",
-  description: "Secrets are left out of lists; `GET /hooks/{hookId}` returns a hook's secret.",
+  description: "Secrets are left out of lists; `GET /hooks/{hookId}/secret` returns a hook's secret.",
   request: { params: z.object({ programId: uuid("programId") }), query: pageQuery },
   responses: { 200: jsonResponse(listOf(HookSchema, "HookList"), "A page of hooks."), ...commonErrors },
 });

@@ -1,4 +1,4 @@
-// The hook record as the API shows it; the signing secret only where a single hook is returned.
+// The hook record as the API shows it; the signing secret only at creation and on its own route.
 import { z } from "@hono/zod-openapi";
 import { HOOK_EVENTS } from "../../../services/hooks.ts";
 import { rule } from "../../validation.ts";
@@ -29,7 +29,10 @@ export const HookSchema = z
     failingSince: z.string().nullable().openapi({ format: "date-time", description: "Service time of the first failure of the streak." }),
     pausedUntil: z.string().nullable().openapi({ format: "date-time", description: "No delivery before this service time." }),
     lastError: z.string().nullable().openapi({
-      description: "Why the last failed attempt failed (a status, a timeout, a refused connection).",
+      description:
+        "Why the last failed attempt failed: `answered 500`, `timed out after 20000 ms`, `connection refused`, " +
+        "`host not found (DNS)`, `TLS handshake failed (…)`, `refused by the webhook target policy: …`. Under " +
+        "`WEBHOOK_TARGETS=public` it never names the address or port connected to.",
       example: null,
     }),
     disabledAt: z.string().nullable().openapi({ format: "date-time" }),
@@ -41,11 +44,13 @@ export const HookSchema = z
   })
   .openapi("Hook");
 
-export const HookWithSecretSchema = HookSchema.extend({
-  secret: z.string().openapi({
-    description:
-      "The Standard Webhooks signing secret (`whsec_` + base64). Verify deliveries with any Standard Webhooks " +
-      "library, e.g. `new Webhook(secret).verify(body, headers)`.",
-    example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-  }),
-}).openapi("HookWithSecret");
+const secret = z.string().openapi({
+  description:
+    "The Standard Webhooks signing secret (`whsec_` + base64). Verify deliveries with any Standard Webhooks " +
+    "library, e.g. `new Webhook(secret).verify(body, headers)`. Returned at creation and by `GET /hooks/{hookId}/secret` only.",
+  example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+});
+
+export const HookWithSecretSchema = HookSchema.extend({ secret }).openapi("HookWithSecret");
+
+export const HookSecretSchema = z.object({ secret }).openapi("HookSecret");

@@ -20,7 +20,8 @@ export const route = createRoute({
   request: { params: z.object({ programId: uuid("programId"), exportId: uuid("exportId") }) },
   responses: {
     200: {
-      description: "The file, as an attachment: CSV with a header row, or a JSON array of insights.",
+      description:
+        "The file, as an attachment: CSV with a header row, or a JSON array of insights. A CSV cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'` so spreadsheets show it as text, never run it as a formula.",
       content: {
         "text/csv": { schema: z.string().openapi({ example: "id,brandId,locationId,...\r\n" }) },
         "application/json": { schema: ExportFileRecords },
