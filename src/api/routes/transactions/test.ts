@@ -4,18 +4,25 @@ import type { AppEnv } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
 import { sendTestPurchase } from "../../../services/test-transactions.ts";
 import { PendingTransactionSchema, TransactionSchema } from "./schemas.ts";
-import { answer, depsOf } from "./send.ts";
+import { answer, depsOf, purchaseAmountSchema } from "./send.ts";
+import { withRule } from "../../validation.ts";
+import { purchaseDateTime } from "../../../domain/field-rules.ts";
+import { LOCAL_DATE_TIME_PATTERN } from "../../../domain/local-dates.ts";
 
 const body = z
   .strictObject({
     cardId: z.uuid({ message: "must be a UUID" }),
     locationId: z.uuid({ message: "must be a UUID" }),
-    amount: z.number().positive("must be greater than 0").max(1_000_000, "must be at most 1000000"),
+    amount: purchaseAmountSchema,
     datetime: z
       .string()
-      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, "must be YYYY-MM-DDThh:mm:ss, local to the location")
+      .superRefine(withRule(purchaseDateTime))
       .optional()
-      .openapi({ description: "When the purchase happened, local to the location; now at the location when absent." }),
+      .openapi({
+        description: "When the purchase happened, local to the location, a real calendar date-time (years 0001 to 9999); now at the location when absent.",
+        pattern: LOCAL_DATE_TIME_PATTERN,
+        maxLength: 19,
+      }),
     targetingTag: z.enum(["new", "lapsed", "existing"], { message: "must be new, lapsed or existing" }).optional().openapi({
       description: "The customer segment tag the publisher attaches; compared with the offer's targeting.",
     }),
