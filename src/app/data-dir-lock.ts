@@ -3,17 +3,12 @@
 // postmaster.pid is. A second process finds the holder alive and refuses, naming the directory and the
 // holder; a pid file left by a crash (its process is gone) is taken over. A server records its URL in
 // the file, so data-changing CLI commands can go through its /admin API instead.
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { linkSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Config } from "../config/index.ts";
+import { lockPath, processAlive as alive, readHolder, type LockHolder } from "../config/running-server.ts";
 
-export interface LockHolder {
-  pid: number;
-  command: string;
-  started: string;
-  /** The holder's HTTP address once it serves the API. */
-  url?: string;
-}
+export type { LockHolder };
 
 export class DataDirLockedError extends Error {
   override name = "DataDirLockedError";
@@ -44,26 +39,6 @@ export interface DataDirLock {
  */
 export const usesDataDir = (config: Config, { bus }: { bus: boolean }) => !config.DATABASE_URL || (bus && !config.KAFKA_BROKERS);
 
-const lockPath = (dir: string) => join(dir, "cardlink.lock");
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists and belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-};
-
-function readHolder(path: string): LockHolder | undefined {
-  try {
-    const holder = JSON.parse(readFileSync(path, "utf8")) as LockHolder;
-    return Number.isInteger(holder.pid) ? holder : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The live process holding `dir`, if any (not this one). */
 export function lockHolder(dir: string): LockHolder | undefined {

@@ -8,6 +8,7 @@ import type { Usage } from "../cli/connection.ts";
 import { ALL_ROLES } from "./roles.ts";
 import type { Services } from "./services.ts";
 import { openSystem } from "./system.ts";
+import { checkPortFree } from "./port.ts";
 
 /** The demo account whose keys `npm start` prints, made on the first start and kept in credentials.json. */
 async function ensureDemoAccount(services: Services, config: Config) {
@@ -20,6 +21,7 @@ async function ensureDemoAccount(services: Services, config: Config) {
 }
 
 export async function startCommand(config: Config): Promise<void> {
+  await checkPortFree(config.PORT);
   const system = await openSystem(config, { command: "start", bus: true });
   await system.startRoles(ALL_ROLES);
   const admin = resolveAdminToken(config);
@@ -45,6 +47,7 @@ export async function startCommand(config: Config): Promise<void> {
 }
 
 export async function apiCommand(config: Config): Promise<void> {
+  await checkPortFree(config.PORT);
   const system = await openSystem(config, { command: "api", bus: true });
   const server = await system.serveApi(resolveAdminToken(config).token);
   system.closeOnSignal();

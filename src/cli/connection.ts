@@ -1,9 +1,10 @@
-// How `trigger`, `listen` and `keys` reach a running Cardlink: the URL from --url, CARDLINK_URL or
-// http://localhost:3000; the key from --key or the demo test key `npm start` keeps in credentials.json;
+// How `trigger`, `listen`, `keys`, `faults` and `traffic` reach a running Cardlink: the URL from --url,
+// CARDLINK_URL, the running `npm start`'s DATA_DIR lock or http://localhost:3000; the key from --key or the demo test key `npm start` keeps in credentials.json;
 // the admin token from ADMIN_TOKEN or credentials.json. They speak the typed client of clients/typescript.
 import { createCardlinkClient, type CardlinkClient } from "../../clients/typescript/src/index.ts";
 import type { Config } from "../config/index.ts";
 import { knownAdminToken, readCredentials } from "../config/credentials.ts";
+import { runningServerUrl } from "../config/running-server.ts";
 
 export type Usage = (message: string) => Error;
 
@@ -12,8 +13,12 @@ export class CommandError extends Error {}
 
 export const DEFAULT_URL = "http://localhost:3000";
 
-export function serverUrl(given: string | undefined, env: Record<string, string | undefined>, usage: Usage): string {
-  const url = given ?? env.CARDLINK_URL ?? DEFAULT_URL;
+/**
+ * The server a command talks to: --url, else CARDLINK_URL, else the URL the running `npm start` wrote in
+ * its DATA_DIR lock, else http://localhost:3000.
+ */
+export function serverUrl(given: string | undefined, env: Record<string, string | undefined>, usage: Usage, dataDir?: string): string {
+  const url = given ?? env.CARDLINK_URL ?? (dataDir === undefined ? undefined : runningServerUrl(dataDir)) ?? DEFAULT_URL;
   if (!/^https?:\/\/[^/]+/.test(url)) throw usage(`--url: must be an http(s) URL such as ${DEFAULT_URL}`);
   return url.replace(/\/+$/, "");
 }
@@ -26,7 +31,7 @@ export interface Connection {
 }
 
 export function connect(config: Config, given: { url?: string | undefined; key?: string | undefined }, usage: Usage): Connection {
-  const url = serverUrl(given.url, process.env, usage);
+  const url = serverUrl(given.url, process.env, usage, config.DATA_DIR);
   const key = given.key ?? readCredentials(config).demo?.test;
   if (!key) {
     throw usage(`--key: give a secret key, or run \`npm start\` once: it keeps a demo test key in ${config.DATA_DIR}/credentials.json`);

@@ -15,7 +15,7 @@ export async function keysCommand(args: string[], config: Config, usage: Usage):
   if (sub !== "list" && sub !== "rotate" && sub !== "revoke") throw usage("keys: the subcommand is list, rotate or revoke");
   const accountId = values.account;
   if (!accountId || !UUID_PATTERN.test(accountId)) throw usage("--account: must be an account id (UUID)");
-  const url = serverUrl(values.url, process.env, usage);
+  const url = serverUrl(values.url, process.env, usage, config.DATA_DIR);
   const admin = createAdminClient({ baseUrl: url, adminToken: adminToken(config, usage) });
   const path = { accountId };
   if (sub === "list") {

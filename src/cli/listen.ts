@@ -7,7 +7,7 @@ import type { Server } from "node:http";
 import type { Config } from "../config/index.ts";
 import { HOOK_EVENTS, type HookEvent } from "../services/hooks.ts";
 import { listen } from "../webhooks/listen.ts";
-import { answer, connect, type Connection, type Usage } from "./connection.ts";
+import { CommandError, answer, connect, type Connection, type Usage } from "./connection.ts";
 
 export interface Listening {
   server: Server;
@@ -25,6 +25,15 @@ async function ownHooks(conn: Connection, programId: string, url: string): Promi
   } while (start);
   return hooks.filter((h) => h.url === url);
 }
+
+/** The receiver on `port`; a port in use is one line naming --port, not a stack trace. */
+const listenOn = (port: number, options: Parameters<typeof listen>[0]) =>
+  listen(options).catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new CommandError(`--port ${port}: already in use by another process; choose a free port with --port`);
+    }
+    throw err;
+  });
 
 export async function listenCommand(args: string[], config: Config, usage: Usage, out: (line: string) => void): Promise<Listening> {
   const { values } = parseArgs({
@@ -47,7 +56,7 @@ export async function listenCommand(args: string[], config: Config, usage: Usage
 
   if (values.secret?.length) {
     const secrets = values.secret;
-    const server = await listen({ port, secrets: () => secrets, out, format: "body", forwardTo });
+    const server = await listenOn(port, { port, secrets: () => secrets, out, format: "body", forwardTo });
     out(`listening for webhooks on http://localhost:${port}/ (any path)`);
     return { server, stop: () => new Promise((resolve) => server.close(() => resolve())) };
   }
@@ -63,7 +72,7 @@ export async function listenCommand(args: string[], config: Config, usage: Usage
   }
 
   const secrets: string[] = [];
-  const server = await listen({ port, secrets: () => secrets, out, format: "summary", forwardTo });
+  const server = await listenOn(port, { port, secrets: () => secrets, out, format: "summary", forwardTo });
   const actualPort = (server.address() as { port: number }).port;
   const hookUrl = `http://localhost:${actualPort}/`;
   const existing = await ownHooks(conn, programId, hookUrl);
