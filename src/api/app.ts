@@ -14,6 +14,7 @@ import { mountDocs } from "./docs.ts";
 import { mountDashboard } from "../dashboard/index.tsx";
 import { IDEMPOTENCY_HEADER, idempotency } from "./middleware/idempotency.ts";
 import { guardInput, limitBody } from "./middleware/input.ts";
+import { testPurchaseCap } from "./middleware/concurrency.ts";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 
@@ -196,6 +197,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
     return MID_INSIGHTS_PATH.test(c.req.path) ? insightsAuth(c, next) : keyAuth(c, next);
   });
   app.use("/v1/*", idempotency);
+  app.use("/v1/transactions/*", testPurchaseCap());
   app.use("/admin/*", adminAuth(options.adminToken));
 
   app.use("/v1/*", guardInput);

@@ -4,6 +4,8 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import type { AppEnv } from "../api/context.ts";
+import { ApiError } from "../api/errors.ts";
+import { clientAddress } from "../api/middleware/rate-limit.ts";
 import { PageError, type DashboardDeps, type DashEnv } from "./context.ts";
 import { endSession, keyCaller, readSession, sessionSecret, startSession, takeFlash } from "./session.ts";
 import { mountAssets } from "./assets.ts";
@@ -49,6 +51,16 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
 
   dash.get("/sign-in", (c) => c.html(signInPage(c.var.services.config.SERVICE_NAME)));
   dash.post("/sign-in", async (c) => {
+    // Sign-in attempts are limited per client address (ADDRESS_LIMITS.signIn), like failed API keys.
+    const address = clientAddress(c);
+    if (address) {
+      try {
+        c.var.services.addressLimits.signIn.take(address);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        return c.html(signInPage(c.var.services.config.SERVICE_NAME, err.message), 429, err.headers);
+      }
+    }
     const body = await c.req.parseBody();
     const secret = typeof body.secret === "string" ? body.secret.trim() : "";
     const name = c.var.services.config.SERVICE_NAME;
