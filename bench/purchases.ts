@@ -46,6 +46,8 @@ const server = spawn(process.execPath, [...serverArgs, "--import", "tsx", "src/m
     // One account's key sends everything: the per-key limit would otherwise answer 429.
     RATE_LIMIT_PER_SECOND: "1000000",
     RATE_LIMIT_BURST: "1000000",
+    // One account sends everything: the per-account cap on purchases in flight would answer 429.
+    TEST_PURCHASE_CONCURRENCY: "1000000",
   },
 });
 const pool = new Pool(base, { connections: 512, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });

@@ -197,7 +197,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
     return MID_INSIGHTS_PATH.test(c.req.path) ? insightsAuth(c, next) : keyAuth(c, next);
   });
   app.use("/v1/*", idempotency);
-  app.use("/v1/transactions/*", testPurchaseCap());
+  app.use("/v1/transactions/*", testPurchaseCap(services.config.TEST_PURCHASE_CONCURRENCY));
   app.use("/admin/*", adminAuth(options.adminToken));
 
   app.use("/v1/*", guardInput);

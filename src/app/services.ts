@@ -22,7 +22,7 @@ export interface Services {
   log: Logger;
   /** RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST per account, shared by every api process through the database. */
   limiter: AccountLimiter;
-  /** Per client address, in this process: failed authentications, /admin, dashboard sign-in (ADDRESS_LIMITS). */
+  /** Per client address, in this process: failed authentications and sign-ins, /admin. */
   addressLimits: AddressLimiters;
   bus: Bus;
   /** Faults, traffic and test transactions of the scheme simulators, wherever they run. */
@@ -91,7 +91,7 @@ export function assembleServices(parts: Pick<Services, "config" | "db" | "clock"
     clock,
     log,
     limiter: createAccountLimiter(db, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
-    addressLimits: createAddressLimiters(),
+    addressLimits: createAddressLimiters(config),
     bus,
     simulators: createSimulatorControl({ db, bus, clock }),
     health: createHealth({ db, kafkaBrokers: config.KAFKA_BROKERS, log }),

@@ -51,14 +51,19 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
 
   dash.get("/sign-in", (c) => c.html(signInPage(c.var.services.config.SERVICE_NAME)));
   dash.post("/sign-in", async (c) => {
-    // Sign-in attempts are limited per client address (ADDRESS_LIMITS.signIn), like failed API keys.
+    // A failed sign-in spends the address's failed-authentication budget, as a wrong API key does; an
+    // address that has spent it is refused before the secret is checked.
     const address = clientAddress(c);
+    const failures = c.var.services.addressLimits.failedAuth;
+    const refused = (err: unknown) => {
+      if (!(err instanceof ApiError)) throw err;
+      return c.html(signInPage(c.var.services.config.SERVICE_NAME, err.message), 429, err.headers);
+    };
     if (address) {
       try {
-        c.var.services.addressLimits.signIn.take(address);
+        failures.check(address);
       } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        return c.html(signInPage(c.var.services.config.SERVICE_NAME, err.message), 429, err.headers);
+        return refused(err);
       }
     }
     const body = await c.req.parseBody();
@@ -69,7 +74,10 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
       return c.redirect("/dashboard/operator", 303);
     }
     const caller = secret ? await keyCaller(c.var.services.db, secret) : undefined;
-    if (!caller) return c.html(signInPage(name, "That is neither a current API key nor the admin token."), 401);
+    if (!caller) {
+      if (address) failures.take(address);
+      return c.html(signInPage(name, "That is neither a current API key nor the admin token."), 401);
+    }
     await startSession(c, deps.secret, { keyId: caller.keyId });
     return c.redirect("/dashboard", 303);
   });

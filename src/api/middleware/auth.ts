@@ -15,11 +15,12 @@ const unauthorized = (why: string) => new ApiError("unauthorized", why);
 type Ctx = Parameters<MiddlewareHandler<AppEnv>>[0];
 
 /**
- * Runs an authentication with the failed-authentication limit of the client's address: an address that
- * has spent it is refused (429) before its credentials are even looked up, and each 401 spends a token.
+ * Runs an authentication with the failed-authentication limit of the client's address, when it presents
+ * credentials (a request without any costs no look-up and guesses nothing): an address that has spent the
+ * limit is refused (429) before they are looked up, and each 401 spends a token.
  */
-async function limitingFailures<T>(c: Ctx, authenticate: () => Promise<T>): Promise<T> {
-  const address = clientAddress(c);
+async function limitingFailures<T>(c: Ctx, presents: boolean, authenticate: () => Promise<T>): Promise<T> {
+  const address = presents ? clientAddress(c) : undefined;
   const failures = c.var.services.addressLimits.failedAuth;
   if (address) failures.check(address);
   try {
@@ -56,8 +57,9 @@ async function presented(c: Ctx, key: string | undefined, what: string) {
 export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { config, limiter } = c.var.services;
   const header = `${config.SERVICE_NAME}-Key`;
-  const found = await limitingFailures(c, async () => {
-    const caller = await presented(c, c.req.header(header), header);
+  const given = c.req.header(header);
+  const found = await limitingFailures(c, given !== undefined, async () => {
+    const caller = await presented(c, given, header);
     if (caller) return caller;
     // A common first mistake: the Bearer scheme MID insights use, sent to a management route.
     if (/^Bearer\s/i.test(c.req.header("Authorization") ?? "")) {
@@ -76,7 +78,7 @@ export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const insightsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { config, limiter } = c.var.services;
   const bearer = c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
-  const found = await limitingFailures(c, async () => {
+  const found = await limitingFailures(c, bearer !== undefined, async () => {
     const caller = await presented(c, bearer, "Bearer key");
     if (!caller) throw unauthorized("Missing Authorization: Bearer <live secret key> header.");
     return caller;
@@ -103,8 +105,9 @@ export function adminAuth(adminToken: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const address = clientAddress(c);
     if (address) c.var.services.addressLimits.admin.take(address);
-    await limitingFailures(c, async () => {
-      const given = c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
+    const authorization = c.req.header("Authorization");
+    await limitingFailures(c, authorization !== undefined, async () => {
+      const given = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
       if (!given || !timingSafeEqual(Buffer.from(sha256(given)), expected)) {
         throw unauthorized("The admin API needs Authorization: Bearer <ADMIN_TOKEN>.");
       }

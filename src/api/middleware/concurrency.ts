@@ -5,12 +5,10 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
 
-/** Test purchases one account may have in flight in one api process; the next is 429 with Retry-After. */
-export const TEST_PURCHASE_CONCURRENCY = 16;
-
 const TEST_PURCHASE_PATH = /^\/v1\/transactions\/(test|[^/]+\/(clear|void|refund))$/;
 
-export function testPurchaseCap(limit = TEST_PURCHASE_CONCURRENCY): MiddlewareHandler<AppEnv> {
+/** At most `limit` (TEST_PURCHASE_CONCURRENCY) test purchases of one account in flight; the next is 429 with Retry-After. */
+export function testPurchaseCap(limit: number): MiddlewareHandler<AppEnv> {
   const inFlight = new Map<string, number>();
   return async (c, next) => {
     if (c.req.method !== "POST" || !TEST_PURCHASE_PATH.test(c.req.path)) return next();

@@ -52,15 +52,6 @@ export function createRateLimiter(perSecond: number, burst: number, wall = () =>
   };
 }
 
-/**
- * Limits per client address (the TCP peer), each its own buckets in this process: authentications that
- * fail (a wrong key or admin token, on any route), /admin requests, dashboard sign-in attempts.
- */
-export const ADDRESS_LIMITS = {
-  failedAuth: { perSecond: 0.2, burst: 20 },
-  admin: { perSecond: 50, burst: 200 },
-  signIn: { perSecond: 0.2, burst: 10 },
-} as const;
 
 /**
  * The TCP peer of a request served by @hono/node-server; undefined for an in-process call (the dashboard's
@@ -69,12 +60,25 @@ export const ADDRESS_LIMITS = {
 export const clientAddress = (c: Context): string | undefined =>
   (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
 
-export type AddressLimiters = Record<keyof typeof ADDRESS_LIMITS, RateLimiter>;
+/**
+ * Limits per client address (the TCP peer), buckets in this process. `failedAuth`: credentials presented
+ * and refused (a wrong key or admin token on any route, a failed dashboard sign-in), AUTH_FAILURE_LIMIT_*;
+ * an address that has spent it is refused (429) before its credentials are looked up, whatever they are.
+ * `admin`: every /admin request, with the per-account budget (RATE_LIMIT_*) per address.
+ */
+export interface AddressLimiters {
+  failedAuth: RateLimiter;
+  admin: RateLimiter;
+}
 
-export const createAddressLimiters = (): AddressLimiters => ({
-  failedAuth: createRateLimiter(ADDRESS_LIMITS.failedAuth.perSecond, ADDRESS_LIMITS.failedAuth.burst, undefined, "client address"),
-  admin: createRateLimiter(ADDRESS_LIMITS.admin.perSecond, ADDRESS_LIMITS.admin.burst, undefined, "client address"),
-  signIn: createRateLimiter(ADDRESS_LIMITS.signIn.perSecond, ADDRESS_LIMITS.signIn.burst, undefined, "client address"),
+export const createAddressLimiters = (config: {
+  AUTH_FAILURE_LIMIT_PER_MINUTE: number;
+  AUTH_FAILURE_LIMIT_BURST: number;
+  RATE_LIMIT_PER_SECOND: number;
+  RATE_LIMIT_BURST: number;
+}): AddressLimiters => ({
+  failedAuth: createRateLimiter(config.AUTH_FAILURE_LIMIT_PER_MINUTE / 60, config.AUTH_FAILURE_LIMIT_BURST, undefined, "client address"),
+  admin: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST, undefined, "client address"),
 });
 
 export interface AccountLimiter {
