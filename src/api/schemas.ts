@@ -23,7 +23,10 @@ export const commonErrors = {
   400: errorResponse("Invalid request: the message names the field and the rule."),
   401: errorResponse("Missing or invalid key."),
   404: errorResponse("No such resource for this account and environment."),
-  429: errorResponse("Rate limit exceeded; see Retry-After."),
+  429: errorResponse(
+    "rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys " +
+      "together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds.",
+  ),
 } as const;
 
 /**

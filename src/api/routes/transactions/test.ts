@@ -43,7 +43,9 @@ export const route = createRoute({
     "(its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. " +
     "The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). " +
     "Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s " +
-      "(less when publishing took long: the answer comes within about 6 s of the request once the purchase is published).",
+      "(less when publishing took long: the answer comes within about 6 s of the request once the purchase is published). " +
+      "An account has at most TEST_PURCHASE_CONCURRENCY (default 16) test purchases, clearings, voids and refunds in flight " +
+      "per api process; one more is 429 rate_limit_exceeded with Retry-After: 1.",
   request: { body: jsonBody(body) },
   responses: {
     201: jsonResponse(TransactionSchema, "The transaction as the qualifier recorded it."),
