@@ -3820,7 +3820,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingTransaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key (test keys only); locationId: a location that is not in the card's program. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key (test keys only); locationId: a location that is not in the card's program; amount: more than 2 decimal places (the networks carry whole cents). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4047,7 +4047,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingTransaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: transactionId: a transaction not made with POST /transactions/test. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: transactionId: a transaction not made with POST /transactions/test; amount: more than 2 decimal places (the networks carry whole cents). */
                 400: {
                     headers: {
                         [name: string]: unknown;

@@ -31,7 +31,7 @@ export const route = createRoute({
     202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
     ...followUpConflict,
     ...commonErrors,
-    400: invalidWhen(["transactionId: a transaction not made with POST /transactions/test"]),
+    400: invalidWhen(["transactionId: a transaction not made with POST /transactions/test", "amount: more than 2 decimal places (the networks carry whole cents)"]),
   },
 });
 

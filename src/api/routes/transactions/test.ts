@@ -51,7 +51,11 @@ export const route = createRoute({
     201: jsonResponse(TransactionSchema, "The transaction as the qualifier recorded it."),
     202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
     ...commonErrors,
-    400: invalidWhen(["a live key (test keys only)", "locationId: a location that is not in the card's program"]),
+    400: invalidWhen([
+      "a live key (test keys only)",
+      "locationId: a location that is not in the card's program",
+      "amount: more than 2 decimal places (the networks carry whole cents)",
+    ]),
   },
 });
 
