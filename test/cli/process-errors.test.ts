@@ -83,7 +83,7 @@ describe("failures are one line", () => {
 
   it("start on a port in use: one line naming PORT, before DATA_DIR's database is opened", async () => {
     const fresh = join(dataDir, "fresh");
-    const r = await run(["start"], { DATA_DIR: fresh, PORT: String(takenPort), DATABASE_URL: undefined, KAFKA_BROKERS: undefined });
+    const r = await run(["start"], { DATA_DIR: fresh, PORT: String(takenPort), DATABASE_URL: undefined, KAFKA_BROKERS: undefined, SCHEMA_REGISTRY_URL: undefined });
     expect(r.status).toBe(1);
     expect(oneLine(r)).toBe(`PORT ${takenPort} is already in use by another process: stop it, or set PORT to a free port (PORT=3001 npm start).`);
     expect(existsSync(fresh) ? readdirSync(fresh) : []).toEqual([]);
