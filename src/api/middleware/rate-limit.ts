@@ -1,7 +1,7 @@
 // Rate limits. Per account (test and live keys together): token buckets kept in the database through
 // src/services/rate-limits.ts, so every api process spends one budget; the requests that arrive while a
 // statement is in flight are grouped into the next one, so the cost is one cheap statement per round trip,
-// not one per request. Per client address (failed authentications, /admin, dashboard sign-in): buckets in
+// not one per request. Per client address (failed authentications and sign-ins, /admin): buckets in
 // this process's memory. Both refill RATE tokens a second up to BURST, on the wall clock (rate limiting
 // protects the process, so it does not follow the service clock).
 import type { Context } from "hono";
@@ -25,13 +25,18 @@ const retryAfterSeconds = (tokens: number, perSecond: number) => Math.max(1, Mat
 /** In-memory buckets, one per key, for limits that are this process's own (per client address). */
 export function createRateLimiter(perSecond: number, burst: number, wall = () => performance.now(), what = "key"): RateLimiter {
   const buckets = new Map<string, { tokens: number; at: number }>();
+  // Buckets that have refilled are forgotten when the map grows: many addresses seen once cost no memory.
+  const sweep = (now: number) => {
+    for (const [key, bucket] of buckets) if (bucket.tokens + ((now - bucket.at) / 1000) * perSecond >= burst) buckets.delete(key);
+  };
   const refill = (key: string) => {
     const now = wall();
+    if (buckets.size >= 10_000 && !buckets.has(key)) sweep(now);
     const bucket = buckets.get(key) ?? { tokens: burst, at: now };
     bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
     bucket.at = now;
     buckets.set(key, bucket);
-    // A full bucket is the same as none: forget it, so addresses seen once do not accumulate.
+    // A full bucket is the same as none.
     if (bucket.tokens >= burst) buckets.delete(key);
     return bucket;
   };
@@ -51,7 +56,6 @@ export function createRateLimiter(perSecond: number, burst: number, wall = () =>
     },
   };
 }
-
 
 /**
  * The TCP peer of a request served by @hono/node-server; undefined for an in-process call (the dashboard's
