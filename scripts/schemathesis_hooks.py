@@ -57,6 +57,8 @@ DOCUMENTED = [
     (r"POST /v1/transactions/test", 400, [
         r"Test transactions need a test key; live transactions come from the networks\.",
         r"locationId: the location is not in the card's program",
+        # TestTransaction.amount: whole cents (its description; purchaseAmount in src/domain/field-rules.ts).
+        r"amount: must have at most 2 decimal places",
     ]),
     (r"POST /v1/trigger(/fixtures)?", 400, [r"trigger: works in the test environment; use a test key \(sk_test_…\)\."]),
     # CardCreate.number and expYear: test keys take only test numbers, live keys refuse them; Luhn; not expired.
@@ -96,6 +98,7 @@ DOCUMENTED = [
     ]),
     (r"POST /v1/transactions/\{transactionId\}/(clear|void|refund)", 400, [
         r"transactionId: only purchases made with POST /transactions/test can be cleared, voided or refunded here",
+        r"amount: must have at most 2 decimal places",
     ]),
     (r"POST /v1/cards/\{cardId\}/missing-transaction-requests", 400, [
         r"locationId: the location belongs to another program than the card's; use a location of the card's program",

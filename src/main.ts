@@ -2,6 +2,7 @@
 // or one operator task. `npm run cardlink -- <command>`.
 import { ConfigError, loadConfig, type Config } from "./config/index.ts";
 import { DataDirLockedError } from "./app/data-dir-lock.ts";
+import { PortInUseError } from "./app/port.ts";
 import { apiCommand, roleCommand, startCommand } from "./app/serve.ts";
 import { simulatorCommand } from "./app/simulator.ts";
 import { accountCommand, midInsightsCommand, migrateCommand } from "./app/tasks.ts";
@@ -48,8 +49,9 @@ Commands:
   keys list|rotate|revoke --account ID [--env test|live] [--key-id ID] [--url URL]
                             list an account's keys, rotate the key of an environment (the old one answers 401
                             at once) or revoke one key; needs ADMIN_TOKEN or the one npm start keeps
-  The key defaults to the demo test key npm start keeps in DATA_DIR/credentials.json; the server to --url,
-  else CARDLINK_URL, else the server running on DATA_DIR, else http://localhost:3000.
+  The key defaults to the demo test key npm start keeps in DATA_DIR/credentials.json; the server (for every
+  command that talks to one) to --url, else CARDLINK_URL, else the URL the running npm start wrote in
+  DATA_DIR/cardlink.lock, else http://localhost:3000.
   account create [--name N] [--tier standard|premium] [--email E] [--json]
                             create an account with test and live secret keys
   mid-insights seed --program ID --count N [--seed S]
@@ -124,11 +126,18 @@ const fatal = (kind: string) => (err: unknown) => {
 process.on("uncaughtException", fatal("uncaught exception"));
 process.on("unhandledRejection", fatal("unhandled rejection"));
 
+// A command that fails says why in one line on stderr and exits non-zero (64 for a usage mistake); the stack
+// only with LOG_LEVEL=debug.
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof DataDirLockedError) process.stderr.write(`${err.message}\n`);
-  else if (err instanceof UsageError) process.stderr.write(`${err.message}\n\n${USAGE}`);
-  else if (err instanceof CommandError || err instanceof OptionError) process.stderr.write(`${err.message}\n`);
-  else if (parseArgsError(err)) process.stderr.write(`${err.message.replace(/\s*\n\s*/g, " ")} (cardlink help lists the options)\n`);
-  else process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  const [command] = process.argv.slice(2);
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof UsageError) process.stderr.write(`${message}\n\n${USAGE}`);
+  else if (parseArgsError(err)) process.stderr.write(`${command}: ${message.replace(/\s*\n\s*/g, " ")} (cardlink help lists the options)\n`);
+  else if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof CommandError || err instanceof OptionError || err instanceof PortInUseError) {
+    process.stderr.write(`${message}\n`);
+  } else {
+    process.stderr.write(`${command ?? "cardlink"}: ${message.split("\n")[0]}\n`);
+    if (process.env.LOG_LEVEL === "debug" && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  }
   process.exit(err instanceof UsageError || err instanceof OptionError || parseArgsError(err) ? 64 : 1);
 });

@@ -87,9 +87,10 @@ async function stop(roles: Role[]): Promise<void> {
 const common = {
   ADMIN_TOKEN: ADMIN,
   LOG_LEVEL: "warn",
-  // One account's key sends everything: the per-account limit would otherwise answer 429.
+  // One account sends everything: the per-account rate limit and cap on purchases in flight would answer 429.
   RATE_LIMIT_PER_SECOND: "1000000",
   RATE_LIMIT_BURST: "1000000",
+  TEST_PURCHASE_CONCURRENCY: "1000000",
 };
 
 /** `npm start`'s one process. `nodeArgs` (`--cpu-prof …`) go to its node. */

@@ -53,6 +53,7 @@ export const trafficOptionsSchema = z
     schemes: z
       .array(z.enum(SCHEMES, { message: "must be visa, mastercard or amex" }))
       .min(1, "must name at least one scheme")
+      .max(SCHEMES.length, `must name at most ${SCHEMES.length} schemes`)
       .default([...SCHEMES])
       .describe("The networks that send traffic (default all three)."),
     programId: z.uuid({ message: "must be a UUID" }).optional().describe("Draw cards and locations from this program only."),

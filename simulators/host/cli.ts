@@ -3,7 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { Config } from "../../src/config/index.ts";
-import { knownAdminToken } from "../../src/config/credentials.ts";
+import { CommandError, adminToken, serverUrl, type Usage } from "../../src/cli/connection.ts";
 import { DRY_RUN_DEFAULTS, dryRun } from "../engine/dry-run.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
 import { ADAPTERS } from "../schemes/index.ts";
@@ -24,7 +24,6 @@ export const SIMULATOR_USAGE = `  simulate --scheme visa|mastercard|amex --seed 
                             generated traffic: start, stop, and what it sent (through /admin)
 `;
 
-type Usage = (message: string) => Error;
 
 function scheme(value: string | undefined, usage: Usage): Scheme {
   if (!value || !(SCHEMES as readonly string[]).includes(value)) throw usage("--scheme: must be visa, mastercard or amex");
@@ -77,18 +76,35 @@ export function simulatorScheme(args: string[], config: Config, usage: Usage): S
   return chosen;
 }
 
-/** Calls the running service's /admin API with the operator's token. */
-async function admin(config: Config, url: string | undefined, method: string, path: string, body?: unknown): Promise<unknown> {
-  const token = knownAdminToken(config);
-  if (!token) throw new Error("no admin token: set ADMIN_TOKEN, or run where `npm start` keeps its credentials (DATA_DIR)");
-  const base = url ?? `http://localhost:${config.PORT}`;
-  const res = await fetch(`${base}/admin${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+/**
+ * Calls the running service's /admin API with the operator's token, at the server the other commands
+ * find (--url, CARDLINK_URL, the running `npm start`, http://localhost:3000); a failure is one line.
+ */
+async function admin(config: Config, usage: Usage, url: string | undefined, method: string, path: string, body?: unknown): Promise<unknown> {
+  const token = adminToken(config, usage);
+  const base = serverUrl(url, process.env, usage, config.DATA_DIR);
+  let res: Response;
+  try {
+    res = await fetch(`${base}/admin${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (err) {
+    const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+    throw new CommandError(`cannot reach Cardlink at ${base} (${reason}); is \`npm start\` running? (--url or CARDLINK_URL to point elsewhere)`);
+  }
   const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${base}/admin${path}: HTTP ${res.status} ${text}`);
+  if (!res.ok) {
+    const error = (() => {
+      try {
+        return (JSON.parse(text) as { error?: { code?: string; message?: string } }).error;
+      } catch {
+        return undefined;
+      }
+    })();
+    throw new CommandError(`${method} ${base}/admin${path}: ${res.status} ${error?.code ?? ""}: ${error?.message ?? text.slice(0, 200)}`);
+  }
   return text ? JSON.parse(text) : null;
 }
 
@@ -116,10 +132,10 @@ export async function faultsCommand(args: string[], config: Config, usage: Usage
   const flags = values as Record<string, string | undefined>;
   switch (positionals[0]) {
     case "get":
-      return admin(config, values.url, "GET", path);
+      return admin(config, usage, values.url, "GET", path);
     case "clear":
-      await admin(config, values.url, "DELETE", path);
-      return admin(config, values.url, "GET", path);
+      await admin(config, usage, values.url, "DELETE", path);
+      return admin(config, usage, values.url, "GET", path);
     case "set": {
       const changes: Record<string, unknown> = {};
       for (const [flag, field] of Object.entries(FAULT_FLAGS)) {
@@ -130,7 +146,7 @@ export async function faultsCommand(args: string[], config: Config, usage: Usage
       }
       if (values["lookup-error-code"] !== undefined) changes.lookupErrorCode = values["lookup-error-code"];
       if (Object.keys(changes).length === 0) throw usage("faults set: give at least one fault to change");
-      return admin(config, values.url, "PATCH", path, changes);
+      return admin(config, usage, values.url, "PATCH", path, changes);
     }
     default:
       throw usage("faults: the subcommand is get, set or clear");
@@ -158,12 +174,12 @@ export async function trafficCommand(args: string[], config: Config, usage: Usag
       if (values.duration !== undefined) body.durationSeconds = Number(values.duration);
       if (values.schemes !== undefined) body.schemes = values.schemes.split(",").map((s) => s.trim());
       if (values.program !== undefined) body.programId = values.program;
-      return admin(config, values.url, "POST", "/simulators/traffic/start", body);
+      return admin(config, usage, values.url, "POST", "/simulators/traffic/start", body);
     }
     case "stop":
-      return admin(config, values.url, "POST", "/simulators/traffic/stop");
+      return admin(config, usage, values.url, "POST", "/simulators/traffic/stop");
     case "status":
-      return admin(config, values.url, "GET", "/simulators/traffic");
+      return admin(config, usage, values.url, "GET", "/simulators/traffic");
     default:
       throw usage("traffic: the subcommand is start, stop or status");
   }

@@ -16,6 +16,7 @@ import { IDEMPOTENCY_HEADER, idempotency } from "./middleware/idempotency.ts";
 import { guardInput, limitBody } from "./middleware/input.ts";
 import { strictTransport } from "./middleware/security-headers.ts";
 import { requestMetrics } from "./middleware/metrics.ts";
+import { testPurchaseCap } from "./middleware/concurrency.ts";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 
@@ -206,6 +207,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
     return MID_INSIGHTS_PATH.test(c.req.path) ? insightsAuth(c, next) : keyAuth(c, next);
   });
   app.use("/v1/*", idempotency);
+  app.use("/v1/transactions/*", testPurchaseCap(services.config.TEST_PURCHASE_CONCURRENCY));
   app.use("/admin/*", adminAuth(options.adminToken));
 
   app.use("/v1/*", guardInput);

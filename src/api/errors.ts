@@ -20,6 +20,16 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
+/** An error message is cut to this many bytes of UTF-8 (with "…"), so every error body stays under 4 KB. */
+export const MAX_MESSAGE_BYTES = 3072;
+
+/** `message` cut at a character boundary to at most MAX_MESSAGE_BYTES bytes of UTF-8. */
+export function boundedMessage(message: string): string {
+  if (message.length <= MAX_MESSAGE_BYTES / 3 || Buffer.byteLength(message) <= MAX_MESSAGE_BYTES) return message;
+  const cut = Buffer.from(message).subarray(0, MAX_MESSAGE_BYTES - 3).toString("utf8").replace(/\uFFFD$/, "");
+  return `${cut}…`;
+}
+
 export class ApiError extends Error {
   override name = "ApiError";
   constructor(
@@ -27,7 +37,7 @@ export class ApiError extends Error {
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super(boundedMessage(message));
   }
   get status() {
     return errorStatus[this.code];

@@ -23,7 +23,10 @@ export const commonErrors = {
   400: errorResponse("Invalid request: the message names the field and the rule."),
   401: errorResponse("Missing or invalid key."),
   404: errorResponse("No such resource for this account and environment."),
-  429: errorResponse("Rate limit exceeded; see Retry-After."),
+  429: errorResponse(
+    "rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys " +
+      "together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds.",
+  ),
 } as const;
 
 /**
@@ -39,6 +42,7 @@ export const uuid = (name: string) =>
 
 export const limitParam = z
   .string()
+  .max(10, "must be between 1 and 100")
   .regex(/^\d+$/, "must be digits")
   .transform(Number)
   .refine((n) => n >= 1 && n <= 100, "must be between 1 and 100")
@@ -49,11 +53,13 @@ export const limitParam = z
     example: "20",
     type: "string",
     pattern: "^0*([1-9][0-9]?|100)$",
+    maxLength: 10,
   });
 
 export const startParam = z
   .string()
   .min(1)
+  .max(1024, "not a cursor from the `last` field of an earlier response.")
   .optional()
   .openapi({
     param: { name: "start", in: "query" },
@@ -128,8 +134,9 @@ function metadataProblem(value: Record<string, unknown>): { path: (string | numb
     if (typeof v === "string" && codePoints(v) > L.valueLength) return { path, message: `must be at most ${L.valueLength} characters` };
     if (v === null || typeof v !== "object") continue;
     if (depth > L.depth) return { path, message: `metadata nests at most ${L.depth} levels deep` };
+    // Counted before the entries are listed: a 200,000-item array is refused without walking it.
+    if ((Array.isArray(v) ? v.length : Object.keys(v).length) > L.keys) return { path, message: `at most ${L.keys} ${Array.isArray(v) ? "items" : "keys"}` };
     const entries = Array.isArray(v) ? v.map((item, i) => [i, item] as const) : Object.entries(v);
-    if (entries.length > L.keys) return { path, message: `at most ${L.keys} ${Array.isArray(v) ? "items" : "keys"}` };
     for (const [key, item] of entries) {
       if (typeof key === "string" && (key.length === 0 || codePoints(key) > L.keyLength)) {
         return { path: [...path, key], message: `keys must be 1 to ${L.keyLength} characters` };

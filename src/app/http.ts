@@ -5,6 +5,7 @@ import { serve } from "@hono/node-server";
 import { createApp } from "../api/app.ts";
 import type { Services } from "./services.ts";
 import { isLoopbackHost } from "../config/index.ts";
+import { listenError } from "./port.ts";
 
 export interface Listening {
   url: string;
@@ -27,7 +28,7 @@ export function serveApi(services: Services, adminToken: string): Promise<Listen
     const server = serve({ fetch: app.fetch, port: services.config.PORT, hostname: HOST }, (info) =>
       resolve({ url: `http://${urlHost(HOST)}:${info.port}`, address: info, close }),
     );
-    server.once("error", reject);
+    server.once("error", (err) => reject(listenError(services.config.PORT, err)));
     // Node's own close() also destroys the connections it deems idle, and with them requests a client
     // has sent that the server has not read yet (they reset). A drain here only stops listening: every
     // answer from then on says `Connection: close`, and idle connections end at the keep-alive timeout.

@@ -9,6 +9,7 @@ import type { Usage } from "../cli/connection.ts";
 import { ALL_ROLES } from "./roles.ts";
 import type { Services } from "./services.ts";
 import { openSystem } from "./system.ts";
+import { checkPortFree } from "./port.ts";
 
 /** The demo account whose keys `npm start` prints, made on the first start and kept in credentials.json. */
 async function ensureDemoAccount(services: Services, config: Config) {
@@ -21,6 +22,7 @@ async function ensureDemoAccount(services: Services, config: Config) {
 }
 
 export async function startCommand(config: Config): Promise<void> {
+  await checkPortFree(config.PORT);
   const system = await openSystem(config, { command: "start", bus: true });
   await system.startRoles(ALL_ROLES);
   const admin = resolveAdminToken(config);
@@ -73,6 +75,7 @@ export function startBanner(
 }
 
 export async function apiCommand(config: Config): Promise<void> {
+  await checkPortFree(config.PORT);
   const system = await openSystem(config, { command: "api", bus: true });
   const server = await system.serveApi(resolveAdminToken(config).token);
   await system.serveHealth("api");

@@ -8,7 +8,7 @@ import { clockOffsetStore } from "../services/clock-offset.ts";
 import { openPglite, openPostgres, type Db } from "../services/db.ts";
 import { migrate } from "../services/migrate.ts";
 import { createLogger } from "../log.ts";
-import { createRateLimiter, type RateLimiter } from "../api/middleware/rate-limit.ts";
+import { createAccountLimiter, createAddressLimiters, type AccountLimiter, type AddressLimiters } from "../api/middleware/rate-limit.ts";
 import type { Bus } from "../bus/bus.ts";
 import { lazyBus, openBus } from "../bus/index.ts";
 import { createSimulatorControl, type SimulatorControl } from "../../simulators/host/control.ts";
@@ -21,7 +21,10 @@ export interface Services {
   db: Db;
   clock: Clock;
   log: Logger;
-  limiter: RateLimiter;
+  /** RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST per account, shared by every api process through the database. */
+  limiter: AccountLimiter;
+  /** Per client address, in this process: failed authentications and sign-ins, /admin. */
+  addressLimits: AddressLimiters;
   bus: Bus;
   /** Faults, traffic and test transactions of the scheme simulators, wherever they run. */
   simulators: SimulatorControl;
@@ -94,7 +97,8 @@ export function assembleServices(parts: Pick<Services, "config" | "db" | "clock"
     db,
     clock,
     log,
-    limiter: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
+    limiter: createAccountLimiter(db, config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
+    addressLimits: createAddressLimiters(config),
     bus,
     simulators: createSimulatorControl({ db, bus, clock }),
     health: createHealth({ db, kafkaBrokers: config.KAFKA_BROKERS, log }),

@@ -2,6 +2,7 @@
 // the HTTP server before the roles, the roles before the bus, the bus before the database, the database
 // before DATA_DIR's lock — when it is done, or on SIGTERM or SIGINT.
 import type { Logger } from "pino";
+import { onStdoutClosed } from "../log.ts";
 
 export type Stop = () => Promise<unknown> | unknown;
 
@@ -43,7 +44,7 @@ export function createShutdown(): Shutdown {
 }
 
 /**
- * On SIGTERM or SIGINT: runs the shutdown, logging each part stopped, and exits 0 once every part has
+ * On SIGTERM or SIGINT, or when stdout is closed under the process (EPIPE): runs the shutdown, logging each part stopped, and exits 0 once every part has
  * stopped, 1 when one failed or when `timeoutSeconds` ran out first (whatever was still running is abandoned).
  */
 export function drainOnSignal(shutdown: Shutdown, { log, timeoutSeconds }: { log: Logger; timeoutSeconds: number }): void {
@@ -71,4 +72,6 @@ export function drainOnSignal(shutdown: Shutdown, { log, timeoutSeconds }: { log
   };
   process.once("SIGINT", () => void drain("SIGINT"));
   process.once("SIGTERM", () => void drain("SIGTERM"));
+  // stdout closed under the process (`npm start | head -1`): it ends as SIGPIPE would end it, but drained.
+  onStdoutClosed(() => void drain("EPIPE"));
 }

@@ -1,4 +1,4 @@
-// How `trigger`, `listen`, `run` and `keys` reach a running Cardlink: the URL from --url, CARDLINK_URL,
+// How `trigger`, `listen`, `run`, `keys`, `faults` and `traffic` reach a running Cardlink: the URL from --url, CARDLINK_URL,
 // the server holding DATA_DIR (the URL it records in its lock) or http://localhost:3000; the key from --key or the demo test key `npm start` keeps in credentials.json;
 // the admin token from ADMIN_TOKEN or credentials.json. They speak the typed client of clients/typescript.
 import { createCardlinkClient, type CardlinkClient } from "../../clients/typescript/src/index.ts";

@@ -7,7 +7,7 @@ import type { Server } from "node:http";
 import type { Config } from "../config/index.ts";
 import { HOOK_EVENTS, type HookEvent } from "../services/hooks.ts";
 import { listen } from "../webhooks/listen.ts";
-import { answer, connect, type Usage } from "./connection.ts";
+import { CommandError, answer, connect, type Usage } from "./connection.ts";
 import { listenSecret, registerOwnHooks, removeHooks } from "./own-hooks.ts";
 
 export interface Listening {
@@ -16,6 +16,15 @@ export interface Listening {
   /** Removes the hooks this listener uses (unless --keep) and closes it. */
   stop(): Promise<void>;
 }
+
+/** The receiver on `port`; a port in use is one line naming --port, not a stack trace. */
+const listenOn = (port: number, options: Parameters<typeof listen>[0]) =>
+  listen(options).catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new CommandError(`--port ${port}: already in use by another process; choose a free port with --port`);
+    }
+    throw err;
+  });
 
 /**
  * `out` takes what the listener prints (each event, or each body under --print-json); `info` its status
@@ -56,7 +65,7 @@ export async function listenCommand(
 
   if (values.secret?.length) {
     const secrets = values.secret;
-    const server = await listen({ port, secrets: () => secrets, out, info: status, format: json ? "json" : "body", forwardTo });
+    const server = await listenOn(port, { port, secrets: () => secrets, out, info: status, format: json ? "json" : "body", forwardTo });
     status(`listening for webhooks on http://localhost:${port}/ (any path)`);
     return { server, stop: () => new Promise((resolve) => server.close(() => resolve())) };
   }
@@ -72,7 +81,7 @@ export async function listenCommand(
   }
 
   const secret = listenSecret(config);
-  const server = await listen({ port, secrets: () => [secret], out, info: status, format: json ? "json" : "summary", forwardTo });
+  const server = await listenOn(port, { port, secrets: () => [secret], out, info: status, format: json ? "json" : "summary", forwardTo });
   const actualPort = (server.address() as { port: number }).port;
   const hookUrl = `http://localhost:${actualPort}/`;
   let used: string[];

@@ -49,6 +49,11 @@ const configSchema = z.object({
   CLOCK_START: z.iso.datetime({ offset: true, message: "must be an ISO 8601 instant" }).optional(),
   RATE_LIMIT_PER_SECOND: positiveNumber(100),
   RATE_LIMIT_BURST: positiveNumber(200),
+  // Per client address: presented keys, admin tokens and dashboard sign-ins that fail.
+  AUTH_FAILURE_LIMIT_PER_MINUTE: positiveNumber(12),
+  AUTH_FAILURE_LIMIT_BURST: positiveNumber(20),
+  // Test purchases (and their clear, void, refund) one account may have in flight in one api process.
+  TEST_PURCHASE_CONCURRENCY: z.coerce.number().int().min(1, "must be at least 1").default(64),
   SIMULATOR_SEED: z.coerce.number().int().min(0).default(1),
   DRAIN_TIMEOUT_SECONDS: z.coerce.number().finite().positive("must be more than 0").default(30),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

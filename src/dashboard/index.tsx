@@ -4,6 +4,8 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { csrf } from "hono/csrf";
 import type { AppEnv } from "../api/context.ts";
+import { ApiError } from "../api/errors.ts";
+import { clientAddress } from "../api/middleware/rate-limit.ts";
 import { PageError, type DashboardDeps, type DashEnv } from "./context.ts";
 import { endSession, keyCaller, readSession, sessionSecret, startSession, takeFlash } from "./session.ts";
 import { mountAssets } from "./assets.ts";
@@ -57,6 +59,21 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
 
   dash.get("/sign-in", (c) => c.html(signInPage(c.var.services.config.SERVICE_NAME)));
   dash.post("/sign-in", async (c) => {
+    // A failed sign-in spends the address's failed-authentication budget, as a wrong API key does; an
+    // address that has spent it is refused before the secret is checked.
+    const address = clientAddress(c);
+    const failures = c.var.services.addressLimits.failedAuth;
+    const refused = (err: unknown) => {
+      if (!(err instanceof ApiError)) throw err;
+      return c.html(signInPage(c.var.services.config.SERVICE_NAME, err.message), 429, err.headers);
+    };
+    if (address) {
+      try {
+        failures.check(address);
+      } catch (err) {
+        return refused(err);
+      }
+    }
     const body = await c.req.parseBody();
     const secret = typeof body.secret === "string" ? body.secret.trim() : "";
     const name = c.var.services.config.SERVICE_NAME;
@@ -65,7 +82,10 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
       return c.redirect("/dashboard/operator", 303);
     }
     const caller = secret ? await keyCaller(c.var.services.db, secret) : undefined;
-    if (!caller) return c.html(signInPage(name, "That is neither a current API key nor the admin token."), 401);
+    if (!caller) {
+      if (address) failures.take(address);
+      return c.html(signInPage(name, "That is neither a current API key nor the admin token."), 401);
+    }
     await startSession(c, deps.secret, c.var.services.db, { keyId: caller.keyId });
     return c.redirect("/dashboard", 303);
   });

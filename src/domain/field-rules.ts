@@ -39,6 +39,26 @@ export const atLeast = (min: number, rule: string) => fieldRule((n: number) => n
 export const between = (min: number, max: number, rule: string) => fieldRule((n: number) => n >= min && n <= max, rule);
 export const positive = fieldRule((n: number) => n > 0, "must be greater than 0");
 
+/** At most `n` decimal places, read as written (0.1 + 0.2 has one). */
+export const decimalPlaces = (n: number) =>
+  fieldRule((v: number) => Number.isInteger(Number((v * 10 ** n).toPrecision(12))), `must have at most ${n} decimal places`);
+
+/**
+ * What a test purchase, clearing or refund amount must be for the networks to carry it: greater than 0,
+ * at most PURCHASE_AMOUNT.max, and whole cents (the simulated networks' amounts have two decimals).
+ */
+export const PURCHASE_AMOUNT = { max: 1_000_000, decimals: 2 } as const;
+const purchaseDecimals = decimalPlaces(PURCHASE_AMOUNT.decimals);
+export const purchaseAmount: FieldRule<number> = (v) =>
+  positive(v) ?? (v > PURCHASE_AMOUNT.max ? `must be at most ${PURCHASE_AMOUNT.max}` : purchaseDecimals(v));
+
+/**
+ * A purchase's local date-time as the networks take it (the simulators dead-letter any other): a real
+ * calendar date and time, `YYYY-MM-DDThh:mm:ss`, years 0001 to 9999 — the rule of `localDateTime`.
+ */
+export const purchaseDateTime: FieldRule<string> = (v) =>
+  localDateTime(v) === undefined ? undefined : "must be a real local date-time YYYY-MM-DDThh:mm:ss (years 0001 to 9999), local to the location";
+
 export interface BrokenRule {
   path: (string | number)[];
   rule: string;

@@ -183,6 +183,8 @@ const LATEST_MS = utcMs(10000, 1, 1) - 1;
 const clamped = (ms: number) => new Date(Math.min(LATEST_MS, Math.max(EARLIEST_MS, ms)));
 
 /** DATE_BOUND_RULE as a JSON Schema pattern. */
+/** The longest string DATE_BOUND_PATTERN matches: 2025-12-31T23:59:59.123456789+05:30. */
+export const DATE_BOUND_MAX_LENGTH = 35;
 export const DATE_BOUND_PATTERN =
   `^${CALENDAR_DATE_PATTERN}(T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,9})?)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?)?$`;
 

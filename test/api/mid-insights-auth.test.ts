@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { VERSION, insightsClient, seededProgram, type SeededProgram } from "../support/mid-insights.ts";
-import { createRateLimiter } from "../../src/api/middleware/rate-limit.ts";
+import { createAccountLimiter } from "../../src/api/middleware/rate-limit.ts";
 
 let h: Harness;
 let p: SeededProgram;
@@ -97,7 +97,7 @@ describe("MID insights access", () => {
   it("answers 429 rate_limit_exceeded with Retry-After once the key's burst is spent", async () => {
     const { limiter } = h.services;
     // A burst of 2 that refills a token every 100 s, for this test only.
-    h.services.limiter = createRateLimiter(0.01, 2);
+    h.services.limiter = createAccountLimiter(h.services.db, 0.01, 2);
     try {
       await expectStatus(await p.client.get(p.path), 200);
       await expectStatus(await p.client.get(`${p.path}?select=count`), 200);
@@ -105,7 +105,7 @@ describe("MID insights access", () => {
       expect(await expectError(limited, 429, "rate_limit_exceeded")).toMatch(/retry after \d+s/);
       expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThanOrEqual(90);
       await expectError(await p.client.post(`${p.path}/exports`, { format: "csv" }), 429, "rate_limit_exceeded");
-      // The bucket is per key: another account's key is not slowed.
+      // The bucket is per account: another account's key is not slowed.
       const other = await seededProgram(h, 0);
       await expectStatus(await other.client.get(other.path), 200);
     } finally {

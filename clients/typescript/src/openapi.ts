@@ -58,7 +58,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -141,7 +141,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -222,7 +222,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -299,7 +299,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -432,7 +432,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -556,7 +556,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -669,7 +669,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -763,7 +763,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -860,7 +860,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -946,7 +946,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1032,7 +1032,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1113,7 +1113,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1201,7 +1201,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1289,7 +1289,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1370,7 +1370,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1441,7 +1441,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1528,7 +1528,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1616,7 +1616,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1697,7 +1697,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1765,7 +1765,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1839,7 +1839,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1924,7 +1924,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2012,7 +2012,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2096,7 +2096,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2164,7 +2164,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2241,7 +2241,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2321,7 +2321,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2420,7 +2420,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2515,7 +2515,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2599,7 +2599,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2679,7 +2679,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2765,7 +2765,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2869,7 +2869,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2939,7 +2939,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3037,7 +3037,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3154,7 +3154,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3233,7 +3233,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3324,7 +3324,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3437,7 +3437,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3537,7 +3537,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3647,7 +3647,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3736,7 +3736,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3836,7 +3836,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3873,7 +3873,7 @@ export interface paths {
         put?: never;
         /**
          * Make a test purchase
-         * @description Test keys only. The card's scheme simulator publishes a native authorisation for the purchase at the location (its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s (less when publishing took long: the answer comes within about 6 s of the request once the purchase is published).
+         * @description Test keys only. The card's scheme simulator publishes a native authorisation for the purchase at the location (its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s (less when publishing took long: the answer comes within about 6 s of the request once the purchase is published). An account has at most TEST_PURCHASE_CONCURRENCY (default 64) test purchases, clearings, voids and refunds in flight per api process; one more is 429 rate_limit_exceeded with Retry-After: 1.
          */
         post: {
             parameters: {
@@ -3909,7 +3909,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingTransaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key (test keys only); locationId: a location that is not in the card's program. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key (test keys only); locationId: a location that is not in the card's program; amount: more than 2 decimal places (the networks carry whole cents). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3945,7 +3945,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4061,7 +4061,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4136,7 +4136,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingTransaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: transactionId: a transaction not made with POST /transactions/test. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: transactionId: a transaction not made with POST /transactions/test; amount: more than 2 decimal places (the networks carry whole cents). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4181,7 +4181,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4297,7 +4297,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4378,7 +4378,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4468,7 +4468,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4559,7 +4559,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4663,7 +4663,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4744,7 +4744,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4839,7 +4839,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4937,7 +4937,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5037,7 +5037,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5116,7 +5116,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5202,7 +5202,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5273,7 +5273,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5359,7 +5359,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5430,7 +5430,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5516,7 +5516,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5595,7 +5595,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5664,7 +5664,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5745,7 +5745,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5817,7 +5817,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5876,7 +5876,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5944,7 +5944,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -6010,7 +6010,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -6091,7 +6091,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -6166,7 +6166,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -6250,7 +6250,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -6331,7 +6331,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -6410,7 +6410,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -6489,7 +6489,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -6574,7 +6574,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Rate limit exceeded; see Retry-After. */
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -9358,8 +9358,12 @@ export interface components {
             cardId: string;
             /** Format: uuid */
             locationId: string;
+            /**
+             * @description Greater than 0, at most 1000000, in whole cents (at most 2 decimal places): the networks carry nothing finer.
+             * @example 42.5
+             */
             amount: number;
-            /** @description When the purchase happened, local to the location; now at the location when absent. */
+            /** @description When the purchase happened, local to the location, a real calendar date-time (years 0001 to 9999); now at the location when absent. */
             datetime?: string;
             /**
              * @description The customer segment tag the publisher attaches; compared with the offer's targeting.
@@ -9376,7 +9380,10 @@ export interface components {
          *     }
          */
         TestRefund: {
-            /** @description How much to refund; what is left of the purchase when absent. */
+            /**
+             * @description How much to refund, in whole cents; what is left of the purchase when absent.
+             * @example 42.5
+             */
             amount?: number;
         };
         TransactionList: {

@@ -6,10 +6,30 @@ import type { AppEnv, Caller } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { findKey } from "../../services/accounts.ts";
 import { sha256 } from "../../services/ids.ts";
+import { clientAddress } from "./rate-limit.ts";
 
 export const SUPPORTED_VERSIONS = ["2024-11-25"] as const;
 
 const unauthorized = (why: string) => new ApiError("unauthorized", why);
+
+type Ctx = Parameters<MiddlewareHandler<AppEnv>>[0];
+
+/**
+ * Runs an authentication with the failed-authentication limit of the client's address, when it presents
+ * credentials (a request without any costs no look-up and guesses nothing): an address that has spent the
+ * limit is refused (429) before they are looked up, and each 401 spends a token.
+ */
+async function limitingFailures<T>(c: Ctx, presents: boolean, authenticate: () => Promise<T>): Promise<T> {
+  const address = presents ? clientAddress(c) : undefined;
+  const failures = c.var.services.addressLimits.failedAuth;
+  if (address) failures.check(address);
+  try {
+    return await authenticate();
+  } catch (err) {
+    if (address && err instanceof ApiError && err.code === "unauthorized") failures.take(address);
+    throw err;
+  }
+}
 
 /**
  * The dashboard calls the API in-process (`app.fetch(request, { [INTERNAL_CALLER]: caller })`) for a
@@ -24,7 +44,7 @@ const internalCaller = (env: unknown): Caller | undefined =>
   env && typeof env === "object" ? (env as InternalEnv)[INTERNAL_CALLER] : undefined;
 
 /** The caller of a presented key, or of the dashboard's in-process call. */
-async function presented(c: Parameters<MiddlewareHandler<AppEnv>>[0], key: string | undefined, what: string) {
+async function presented(c: Ctx, key: string | undefined, what: string) {
   const internal = internalCaller(c.env);
   if (internal) return internal;
   if (!key) return undefined;
@@ -37,8 +57,10 @@ async function presented(c: Parameters<MiddlewareHandler<AppEnv>>[0], key: strin
 export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { config, limiter } = c.var.services;
   const header = `${config.SERVICE_NAME}-Key`;
-  const found = await presented(c, c.req.header(header), header);
-  if (!found) {
+  const given = c.req.header(header);
+  const found = await limitingFailures(c, given !== undefined, async () => {
+    const caller = await presented(c, given, header);
+    if (caller) return caller;
     // A common first mistake: the Bearer scheme MID insights use, sent to a management route.
     if (/^Bearer\s/i.test(c.req.header("Authorization") ?? "")) {
       throw unauthorized(
@@ -46,8 +68,8 @@ export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
       );
     }
     throw unauthorized(`Missing ${header} header.`);
-  }
-  limiter.take(found.keyId);
+  });
+  await limiter.take(found.account.id);
   c.set("caller", found);
   await next();
 };
@@ -56,10 +78,13 @@ export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const insightsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { config, limiter } = c.var.services;
   const bearer = c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
-  const found = await presented(c, bearer, "Bearer key");
-  if (!found) throw unauthorized("Missing Authorization: Bearer <live secret key> header.");
+  const found = await limitingFailures(c, bearer !== undefined, async () => {
+    const caller = await presented(c, bearer, "Bearer key");
+    if (!caller) throw unauthorized("Missing Authorization: Bearer <live secret key> header.");
+    return caller;
+  });
   if (!found.live) throw unauthorized("MID insights need the live secret key; a test key was given.");
-  limiter.take(found.keyId);
+  await limiter.take(found.account.id);
   const versionHeader = `${config.SERVICE_NAME}-Version`;
   const version = c.req.header(versionHeader);
   const supported = SUPPORTED_VERSIONS.join(", ");
@@ -78,10 +103,15 @@ export const insightsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
 export function adminAuth(adminToken: string): MiddlewareHandler<AppEnv> {
   const expected = Buffer.from(sha256(adminToken));
   return async (c, next) => {
-    const given = c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
-    if (!given || !timingSafeEqual(Buffer.from(sha256(given)), expected)) {
-      throw unauthorized("The admin API needs Authorization: Bearer <ADMIN_TOKEN>.");
-    }
+    const address = clientAddress(c);
+    if (address) c.var.services.addressLimits.admin.take(address);
+    const authorization = c.req.header("Authorization");
+    await limitingFailures(c, authorization !== undefined, async () => {
+      const given = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
+      if (!given || !timingSafeEqual(Buffer.from(sha256(given)), expected)) {
+        throw unauthorized("The admin API needs Authorization: Bearer <ADMIN_TOKEN>.");
+      }
+    });
     await next();
   };
 }

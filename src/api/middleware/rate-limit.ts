@@ -1,28 +1,136 @@
-// Per-key token buckets: RATE_LIMIT_PER_SECOND tokens a second up to RATE_LIMIT_BURST.
-// Rate limiting protects the process, so it runs on the wall clock, not the service clock.
+// Rate limits. Per account (test and live keys together): token buckets kept in the database through
+// src/services/rate-limits.ts, so every api process spends one budget; the requests that arrive while a
+// statement is in flight are grouped into the next one, so the cost is one cheap statement per round trip,
+// not one per request. Per client address (failed authentications and sign-ins, /admin): buckets in
+// this process's memory. Both refill RATE tokens a second up to BURST, on the wall clock (rate limiting
+// protects the process, so it does not follow the service clock).
+import type { Context } from "hono";
+import type { IncomingMessage } from "node:http";
+import type { Db } from "../../services/db.ts";
+import { takeTokens } from "../../services/rate-limits.ts";
 import { ApiError } from "../errors.ts";
 
 export interface RateLimiter {
   /** Takes one token for `key`, or throws 429 with the seconds until one is free. */
   take(key: string): void;
+  /** Throws 429 when `key` has no token left, without taking one. */
+  check(key: string): void;
 }
 
-export function createRateLimiter(perSecond: number, burst: number, wall = () => performance.now()): RateLimiter {
+const limited = (what: string, retryAfter: number) =>
+  new ApiError("rate_limit_exceeded", `Too many requests for this ${what}; retry after ${retryAfter}s.`, { "Retry-After": String(retryAfter) });
+
+const retryAfterSeconds = (tokens: number, perSecond: number) => Math.max(1, Math.ceil((1 - tokens) / perSecond));
+
+/** In-memory buckets, one per key, for limits that are this process's own (per client address). */
+export function createRateLimiter(perSecond: number, burst: number, wall = () => performance.now(), what = "key"): RateLimiter {
   const buckets = new Map<string, { tokens: number; at: number }>();
+  // Buckets that have refilled are forgotten when the map grows: many addresses seen once cost no memory.
+  const sweep = (now: number) => {
+    for (const [key, bucket] of buckets) if (bucket.tokens + ((now - bucket.at) / 1000) * perSecond >= burst) buckets.delete(key);
+  };
+  const refill = (key: string) => {
+    const now = wall();
+    if (buckets.size >= 10_000 && !buckets.has(key)) sweep(now);
+    const bucket = buckets.get(key) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
+    bucket.at = now;
+    buckets.set(key, bucket);
+    // A full bucket is the same as none.
+    if (bucket.tokens >= burst) buckets.delete(key);
+    return bucket;
+  };
   return {
     take(key) {
-      const now = wall();
-      const bucket = buckets.get(key) ?? { tokens: burst, at: now };
-      bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
-      bucket.at = now;
-      buckets.set(key, bucket);
+      const bucket = refill(key);
       if (bucket.tokens >= 1) {
         bucket.tokens -= 1;
+        buckets.set(key, bucket);
         return;
       }
-      const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
-      throw new ApiError("rate_limit_exceeded", `Too many requests for this key; retry after ${retryAfter}s.`, {
-        "Retry-After": String(retryAfter),
+      throw limited(what, retryAfterSeconds(bucket.tokens, perSecond));
+    },
+    check(key) {
+      const bucket = refill(key);
+      if (bucket.tokens < 1) throw limited(what, retryAfterSeconds(bucket.tokens, perSecond));
+    },
+  };
+}
+
+/**
+ * The TCP peer of a request served by @hono/node-server; undefined for an in-process call (the dashboard's
+ * calls of the API, tests' app.request), which no address limit applies to.
+ */
+export const clientAddress = (c: Context): string | undefined =>
+  (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
+
+/**
+ * Limits per client address (the TCP peer), buckets in this process. `failedAuth`: credentials presented
+ * and refused (a wrong key or admin token on any route, a failed dashboard sign-in), AUTH_FAILURE_LIMIT_*;
+ * an address that has spent it is refused (429) before its credentials are looked up, whatever they are.
+ * `admin`: every /admin request, with the per-account budget (RATE_LIMIT_*) per address.
+ */
+export interface AddressLimiters {
+  failedAuth: RateLimiter;
+  admin: RateLimiter;
+}
+
+export const createAddressLimiters = (config: {
+  AUTH_FAILURE_LIMIT_PER_MINUTE: number;
+  AUTH_FAILURE_LIMIT_BURST: number;
+  RATE_LIMIT_PER_SECOND: number;
+  RATE_LIMIT_BURST: number;
+}): AddressLimiters => ({
+  failedAuth: createRateLimiter(config.AUTH_FAILURE_LIMIT_PER_MINUTE / 60, config.AUTH_FAILURE_LIMIT_BURST, undefined, "client address"),
+  admin: createRateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST, undefined, "client address"),
+});
+
+export interface AccountLimiter {
+  /** Takes one token of the account's shared bucket, or rejects with 429 and Retry-After. */
+  take(accountId: string): Promise<void>;
+}
+
+/**
+ * The per-account limit in the database, batched: one statement in flight at a time, carrying every
+ * request that arrived meanwhile (each account's requests summed into one demand).
+ */
+export function createAccountLimiter(db: Db, perSecond: number, burst: number): AccountLimiter {
+  type Waiter = { resolve: () => void; reject: (err: unknown) => void };
+  let pending = new Map<string, Waiter[]>();
+  let flushing = false;
+
+  async function flush() {
+    while (pending.size > 0) {
+      const batch = pending;
+      pending = new Map();
+      try {
+        const answers = await takeTokens(db, [...batch].map(([key, waiters]) => ({ key, count: waiters.length })), { perSecond, burst });
+        for (const { key, granted, tokens } of answers) {
+          const waiters = batch.get(key) ?? [];
+          waiters.slice(0, granted).forEach((w) => w.resolve());
+          const refused = waiters.slice(granted);
+          if (refused.length > 0) {
+            const error = limited("account", retryAfterSeconds(tokens, perSecond));
+            for (const w of refused) w.reject(error);
+          }
+        }
+      } catch (err) {
+        for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
+      }
+    }
+    flushing = false;
+  }
+
+  return {
+    take(accountId) {
+      return new Promise<void>((resolve, reject) => {
+        const waiters = pending.get(accountId);
+        if (waiters) waiters.push({ resolve, reject });
+        else pending.set(accountId, [{ resolve, reject }]);
+        if (flushing) return;
+        // The requests of this turn of the event loop go in one statement; later ones wait for the next.
+        flushing = true;
+        setImmediate(() => void flush());
       });
     },
   };

@@ -12,7 +12,7 @@ import { CardSchema } from "./schemas.ts";
 
 const body = z
   .strictObject({
-    number: z.string().openapi({
+    number: z.string().max(19, "must be 12 to 19 digits").openapi({
       description:
         "The full card number, digits only. It must pass the Luhn check and be a Visa, Mastercard or Amex " +
         `number. Test keys accept only the test numbers (${TEST_NUMBER_RULE}); live keys refuse them. ` +

@@ -14,6 +14,7 @@ export const postcode = text(20).openapi({ example: "SW1A 1AA" });
 
 export const timezone = z
   .string()
+  .max(64, "must be an IANA time zone, such as Europe/London")
   .refine(isTimeZone, "must be an IANA time zone, such as Europe/London")
   .openapi({
     description: "IANA time zone the location's local dates are in; defaults to the main time zone of countryCode.",
@@ -30,8 +31,9 @@ export const geolocation = z
   .openapi({ example: { latitude: 51.5014, longitude: -0.1419 } });
 
 const mid = (field: MidField) => {
-  const { pattern, rule } = MID_FORMATS[field];
-  return z.string().regex(pattern, rule);
+  const { pattern, rule, maxLength } = MID_FORMATS[field];
+  // The pattern bounds the length; the document states that bound as maxLength too.
+  return z.string().regex(pattern, rule).openapi({ maxLength });
 };
 
 const VisaMid = z

@@ -106,6 +106,7 @@ export const MarketplaceOfferCreateSchema = z
     channels: z
       .array(channel)
       .min(1, "must name at least one channel")
+      .max(CHANNELS.length, `must name at most ${CHANNELS.length} channels`)
       .refine((v) => new Set(v).size === v.length, "must not repeat a channel")
       .optional()
       .openapi({ uniqueItems: true, description: "Where the offer can be used (default in-store)." }),

@@ -2,6 +2,7 @@
 // invalid value is a 400 naming the parameter and its rule.
 import { z } from "@hono/zod-openapi";
 import {
+  DATE_BOUND_MAX_LENGTH,
   DATE_BOUND_PATTERN,
   DATE_BOUND_RULE,
   IDENTIFIER_RULES,
@@ -22,10 +23,11 @@ const dateBound = (edge: "from" | "to", description: string) =>
     .string()
     .refine((v) => parseDateBound(v, edge) !== undefined, DATE_BOUND_RULE)
     .optional()
-    .openapi({ description, example: edge === "from" ? "2025-12-01" : "2025-12-31T23:59:59Z", pattern: DATE_BOUND_PATTERN });
+    .openapi({ description, example: edge === "from" ? "2025-12-01" : "2025-12-31T23:59:59Z", pattern: DATE_BOUND_PATTERN, maxLength: DATE_BOUND_MAX_LENGTH });
 
-const digitsFilter = (pattern: RegExp, rule: string, description: string, example: string) =>
-  z.string().regex(pattern, rule).optional().openapi({ description, example });
+// The pattern bounds the length; the document states that bound as maxLength too.
+const digitsFilter = (pattern: RegExp, rule: string, maxLength: number, description: string, example: string) =>
+  z.string().regex(pattern, rule).optional().openapi({ description, example, maxLength });
 
 const exactFilter = (description: string, example: string) =>
   z
@@ -64,10 +66,11 @@ export const filterShape = {
   seNumber: digitsFilter(
     IDENTIFIER_RULES.seNumber.pattern,
     IDENTIFIER_RULES.seNumber.rule,
+    10,
     "Amex service establishment number: exactly 10 digits.",
     "1234567890",
   ),
-  vmid: digitsFilter(IDENTIFIER_RULES.vmid.pattern, IDENTIFIER_RULES.vmid.rule, "Visa merchant id: 6 to 8 digits.", "12345678"),
+  vmid: digitsFilter(IDENTIFIER_RULES.vmid.pattern, IDENTIFIER_RULES.vmid.rule, 8, "Visa merchant id: 6 to 8 digits.", "12345678"),
   mcAcquiringMid: exactFilter("Mastercard acquiring MID, exact.", "402911000120034"),
   mcLocationId: exactFilter("Mastercard location id, exact.", "184736291"),
   visaAcquiringMid: exactFilter("Visa acquiring merchant id (CAID), exact.", "000923847561023"),

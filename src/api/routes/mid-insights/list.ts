@@ -23,6 +23,7 @@ const query = z
     start: z
       .string()
       .min(1, "must not be empty")
+      .max(1024, "not a cursor from the `last` field of an earlier response")
       .optional()
       .openapi({
         description:

@@ -15,7 +15,7 @@ const body = z
   .strictObject({
     locationId: z.uuid({ message: "must be a UUID" }).openapi({ description: "A location of the card's program where the purchase was made." }),
     transactionDate: z
-      .union([z.iso.date(), z.iso.datetime({ offset: true })], { message: "must be an ISO 8601 date (YYYY-MM-DD) or date-time" })
+      .union([z.iso.date().openapi({ maxLength: 10 }), z.iso.datetime({ offset: true }).max(64)], { message: "must be an ISO 8601 date (YYYY-MM-DD) or date-time" })
       .openapi({ description: "When the purchase was made; not in the future, and within the scheme's window: visa and mastercard 90 days, amex 30.", example: "2026-01-02" }),
     amount: z
       .number({ message: "must be a number" })

@@ -22,6 +22,7 @@ const query = z.object({
   countryCode: countryCode.optional().openapi({ param: { name: "countryCode", in: "query" }, description: "Only offers in this country." }),
   expiresWithin: z
     .string()
+    .max(10, "must be between 1 and 365")
     .regex(/^\d+$/, "must be digits")
     .transform(Number)
     .refine((n) => n >= 1 && n <= 365, "must be between 1 and 365")
@@ -32,6 +33,7 @@ const query = z.object({
       description: "Only live offers whose endDate falls within this many days ('expiring soon').",
       example: "30",
       pattern: "^0*([1-9][0-9]?|[12][0-9][0-9]|3[0-5][0-9]|36[0-5])$",
+      maxLength: 10,
     }),
   expiringSoon: z
     .enum(["true", "false"], { message: "must be true or false" })

@@ -30,6 +30,7 @@ export const localDateTime = z
     description: "Local to the location: `YYYY-MM-DDThh:mm:ss`, no zone; a real calendar date, years 0001 to 9999.",
     example: "2026-02-01T00:00:00",
     pattern: LOCAL_DATE_TIME_PATTERN,
+    maxLength: 19,
   });
 
 /** A UUID field of a body: "required" when missing, like every other field. */
@@ -65,12 +66,14 @@ const unique = <T>(values: T[]) => new Set(values).size === values.length;
 export const daysOfWeek = z
   .array(z.number().int("must be a whole number").min(0, "must be 0 to 6").max(6, "must be 0 to 6"))
   .min(1, "must name at least one day")
+  .max(7, "must name at most 7 days")
   .refine(unique, "must not repeat a day")
   .openapi({ uniqueItems: true, description: "Days the offer runs, 0 = Sunday to 6 = Saturday (default every day).", example: [1, 2, 3, 4, 5] });
 
 export const schemes = z
   .array(z.enum(SCHEMES, { message: "must be visa, mastercard or amex" }))
   .min(1, "must name at least one scheme")
+  .max(SCHEMES.length, `must name at most ${SCHEMES.length} schemes`)
   .refine(unique, "must not repeat a scheme")
   .openapi({ uniqueItems: true, description: "Card networks the offer runs on (default all three).", example: ["visa", "mastercard"] });
 
@@ -115,6 +118,7 @@ export const targetingInput = z
 export const additionalTerms = z.string().max(5000, "must be at most 5000 characters").nullable();
 export const brandLogoURL = z
   .url({ protocol: /^https?$/, message: "must be an http or https URL" })
+  .max(2048, "must be at most 2048 characters")
   .nullable()
   .openapi({ example: "https://example.com/logo.png" });
 

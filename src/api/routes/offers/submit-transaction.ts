@@ -17,7 +17,8 @@ const body = z
     amount: z.number().positive("must be greater than 0"),
     datetime: z
       .string()
-      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, "must be YYYY-MM-DDThh:mm:ss, local to where the purchase was made"),
+      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, "must be YYYY-MM-DDThh:mm:ss, local to where the purchase was made")
+      .openapi({ maxLength: 19 }),
     targetingTag: z.enum(["new", "lapsed", "existing"], { message: "must be new, lapsed or existing" }).nullable().optional().openapi({
       description: "The customer segment you assign; compared with the offer's targeting (not checked against history).",
     }),

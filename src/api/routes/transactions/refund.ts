@@ -6,11 +6,11 @@ import { refundTestPurchase } from "../../../services/test-transactions.ts";
 import { getTransaction } from "../../../services/transactions.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { PendingTransactionSchema, TransactionSchema, followUpConflict } from "./schemas.ts";
-import { answer, depsOf } from "./send.ts";
+import { answer, depsOf, purchaseAmountSchema } from "./send.ts";
 
 const body = z
   .strictObject({
-    amount: z.number().positive("must be greater than 0").optional().openapi({ description: "How much to refund; what is left of the purchase when absent." }),
+    amount: purchaseAmountSchema.optional().openapi({ description: "How much to refund, in whole cents; what is left of the purchase when absent." }),
   })
   .openapi("TestRefund", { example: { amount: 10 } });
 
@@ -31,7 +31,7 @@ export const route = createRoute({
     202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
     ...followUpConflict,
     ...commonErrors,
-    400: invalidWhen(["transactionId: a transaction not made with POST /transactions/test"]),
+    400: invalidWhen(["transactionId: a transaction not made with POST /transactions/test", "amount: more than 2 decimal places (the networks carry whole cents)"]),
   },
 });
 

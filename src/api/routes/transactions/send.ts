@@ -1,10 +1,24 @@
 // Shared by the test-transaction routes: answer 201/200 with the recorded transaction, or 202 with
 // its id when the qualifier has not recorded it within the wait.
 import type { Context } from "hono";
+import { z } from "@hono/zod-openapi";
+import { PURCHASE_AMOUNT, purchaseAmount } from "../../../domain/field-rules.ts";
+import { withRule } from "../../validation.ts";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import type { Sent } from "../../../services/test-transactions.ts";
 import type { SimulatorControl } from "../../../../simulators/host/control.ts";
+
+/** A purchase or refund amount the networks carry (src/domain/field-rules.ts: purchaseAmount). */
+export const purchaseAmountSchema = z
+  .number()
+  .superRefine(withRule(purchaseAmount))
+  .openapi({
+    description: `Greater than 0, at most ${PURCHASE_AMOUNT.max}, in whole cents (at most ${PURCHASE_AMOUNT.decimals} decimal places): the networks carry nothing finer.`,
+    exclusiveMinimum: 0,
+    maximum: PURCHASE_AMOUNT.max,
+    example: 42.5,
+  });
 
 /** Real time the API waits for the qualifier before answering 202. */
 const WAIT_MS = 5_000;

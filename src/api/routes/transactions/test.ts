@@ -4,18 +4,25 @@ import type { AppEnv } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
 import { sendTestPurchase } from "../../../services/test-transactions.ts";
 import { PendingTransactionSchema, TransactionSchema } from "./schemas.ts";
-import { answer, depsOf } from "./send.ts";
+import { answer, depsOf, purchaseAmountSchema } from "./send.ts";
+import { withRule } from "../../validation.ts";
+import { purchaseDateTime } from "../../../domain/field-rules.ts";
+import { LOCAL_DATE_TIME_PATTERN } from "../../../domain/local-dates.ts";
 
 const body = z
   .strictObject({
     cardId: z.uuid({ message: "must be a UUID" }),
     locationId: z.uuid({ message: "must be a UUID" }),
-    amount: z.number().positive("must be greater than 0").max(1_000_000, "must be at most 1000000"),
+    amount: purchaseAmountSchema,
     datetime: z
       .string()
-      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, "must be YYYY-MM-DDThh:mm:ss, local to the location")
+      .superRefine(withRule(purchaseDateTime))
       .optional()
-      .openapi({ description: "When the purchase happened, local to the location; now at the location when absent." }),
+      .openapi({
+        description: "When the purchase happened, local to the location, a real calendar date-time (years 0001 to 9999); now at the location when absent.",
+        pattern: LOCAL_DATE_TIME_PATTERN,
+        maxLength: 19,
+      }),
     targetingTag: z.enum(["new", "lapsed", "existing"], { message: "must be new, lapsed or existing" }).optional().openapi({
       description: "The customer segment tag the publisher attaches; compared with the offer's targeting.",
     }),
@@ -36,13 +43,19 @@ export const route = createRoute({
     "(its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. " +
     "The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). " +
     "Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s " +
-      "(less when publishing took long: the answer comes within about 6 s of the request once the purchase is published).",
+      "(less when publishing took long: the answer comes within about 6 s of the request once the purchase is published). " +
+      "An account has at most TEST_PURCHASE_CONCURRENCY (default 64) test purchases, clearings, voids and refunds in flight " +
+      "per api process; one more is 429 rate_limit_exceeded with Retry-After: 1.",
   request: { body: jsonBody(body) },
   responses: {
     201: jsonResponse(TransactionSchema, "The transaction as the qualifier recorded it."),
     202: jsonResponse(PendingTransactionSchema, "Sent; not recorded yet."),
     ...commonErrors,
-    400: invalidWhen(["a live key (test keys only)", "locationId: a location that is not in the card's program"]),
+    400: invalidWhen([
+      "a live key (test keys only)",
+      "locationId: a location that is not in the card's program",
+      "amount: more than 2 decimal places (the networks carry whole cents)",
+    ]),
   },
 });
 
