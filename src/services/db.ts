@@ -102,12 +102,15 @@ async function startPgliteThread(dataDir: string | undefined) {
       if (m.ok) call?.resolve(m.result);
       else call?.reject(Object.assign(new Error(String(m.error?.message)), m.error));
     });
-    worker.once("error", (err) => {
-      failed = err;
+    const fail = (err: Error) => {
+      failed ??= err;
       reject(err);
-      for (const call of waiting.values()) call.reject(err);
+      for (const call of waiting.values()) call.reject(failed);
       waiting.clear();
-    });
+    };
+    worker.once("error", fail);
+    // The message PGlite itself gives a query after close, which the health watch reads as the database gone.
+    worker.once("exit", () => fail(new Error("PGlite is closed")));
   });
   await ready;
   const call = <T>(message: Record<string, unknown>): Promise<T> =>

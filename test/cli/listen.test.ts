@@ -40,7 +40,7 @@ describe("cardlink listen", () => {
     const child = spawn(
       process.execPath,
       ["bin/cardlink.mjs", "listen", "--key", account.keys.test, "--port", "0", "--events", "transaction.auth.qualified", "--forward-to", target.url, "--print-json"],
-      { env: { ...process.env, ...env, CARDLINK_URL: "", DATABASE_URL: "", KAFKA_BROKERS: "" }, stdio: ["ignore", "pipe", "pipe"] },
+      { env: { ...process.env, ...env, CARDLINK_URL: "", DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" }, stdio: ["ignore", "pipe", "pipe"] },
     );
     let stdout = "";
     let stderr = "";

@@ -34,9 +34,9 @@ describe("cardlink trigger", () => {
     const cases: [string[], RegExp][] = [
       [["--scheme", "discover"], /^--scheme: must be visa, mastercard, amex\n$/],
       [["--amount", "twelve"], /^--amount: must be a number greater than 0, such as 12.50\n$/],
-      [["--amount", "-3"], /^Option '--amount' argument is ambiguous\. [^\n]*\(cardlink help lists the options\)\n$/],
+      [["--amount", "-3"], /^trigger: Option '--amount' argument is ambiguous\. [^\n]*\(cardlink help lists the options\)\n$/],
       [["--card", "abc"], /^--card: must be a card id \(UUID\)\n$/],
-      [["--frobnicate"], /^Unknown option '--frobnicate'.*\(cardlink help lists the options\)\n$/],
+      [["--frobnicate"], /^trigger: Unknown option '--frobnicate'.*\(cardlink help lists the options\)\n$/],
     ];
     for (const [args, message] of cases) {
       const result = await runCli(["trigger", "transaction.auth", ...args, "--url", s.url, "--key", account.keys.test]);

@@ -51,7 +51,7 @@ describe("per client address and per account in flight", () => {
   let roles: RunningRoles;
   beforeAll(async () => {
     // /admin is limited per address with the per-account budget: 40 at once, 20 a second.
-    h = await createHarness({ env: { RATE_LIMIT_PER_SECOND: "20", RATE_LIMIT_BURST: "40" } });
+    h = await createHarness({ env: { RATE_LIMIT_PER_SECOND: "20", RATE_LIMIT_BURST: "40", TEST_PURCHASE_CONCURRENCY: "16" } });
     // The networks answer onboarding; no qualifier runs, so a test purchase waits its whole wait (202).
     roles = await startRoles(h.services, ["simulators", "workers"]);
     const app = createApp(h.services, { adminToken: ADMIN_TOKEN });

@@ -9504,7 +9504,10 @@ export interface components {
              * @enum {string}
              */
             scheme?: "visa" | "mastercard" | "amex";
-            /** @description The purchase's amount (default 42, or 1 for transaction.auth), or the missing transaction request's (default 42; for .failed one of the test amounts 10.01–10.06, default 10.01). */
+            /**
+             * @description The purchase's amount (default 42, or 1 for transaction.auth), or the missing transaction request's (default 42; for .failed one of the test amounts 10.01–10.06, default 10.01).
+             * @example 42.5
+             */
             amount?: number;
             /** @description The purchase's currency, where the location allows it: a location's purchases are in its country's currency. */
             currency?: string;

@@ -28,6 +28,7 @@ const body = z
       }),
     secret: z
       .string()
+      .max(94, "must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes")
       .refine(isSigningSecret, "must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes")
       .optional()
       .openapi({

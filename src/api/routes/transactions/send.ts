@@ -2,7 +2,8 @@
 // its id when the qualifier has not recorded it within the wait.
 import type { Context } from "hono";
 import { z } from "@hono/zod-openapi";
-import { PURCHASE_AMOUNT, purchaseAmount } from "../../../domain/field-rules.ts";
+import { PURCHASE_AMOUNT, purchaseAmount, purchaseDateTime } from "../../../domain/field-rules.ts";
+import { LOCAL_DATE_TIME_PATTERN } from "../../../domain/local-dates.ts";
 import { withRule } from "../../validation.ts";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
@@ -19,6 +20,13 @@ export const purchaseAmountSchema = z
     maximum: PURCHASE_AMOUNT.max,
     example: 42.5,
   });
+
+/** A purchase's local date-time the networks carry (src/domain/field-rules.ts: purchaseDateTime). */
+export const purchaseDateTimeSchema = (description: string) =>
+  z
+    .string()
+    .superRefine(withRule(purchaseDateTime))
+    .openapi({ description, pattern: LOCAL_DATE_TIME_PATTERN, maxLength: 19 });
 
 /** Real time the API waits for the qualifier before answering 202. */
 const WAIT_MS = 5_000;

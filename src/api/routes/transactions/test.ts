@@ -4,25 +4,16 @@ import type { AppEnv } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
 import { sendTestPurchase } from "../../../services/test-transactions.ts";
 import { PendingTransactionSchema, TransactionSchema } from "./schemas.ts";
-import { answer, depsOf, purchaseAmountSchema } from "./send.ts";
-import { withRule } from "../../validation.ts";
-import { purchaseDateTime } from "../../../domain/field-rules.ts";
-import { LOCAL_DATE_TIME_PATTERN } from "../../../domain/local-dates.ts";
+import { answer, depsOf, purchaseAmountSchema, purchaseDateTimeSchema } from "./send.ts";
 
 const body = z
   .strictObject({
     cardId: z.uuid({ message: "must be a UUID" }),
     locationId: z.uuid({ message: "must be a UUID" }),
     amount: purchaseAmountSchema,
-    datetime: z
-      .string()
-      .superRefine(withRule(purchaseDateTime))
-      .optional()
-      .openapi({
-        description: "When the purchase happened, local to the location, a real calendar date-time (years 0001 to 9999); now at the location when absent.",
-        pattern: LOCAL_DATE_TIME_PATTERN,
-        maxLength: 19,
-      }),
+    datetime: purchaseDateTimeSchema(
+      "When the purchase happened, local to the location, a real calendar date-time (years 0001 to 9999); now at the location when absent.",
+    ).optional(),
     targetingTag: z.enum(["new", "lapsed", "existing"], { message: "must be new, lapsed or existing" }).optional().openapi({
       description: "The customer segment tag the publisher attaches; compared with the offer's targeting.",
     }),

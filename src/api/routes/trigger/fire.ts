@@ -7,6 +7,7 @@ import { TRIGGER_EVENTS, trigger } from "../../../services/trigger.ts";
 import { SCHEMES } from "../../../domain/scheme.ts";
 import { FixturesSchema } from "./schemas.ts";
 import { TransactionSchema } from "../transactions/schemas.ts";
+import { purchaseAmountSchema, purchaseDateTimeSchema } from "../transactions/send.ts";
 
 /** Real time the trigger waits for the event and its first delivery attempts. */
 const WAIT_MS = 30_000;
@@ -17,12 +18,12 @@ const body = z
     scheme: z.enum(SCHEMES, { message: `must be one of ${SCHEMES.join(", ")}` }).optional().openapi({
       description: "The purchase's network: the fixtures card of that scheme (made on first use). With `cardId`, must be the card's scheme.",
     }),
-    amount: z.number().positive("must be greater than 0").max(1_000_000, "must be at most 1000000").optional().openapi({
+    amount: purchaseAmountSchema.optional().openapi({
       description:
         "The purchase's amount (default 42, or 1 for transaction.auth), or the missing transaction request's (default 42; " +
         "for .failed one of the test amounts 10.01–10.06, default 10.01).",
     }),
-    currency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as GBP").optional().openapi({
+    currency: z.string().length(3, "must be an ISO 4217 code such as GBP").regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as GBP").optional().openapi({
       description: "The purchase's currency, where the location allows it: a location's purchases are in its country's currency.",
     }),
     cardId: z.uuid({ message: "must be a UUID" }).optional().openapi({ description: "An enrolled test card of yours instead of the fixtures card." }),
@@ -35,11 +36,9 @@ const body = z
     targeting: z.enum(["new", "lapsed", "existing"], { message: "must be new, lapsed or existing" }).optional().openapi({
       description: "The purchase's customer-segment tag, compared with a targeted offer's.",
     }),
-    datetime: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/, "must be YYYY-MM-DDThh:mm:ss, local to the location")
-      .optional()
-      .openapi({ description: "When the purchase was made, local to the location (default: the service clock's now); a request's transactionDate is its date." }),
+    datetime: purchaseDateTimeSchema(
+      "When the purchase was made, local to the location (default: the service clock's now); a request's transactionDate is its date.",
+    ).optional(),
   })
   .openapi("Trigger", { example: { event: "transaction.auth.qualified", scheme: "mastercard", amount: 12.5 } });
 
