@@ -4,7 +4,7 @@
 // no query beyond the batch's one version read, instead of a containment search per distinct MID.
 // Size: one shared location row per location plus one map entry per MID form (six per location onboarded
 // on all three schemes, keyed by program, scheme and MID): ≈ 380 MiB of V8 heap per 100k such locations,
-// most of it the 600k key strings (README "Memory").
+// most of it the 600k key strings (docs/architecture.md, "Memory").
 import type { Db } from "../services/db.ts";
 import type { NetworkTransaction, TransactionLocation } from "../services/network-transaction.ts";
 import { activeLocationNetworks } from "../services/locations.ts";

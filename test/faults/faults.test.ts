@@ -6,7 +6,7 @@
 // twice; every role alive without a restart (the killed one is started again, as an orchestrator would);
 // no answer but 201, 202 and 503; none slower than 10 s; nothing made by a request that failed; every
 // accepted purchase's webhook delivered within 20 s of the fault's end. The figures are printed
-// (README, Operating).
+// (docs/operations.md, "Operating: health and faults").
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { haveInfra } from "../support/infra.ts";
 import { canRunFaultStack, startFaultStack, type FaultStack } from "./fault-stack.ts";
