@@ -61,6 +61,20 @@ DOCUMENTED = [
         r"amount: must have at most 2 decimal places",
     ]),
     (r"POST /v1/trigger(/fixtures)?", 400, [r"trigger: works in the test environment; use a test key \(sk_test_…\)\."]),
+    # Trigger's overrides against the event and the fixtures they name (its 400: invalidWhen in routes/trigger/fire.ts).
+    (r"POST /v1/trigger", 400, [
+        r"\w+: does not apply to [\w.-]+",
+        r"scheme: the card \S+ is a \w+ card",
+        r"(cardId|locationId): the (card|location) is in program \S+, not \S+",
+        r"currency: a purchase at (a location in [A-Z]{3} is in \S+|the fixtures location \(GBR\) is in GBP)",
+        r"amount: (the test network fails requests of .*|[\d.]+ is a failing test amount; use missing-transaction-request\.failed)",
+        r"amount: must have at most 2 decimal places",
+        r"datetime: must be a real local date-time .*",
+    ]),
+    # HookCreate.secret: its description states the Standard Webhooks form, which a length alone does not.
+    (r"POST /v1/programs/\{programId\}/hooks", 400, [
+        r"secret: must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes",
+    ]),
     # CardCreate.number and expYear: test keys take only test numbers, live keys refuse them; Luhn; not expired.
     (r"POST /v1/programs/\{programId\}/cards", 400, [
         r"number: .*(test|Luhn|Visa|Mastercard|Amex|scheme).*",

@@ -322,6 +322,14 @@ export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerE
       break;
     }
   }
+  // A `.qualified` event comes only of a qualified transaction: one recorded as not qualified (a datetime past
+  // the offer's end, a card's own offer) will not write it, so waiting for it would only end in a timeout.
+  if (event.endsWith(".qualified") && resources.transactionId) {
+    const recorded = await getTransaction(ctx, resources.transactionId);
+    if (!recorded.offer.qualified) {
+      throw new DomainError("conflict", `trigger: the transaction ${recorded.id} was recorded but did not qualify, so there is no ${event} event (${summary}).`);
+    }
+  }
   const eventIds =
     (await poll(deadline, async () => {
       const ids = (await eventIdsFor(ctx, event, subjectId)).filter((id) => !before.includes(id));

@@ -147,6 +147,13 @@ describe("POST /v1/trigger", () => {
     expect(await refused({ event: "transaction.auth", datetime: "tomorrow" })).toMatch(/^datetime: must be a real local date-time/);
   });
 
+  it("answers 409 at once when a .qualified event is asked of a purchase recorded as not qualified", async () => {
+    const client = (await pipeline.h.createAccount()).as("test");
+    // Years before the fixtures offer started: recorded, not qualified, so transaction.auth.qualified never comes.
+    const message = await expectError(await client.post("/v1/trigger", { event: "transaction.auth.qualified", datetime: "2020-01-06T12:00:00" }), 409, "conflict");
+    expect(message).toMatch(/^trigger: the transaction \S+ was recorded but did not qualify, so there is no transaction.auth.qualified event \(purchase 42 GBP, not qualified: /);
+  });
+
   it("describes every event it can fire in the OpenAPI webhooks section", async () => {
     const doc = await expectStatus<{ webhooks: Record<string, { post: { parameters: { name: string }[] } }> }>(
       await pipeline.h.request("GET", "/v1/openapi.json"),

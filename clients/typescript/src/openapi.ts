@@ -4974,7 +4974,7 @@ export interface paths {
         put?: never;
         /**
          * Fire a webhook event on the fixtures
-         * @description Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, cleared or refunded the same way; `location.status` adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card (10.01, the test network's transaction-not-found, for .failed). The optional fields change the purchase or request: its scheme, amount, currency, card, location, program, targeting tag and local datetime; a field the event does not use is refused, naming it. Waits up to 30 s for the event and the first attempt of each delivery, and answers the ids and the delivery outcome. 503 with Retry-After when the pipeline did not record it in time.
+         * @description Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, cleared or refunded the same way; `location.status` adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card (10.01, the test network's transaction-not-found, for .failed). The optional fields change the purchase or request: its scheme, amount, currency, card, location, program, targeting tag and local datetime; a field the event does not use is refused, naming it. Waits up to 30 s for the event and the first attempt of each delivery, and answers the ids and the delivery outcome. 409 when a `.qualified` event was asked for and the transaction was recorded as not qualified (a datetime past the offer's end, say): it will not come. 503 with Retry-After when the pipeline did not record it in time.
          */
         post: {
             parameters: {
@@ -5001,7 +5001,7 @@ export interface paths {
                         "application/json": components["schemas"]["TriggerResult"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key: trigger works in the test environment only. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key: trigger works in the test environment only; a field the event does not use (`scheme: does not apply to offer.extended`); scheme: not the given card's scheme; cardId, locationId: not in the program; currency: not the currency of the location's country; amount: a failing test amount (10.01–10.06) for missing-transaction-request.succeeded, or another for .failed. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5021,6 +5021,15 @@ export interface paths {
                 };
                 /** @description No such resource for this account and environment. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description conflict: the transaction was recorded as not qualified, so the `.qualified` event asked for will not come. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };

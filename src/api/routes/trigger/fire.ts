@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
+import { commonErrors, errorResponse, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
 import { TRIGGER_EVENTS, trigger } from "../../../services/trigger.ts";
 import { SCHEMES } from "../../../domain/scheme.ts";
 import { FixturesSchema } from "./schemas.ts";
@@ -82,9 +82,22 @@ export const route = createRoute({
     "(10.01, the test network's transaction-not-found, for .failed). The optional fields change the purchase or request: " +
     "its scheme, amount, currency, card, location, program, targeting tag and local datetime; a field the event does not " +
     "use is refused, naming it. Waits up to 30 s for the event and the first attempt of each delivery, " +
-    "and answers the ids and the delivery outcome. 503 with Retry-After when the pipeline did not record it in time.",
+    "and answers the ids and the delivery outcome. 409 when a `.qualified` event was asked for and the transaction was " +
+    "recorded as not qualified (a datetime past the offer's end, say): it will not come. 503 with Retry-After when the " +
+    "pipeline did not record it in time.",
   request: { body: jsonBody(body) },
-  responses: { 200: jsonResponse(TriggerResultSchema, "The event fired and its deliveries."), ...commonErrors, 400: invalidWhen(["a live key: trigger works in the test environment only"]) },
+  responses: {
+    200: jsonResponse(TriggerResultSchema, "The event fired and its deliveries."),
+    ...commonErrors,
+    400: invalidWhen([
+      "a live key: trigger works in the test environment only",
+      "a field the event does not use (`scheme: does not apply to offer.extended`)",
+      "scheme: not the given card's scheme; cardId, locationId: not in the program",
+      "currency: not the currency of the location's country",
+      "amount: a failing test amount (10.01–10.06) for missing-transaction-request.succeeded, or another for .failed",
+    ]),
+    409: errorResponse("conflict: the transaction was recorded as not qualified, so the `.qualified` event asked for will not come."),
+  },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
