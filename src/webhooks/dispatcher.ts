@@ -91,7 +91,7 @@ export function createDispatcher({
   clock,
   log,
   concurrency = 256,
-  endpointConcurrency = 64,
+  endpointConcurrency = 256,
   timeoutMs = 20_000,
   connectTimeoutMs = 3_000,
   targets = "local",

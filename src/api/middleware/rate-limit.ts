@@ -91,10 +91,22 @@ export interface AccountLimiter {
 }
 
 /**
+ * The per-account limit: in the database on PostgreSQL, which every api replica shares; in this process's
+ * memory on PGlite, whose database only this process opens (one process per embedded database).
+ */
+export function createAccountLimiter(db: Db, perSecond: number, burst: number): AccountLimiter {
+  if (db.engine === "pglite") {
+    const buckets = createRateLimiter(perSecond, burst, undefined, "account");
+    return { take: async (accountId) => buckets.take(accountId) };
+  }
+  return sharedAccountLimiter(db, perSecond, burst);
+}
+
+/**
  * The per-account limit in the database, batched: one statement in flight at a time, carrying every
  * request that arrived meanwhile (each account's requests summed into one demand).
  */
-export function createAccountLimiter(db: Db, perSecond: number, burst: number): AccountLimiter {
+function sharedAccountLimiter(db: Db, perSecond: number, burst: number): AccountLimiter {
   type Waiter = { resolve: () => void; reject: (err: unknown) => void };
   let pending = new Map<string, Waiter[]>();
   let flushing = false;
