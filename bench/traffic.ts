@@ -1,18 +1,21 @@
 // `npm run bench -- traffic`: a simulator traffic run at load (POST /admin/simulators/traffic/start), followed to
 // its end on each shape Cardlink runs in (`embedded`: `cardlink start`; `stack`: the roles as processes on
 // PostgreSQL and Kafka, when DATABASE_URL and KAFKA_BROKERS are set). Printed: the rate offered, the rate the
-// run itself reports achieved, how many purchases the networks made and how many the qualifier recorded (every
+// run itself reports achieved, how many purchases the networks made and how many the qualifier recorded (the
 // program's transaction count through the API), the run's final state and how long after its end the last
-// purchase was recorded. Environment: TRAFFIC_RATE (2,000/s), TRAFFIC_SECONDS (60), TRAFFIC_PROGRAMS (4, each
-// with 3 onboarded locations and a test card per scheme), TRAFFIC_SHAPES (embedded,stack).
+// purchase was recorded. One program: the networks pair any card with any merchant they know, and a purchase
+// at another program's location is not the card's program's to record. Environment: TRAFFIC_RATE (2,000/s),
+// TRAFFIC_SECONDS (60), TRAFFIC_LOCATIONS (12, onboarded), TRAFFIC_CARDS (30, the three schemes' test numbers),
+// TRAFFIC_SHAPES (embedded,stack).
+import { testCardNumbers } from "../load/card-numbers.js";
 import { startEmbedded, startStack, type Cardlink, type Shape } from "./support/cardlink.ts";
 
 const RATE = Number(process.env.TRAFFIC_RATE ?? 2_000);
 const SECONDS = Number(process.env.TRAFFIC_SECONDS ?? 60);
-const PROGRAMS = Number(process.env.TRAFFIC_PROGRAMS ?? 4);
+const LOCATIONS = Number(process.env.TRAFFIC_LOCATIONS ?? 12);
+const CARDS = Number(process.env.TRAFFIC_CARDS ?? 30);
 const canStack = Boolean(process.env.DATABASE_URL && process.env.KAFKA_BROKERS);
 const SHAPES = (process.env.TRAFFIC_SHAPES ? process.env.TRAFFIC_SHAPES.split(",") : ["embedded", ...(canStack ? ["stack"] : [])]) as Shape[];
-const CARD_NUMBERS = ["4444000000004008", "5555000000005007", "340000000000306"];
 const log = (line: string) => process.stdout.write(line + "\n");
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -34,16 +37,13 @@ async function run(shape: Shape): Promise<void> {
     }
     const account = await call<{ keys: { test: string } }>("POST", "/admin/accounts", admin, { name: "Traffic", tier: "standard" });
     const key = { "Cardlink-Key": account.keys.test };
-    const programs: string[] = [];
-    for (let p = 0; p < PROGRAMS; p++) {
-      const program = await call<{ id: string }>("POST", "/v1/programs", key, { name: `Traffic ${p}` });
-      const brand = await call<{ id: string }>("POST", "/v1/brands", key, { name: `Traffic brand ${p}` });
-      for (let l = 0; l < 3; l++) {
-        await call("POST", `/v1/programs/${program.id}/locations`, key, { address: `${l + 1} High Street`, brandId: brand.id, city: "London", countryCode: "GBR", postcode: "N1 9GU" });
-      }
-      for (const number of CARD_NUMBERS) await call("POST", `/v1/programs/${program.id}/cards`, key, { number, expMonth: 12, expYear: 2030, countryCode: "GBR", termsOfUse: true });
-      programs.push(program.id);
+    const program = await call<{ id: string }>("POST", "/v1/programs", key, { name: "Traffic" });
+    const brand = await call<{ id: string }>("POST", "/v1/brands", key, { name: "Traffic brand" });
+    for (let l = 0; l < LOCATIONS; l++) {
+      await call("POST", `/v1/programs/${program.id}/locations`, key, { address: `${l + 1} High Street`, brandId: brand.id, city: "London", countryCode: "GBR", postcode: "N1 9GU" });
     }
+    for (const number of testCardNumbers(CARDS)) await call("POST", `/v1/programs/${program.id}/cards`, key, { number, expMonth: 12, expYear: 2030, countryCode: "GBR", termsOfUse: true });
+    const programs = [program.id];
     // Every location onboarded on every scheme before the run, so each purchase lands where the service knows the MIDs.
     for (const programId of programs) {
       for (;;) {
@@ -75,7 +75,7 @@ async function run(shape: Shape): Promise<void> {
     }
     log(
       `traffic on ${shape === "embedded" ? "one cardlink start process (PGlite, embedded log)" : "the roles as processes (PostgreSQL, Kafka)"}: ${RATE}/s offered for ${SECONDS} s ` +
-        `over ${PROGRAMS} programs (${PROGRAMS * 3} locations, ${PROGRAMS * 3} cards): the run reports ${status.run?.state} at ${((ended - began) / 1000).toFixed(1)} s, ` +
+        `over one program (${LOCATIONS} locations, ${CARDS} cards): the run reports ${status.run?.state} at ${((ended - began) / 1000).toFixed(1)} s, ` +
         `achieved ${status.achievedRate?.toFixed(0) ?? "-"}/s, ${made} purchases made, ${now} recorded ` +
         `(the last ${((performance.now() - ended) / 1000).toFixed(1)} s after the run ended)`,
     );
