@@ -7,7 +7,7 @@ import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { commandTopic } from "../../src/bus/topics.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
 import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
-import { leftToRefund, refundOf, voidRefusal, clearRefusal } from "../../src/domain/purchase-follow-ups.ts";
+import { clearingOf, leftToClear, leftToRefund, refundOf, voidRefusal } from "../../src/domain/purchase-follow-ups.ts";
 
 type Tx = { id: string; amount: number; cleared: boolean; voided: boolean; type: string };
 
@@ -51,8 +51,20 @@ describe("the follow-up rules (src/domain/purchase-follow-ups.ts)", () => {
   it("void only before clearing, clear only without a void", () => {
     expect(voidRefusal({ state: "authorized" })).toBeUndefined();
     expect(voidRefusal({ state: "cleared" })?.reason).toBe("the purchase has cleared; refund it instead of voiding it");
-    expect(clearRefusal({ state: "cleared" })).toBeUndefined();
-    expect(clearRefusal({ state: "voided" })?.reason).toBe("the purchase was voided; it cannot clear");
+    expect(voidRefusal({ state: "authorized", cleared: 10 })?.reason).toBe("the purchase has cleared; refund it instead of voiding it");
+    expect(clearingOf({ ...p, state: "cleared" }, null)).toEqual({ done: true });
+    expect(clearingOf({ ...p, state: "voided" }, null)).toMatchObject({ refusal: { reason: "the purchase was voided; it cannot clear" } });
+  });
+  it("clear the whole amount at once, part of it, or in several clearings up to it", () => {
+    expect(clearingOf(p, null)).toEqual({ amount: 40, whole: true, last: true });
+    expect(clearingOf(p, 40)).toEqual({ amount: 40, whole: true, last: true });
+    expect(clearingOf(p, 25.004)).toEqual({ amount: 25, whole: false, last: false });
+    expect(clearingOf({ ...p, cleared: 25 }, null)).toEqual({ amount: 15, whole: false, last: true });
+    expect(clearingOf({ ...p, cleared: 25 }, 15.01)).toEqual({ refusal: { field: "amount", reason: "clears more than remains: 15 GBP of 40 is left to clear" } });
+    expect(clearingOf({ ...p, cleared: 40 }, 1)).toEqual({ refusal: { field: "transactionId", reason: "the purchase is already cleared in full" } });
+    expect(clearingOf(p, 0)).toEqual({ refusal: { field: "amount", reason: "must be more than 0 GBP" } });
+    expect(leftToClear({ ...p, cleared: 12.5 })).toBe(27.5);
+    expect(leftToClear({ ...p, state: "cleared" })).toBe(0);
   });
 });
 
