@@ -400,6 +400,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
         qualificationDue: result.qualified ? null : result.qualificationDate,
         place: placeOfRow(existing),
         authId: existing.id,
+        purchaseKey: `${tx.purchaseKey}:clearing:${tx.clearingKey ?? tx.messageId}`,
       });
       plan.inserted.set(clearingId, row);
       existing.clearings = addClearing(existing.clearings ?? NO_CLEARINGS, tx.amount, result, tx.currency);

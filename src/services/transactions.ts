@@ -284,6 +284,8 @@ export interface NewTransaction {
   place: TransactionPlace;
   /** For a clearing that is a transaction of its own: the authorisation it clears. */
   authId?: string | null;
+  /** The row's own key when it is not the message's purchase key (a clearing of its own shares its authorisation's). */
+  purchaseKey?: string;
 }
 
 /** The row a network message (or a publisher's submission) records, before it is written. */
@@ -298,7 +300,7 @@ export function transactionRowOf(i: NewTransaction): StoredTransactionRow {
     ...i.place,
     scheme: tx.scheme,
     kind: i.kind,
-    purchase_key: tx.purchaseKey,
+    purchase_key: i.purchaseKey ?? tx.purchaseKey,
     original_id: i.originalId,
     refund_id: null,
     auth_id: i.authId ?? null,

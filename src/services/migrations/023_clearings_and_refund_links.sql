@@ -2,7 +2,9 @@
 -- An authorisation may clear in parts (a partial clearing, or several clearings up to its amount): its
 -- first clearing of the whole amount stays a stage of its own row, any other clearing is a row of its own
 -- that names the authorisation (auth_id). The authorisation keeps what its clearings came to (clearings:
--- amount, count, cashback and performance fee), so an offer rewards the purchase once across them.
+-- amount, count, cashback and performance fee), so an offer rewards the purchase once across them. A
+-- clearing of its own keys its row as `<purchase key>:clearing:<clearing key>` (Mastercard's transaction
+-- sequence number, else the message id), beside its authorisation's.
 alter table transactions add column auth_id uuid references transactions (id);
 alter table transactions add column clearings jsonb;
 -- A purchase's refund (refundTransactionId): the first refund linked to it, by the network's reference or
