@@ -129,7 +129,8 @@ export interface RunRow {
 
 export const toRun = (r: RunRow): TrafficRun => ({
   id: r.id,
-  options: r.options,
+  // A run kept before a share existed takes its default.
+  options: { ...DEFAULT_MIX, ...r.options },
   state: r.state,
   started: r.started.toISOString(),
   stopped: r.stopped?.toISOString() ?? null,
