@@ -86,10 +86,7 @@ export const DEFAULT_MIX: TrafficMix = {
   multipleClearings: 0.03,
 };
 
-/**
- * How a purchase planned to clear in parts clears: one part of 50 to 95 % of it, or two or three parts
- * adding up to it. From the purchase's own random stream, so the rest of the generated stream stays as it was.
- */
+/** How a purchase planned to clear in parts clears: one part of 50 to 95 % of it, or two or three parts adding up to it. */
 export function clearingParts(amount: number, currency: string, multiple: boolean, random: () => number): number[] {
   if (!multiple) return [roundMoney(amount * (0.5 + 0.45 * random()), currency)];
   const count = random() < 0.5 ? 2 : 3;
@@ -225,8 +222,8 @@ export class PurchaseStream {
     const targetingTag = t < tags.new ? "new" : t < tags.new + tags.lapsed ? "lapsed" : t < tags.new + tags.lapsed + tags.existing ? "existing" : null;
 
     const o = faker.number.float();
-    // What follows the auth beyond the stream's own draws comes from the purchase's own random stream.
-    const own = derivedRandom(this.seed, adapter.scheme, id, "follow-ups");
+    // Draws beyond the stream's own (whether a refund names its purchase, how it clears in parts) come from
+    // the purchase's own random streams, so adding them left the rest of the stream as it was.
     let plan: Plan;
     if (o < mix.voids) plan = { outcome: "void", afterMs: faker.number.int({ min: 1, max: 12 }) * HOUR_MS };
     else if (o < mix.voids + mix.refunds) {
@@ -235,11 +232,11 @@ export class PurchaseStream {
         outcome: "refund",
         amount: partial ? roundMoney(amount * faker.number.float({ min: 0.1, max: 0.9 }), currency) : amount,
         afterClearingMs: faker.number.int({ min: 1, max: 10 }) * DAY_MS,
-        referenced: own() >= mix.unreferencedRefunds,
+        referenced: derivedRandom(this.seed, adapter.scheme, id, "refund")() >= mix.unreferencedRefunds,
       };
     } else if (o < mix.voids + mix.refunds + mix.partialClearings + mix.multipleClearings) {
       const multiple = o >= mix.voids + mix.refunds + mix.partialClearings;
-      plan = { outcome: "clear", clearings: clearingParts(amount, currency, multiple, own) };
+      plan = { outcome: "clear", clearings: clearingParts(amount, currency, multiple, derivedRandom(this.seed, adapter.scheme, id, "clearings")) };
     } else plan = { outcome: "clear" };
 
     return {
