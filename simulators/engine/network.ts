@@ -443,6 +443,7 @@ export class NetworkSimulator {
       runId,
       created: true,
       state: early ? "cleared" : "authorized",
+      cleared: early ? purchase.amount : 0,
       messages,
       schedule,
       cancel: [],
