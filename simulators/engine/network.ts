@@ -532,7 +532,7 @@ export class NetworkSimulator {
       b,
       this.update(record, {
         state: decided.last ? "cleared" : "authorized",
-        cleared: record.cleared + decided.amount,
+        cleared: roundMoney(record.cleared + decided.amount, record.purchase.currency),
         messages: [message],
         cancel: decided.last || takeOver ? [`clearing:${id}`] : [],
       }),
