@@ -71,7 +71,7 @@ describe.each(SCHEMES)("%s messages", (scheme) => {
 
   it("refund without naming the purchase when it is sent unreferenced", () => {
     const refund = adapter.refund(purchase, "refund-2", 3.5, later, false) as unknown as Record<string, unknown>;
-    expect(refund.originalTransactionId ?? refund.originalRefNumber).toBeNull();
+    expect(scheme === "mastercard" ? refund.originalRefNumber : refund.originalTransactionId).toBeNull();
     expect(normalize(adapter.topic, schema, refund)).toEqual(refund);
   });
 
