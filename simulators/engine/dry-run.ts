@@ -4,7 +4,7 @@
 import { loadSchema, normalize } from "../../src/bus/avro.ts";
 import { generatePools, PurchaseStream } from "./generator.ts";
 import { seededRandom, hashSeed } from "./random.ts";
-import type { SchemeAdapter } from "./scheme.ts";
+import { DAY_MS, type SchemeAdapter } from "./scheme.ts";
 import type { NativeTransaction } from "./types.ts";
 
 export interface DryRunOptions {
@@ -45,12 +45,19 @@ export function dryRun(adapter: SchemeAdapter, options: DryRunOptions): string {
     const clearingAt = adapter.clearingDue(purchase.id, at);
     if (plan.outcome === "void") {
       push(new Date(at.getTime() + plan.afterMs), adapter.void(purchase, new Date(at.getTime() + plan.afterMs)), key);
+    } else if (plan.outcome === "clear" && plan.clearings) {
+      // As the network sends them: the parts a day apart, each its own clearing (the whole amount at once is the purchase's one).
+      plan.clearings.forEach((amount, n) => {
+        const partAt = new Date(clearingAt.getTime() + n * DAY_MS);
+        const part = amount === purchase.amount ? undefined : { clearingId: `${purchase.id}:clearing:${n}`, amount };
+        push(partAt, adapter.clearing(purchase, partAt, part), key);
+      });
     } else {
       push(clearingAt, adapter.clearing(purchase, clearingAt), key);
     }
     if (plan.outcome === "refund") {
       const refundAt = new Date(clearingAt.getTime() + plan.afterClearingMs);
-      push(refundAt, adapter.refund(purchase, `${purchase.id}:refund`, plan.amount, refundAt), key);
+      push(refundAt, adapter.refund(purchase, `${purchase.id}:refund`, plan.amount, refundAt, plan.referenced), key);
     }
     // Exponential gaps: purchases arrive as a Poisson stream, whole seconds apart.
     time += Math.max(1, Math.round(-Math.log(1 - gaps()) * options.meanGapSeconds)) * 1000;

@@ -62,6 +62,16 @@ export interface TrafficMix {
   notOnboardedLocations: number;
   /** How often each targeting tag rides on a purchase; the rest carry none. */
   targetingTags: TargetingMix;
+  /** Purchases voided before clearing. */
+  voids: number;
+  /** Purchases refunded after clearing (some in part). */
+  refunds: number;
+  /** Of the refunds, those the network sends without naming the purchase (Cardlink matches them by rule). */
+  unreferencedRefunds: number;
+  /** Purchases of which only part clears (a tip left out, an order short-shipped). */
+  partialClearings: number;
+  /** Purchases that clear in two or three clearings adding up to the amount (split shipments). */
+  multipleClearings: number;
 }
 
 export const DEFAULT_MIX: TrafficMix = {
@@ -69,7 +79,28 @@ export const DEFAULT_MIX: TrafficMix = {
   unknownMerchants: 0.1,
   notOnboardedLocations: 0.1,
   targetingTags: { new: 0.1, lapsed: 0.05, existing: 0.15 },
+  voids: 0.04,
+  refunds: 0.06,
+  unreferencedRefunds: 0.3,
+  partialClearings: 0.03,
+  multipleClearings: 0.03,
 };
+
+/** How a purchase planned to clear in parts clears: one part of 50 to 95 % of it, or two or three parts adding up to it. */
+export function clearingParts(amount: number, currency: string, multiple: boolean, random: () => number): number[] {
+  if (!multiple) return [roundMoney(amount * (0.5 + 0.45 * random()), currency)];
+  const count = random() < 0.5 ? 2 : 3;
+  const parts: number[] = [];
+  let left = amount;
+  for (let i = 1; i < count; i++) {
+    const part = roundMoney(left * (0.3 + 0.4 * random()), currency);
+    parts.push(part);
+    left = roundMoney(left - part, currency);
+  }
+  parts.push(left);
+  // A part too small to carry (an amount of a few minor units) leaves the purchase to clear at once.
+  return parts.every((p) => p > 0) ? parts : [amount];
+}
 
 /** What the stream draws from: the service's cards and locations (or generated ones for a dry run). */
 export interface Pools {
@@ -191,15 +222,21 @@ export class PurchaseStream {
     const targetingTag = t < tags.new ? "new" : t < tags.new + tags.lapsed ? "lapsed" : t < tags.new + tags.lapsed + tags.existing ? "existing" : null;
 
     const o = faker.number.float();
+    // Draws beyond the stream's own (whether a refund names its purchase, how it clears in parts) come from
+    // the purchase's own random streams, so adding them left the rest of the stream as it was.
     let plan: Plan;
-    if (o < 0.04) plan = { outcome: "void", afterMs: faker.number.int({ min: 1, max: 12 }) * HOUR_MS };
-    else if (o < 0.1) {
+    if (o < mix.voids) plan = { outcome: "void", afterMs: faker.number.int({ min: 1, max: 12 }) * HOUR_MS };
+    else if (o < mix.voids + mix.refunds) {
       const partial = faker.number.float() < 0.4;
       plan = {
         outcome: "refund",
         amount: partial ? roundMoney(amount * faker.number.float({ min: 0.1, max: 0.9 }), currency) : amount,
         afterClearingMs: faker.number.int({ min: 1, max: 10 }) * DAY_MS,
+        referenced: derivedRandom(this.seed, adapter.scheme, id, "refund")() >= mix.unreferencedRefunds,
       };
+    } else if (o < mix.voids + mix.refunds + mix.partialClearings + mix.multipleClearings) {
+      const multiple = o >= mix.voids + mix.refunds + mix.partialClearings;
+      plan = { outcome: "clear", clearings: clearingParts(amount, currency, multiple, derivedRandom(this.seed, adapter.scheme, id, "clearings")) };
     } else plan = { outcome: "clear" };
 
     return {

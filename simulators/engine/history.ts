@@ -10,6 +10,8 @@ export interface PurchaseRecord {
   purchase: Purchase;
   state: PurchaseState;
   refunded: number;
+  /** What its clearings came to so far. */
+  cleared: number;
   runId: string | null;
 }
 
@@ -17,6 +19,7 @@ interface PurchaseRow {
   purchase: Purchase;
   state: PurchaseState;
   refunded: number;
+  cleared: number;
   run_id: string | null;
 }
 
@@ -26,9 +29,10 @@ export const standingOf = (r: PurchaseRecord): PurchaseStanding => ({
   amount: r.purchase.amount,
   currency: r.purchase.currency,
   refunded: r.refunded,
+  cleared: r.cleared,
 });
 
-const toRecord = (r: PurchaseRow): PurchaseRecord => ({ purchase: r.purchase, state: r.state, refunded: r.refunded, runId: r.run_id });
+const toRecord = (r: PurchaseRow): PurchaseRecord => ({ purchase: r.purchase, state: r.state, refunded: r.refunded, cleared: r.cleared, runId: r.run_id });
 
 export async function findMerchant(db: Db, scheme: Scheme, key: string): Promise<{ merchant: Merchant; onboarded: boolean } | undefined> {
   const [row] = await db.query<{ merchant: Merchant; onboarded: boolean }>(
@@ -41,7 +45,7 @@ export async function findMerchant(db: Db, scheme: Scheme, key: string): Promise
 /** A purchase by the id it was given or by the network's own id for it. */
 export async function findPurchase(db: Db, scheme: Scheme, ref: string): Promise<PurchaseRecord | undefined> {
   const [row] = await db.query<PurchaseRow>(
-    "select purchase, state, refunded, run_id from simulator_purchases where scheme = $1 and (id = $2 or native_id = $2)",
+    "select purchase, state, refunded, cleared, run_id from simulator_purchases where scheme = $1 and (id = $2 or native_id = $2)",
     [scheme, ref],
   );
   return row && toRecord(row);
@@ -52,7 +56,7 @@ export async function findPurchases(db: Db, scheme: Scheme, refs: string[]): Pro
   const found = new Map<string, PurchaseRecord>();
   if (refs.length === 0) return found;
   const rows = await db.query<PurchaseRow & { id: string; native_id: string }>(
-    "select id, native_id, purchase, state, refunded, run_id from simulator_purchases where scheme = $1 and (id = any($2::text[]) or native_id = any($2::text[]))",
+    "select id, native_id, purchase, state, refunded, cleared, run_id from simulator_purchases where scheme = $1 and (id = any($2::text[]) or native_id = any($2::text[]))",
     [scheme, refs],
   );
   for (const r of rows) {
@@ -86,6 +90,8 @@ export interface PurchaseWrite {
   runId: string | null;
   state: PurchaseState;
   refunded?: number;
+  /** What its clearings came to after this write. */
+  cleared?: number;
   /** The purchase is made by this write (its run counts one more). */
   created?: boolean;
   messages: MessageWrite[];
@@ -150,6 +156,7 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
       authorized_at: p.authorizedAt,
       state: w.state,
       refunded: w.refunded ?? 0,
+      cleared: w.cleared ?? 0,
       run_id: w.runId,
       purchase: p,
     });
@@ -185,11 +192,11 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
     }
     if (purchases.size > 0) {
       await tx.query(
-        `insert into simulator_purchases (id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, run_id, purchase)
-         select id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, run_id, purchase
+        `insert into simulator_purchases (id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, cleared, run_id, purchase)
+         select id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, cleared, run_id, purchase
          from jsonb_to_recordset($1::jsonb) as p(id text, scheme text, native_id text, card_id text, location_id uuid, amount numeric, local_date date,
-           authorized_at timestamptz, state text, refunded numeric, run_id text, purchase jsonb)
-         on conflict (id) do update set state = excluded.state, refunded = excluded.refunded`,
+           authorized_at timestamptz, state text, refunded numeric, cleared numeric, run_id text, purchase jsonb)
+         on conflict (id) do update set state = excluded.state, refunded = excluded.refunded, cleared = excluded.cleared`,
         [JSON.stringify([...purchases.values()])],
       );
     }
@@ -229,9 +236,10 @@ export async function messageExists(db: Db, messageId: string): Promise<boolean>
 }
 
 export type Due =
-  | { id: string; kind: "clearing"; dueAt: Date; payload: { purchaseId: string } }
+  // Without `amount`, what is left of the purchase; `clearingId` names one clearing of several.
+  | { id: string; kind: "clearing"; dueAt: Date; payload: { purchaseId: string; amount?: number; clearingId?: string } }
   | { id: string; kind: "void"; dueAt: Date; payload: { purchaseId: string } }
-  | { id: string; kind: "refund"; dueAt: Date; payload: { purchaseId: string; refundId: string; amount: number } }
+  | { id: string; kind: "refund"; dueAt: Date; payload: { purchaseId: string; refundId: string; amount: number; referenced?: boolean } }
   | { id: string; kind: "onboarding-reply"; dueAt: Date; payload: { reply: OnboardingReply; merchant: Merchant | null } };
 
 export async function scheduleDue(db: Db, scheme: Scheme, due: Due): Promise<boolean> {
@@ -258,7 +266,7 @@ export async function cardKnown(db: Db, scheme: Scheme, cardId: string): Promise
 /** The card's purchases with a local date in [from, to], authorised at or after `since`. */
 export async function purchasesOfCard(db: Db, scheme: Scheme, cardId: string, from: string, to: string, since: Date): Promise<PurchaseRecord[]> {
   const rows = await db.query<PurchaseRow>(
-    `select purchase, state, refunded, run_id from simulator_purchases
+    `select purchase, state, refunded, cleared, run_id from simulator_purchases
      where scheme = $1 and card_id = $2 and local_date between $3 and $4 and authorized_at >= $5
      order by authorized_at limit 200`,
     [scheme, cardId, from, to, since.toISOString()],

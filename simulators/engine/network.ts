@@ -13,7 +13,7 @@ import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { addressFindable, onboardingDelayMs } from "../../src/domain/location-status.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { roundMoney } from "../../src/domain/money.ts";
-import { refundOf, voidRefusal } from "../../src/domain/purchase-follow-ups.ts";
+import { clearingOf, refundOf, voidRefusal } from "../../src/domain/purchase-follow-ups.ts";
 import type { SimulatorDb as Db } from "./store.ts";
 import { FaultDice, NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { PurchaseStream } from "./generator.ts";
@@ -40,7 +40,7 @@ import { loadPools } from "./population.ts";
 import { derivedRandom, hashSeed, seededRandom } from "./random.ts";
 import { answerLookup } from "./lookups.ts";
 import { cardEnrolments, lookupRequests, onboardingRequests, parseMessage, simulatorCommands } from "./requests.ts";
-import { descriptor, type SchemeAdapter } from "./scheme.ts";
+import { DAY_MS, descriptor, type SchemeAdapter } from "./scheme.ts";
 import {
   latestRun,
   mixOf,
@@ -273,7 +273,7 @@ export class NetworkSimulator {
   /** A step's change to a purchase: part of the batch's write, and what later steps of the batch see. */
   private record(b: Batch, w: PurchaseWrite): void {
     b.writes.push(w);
-    const record: PurchaseRecord = { purchase: w.purchase, state: w.state, refunded: w.refunded ?? 0, runId: w.runId };
+    const record: PurchaseRecord = { purchase: w.purchase, state: w.state, refunded: w.refunded ?? 0, cleared: w.cleared ?? 0, runId: w.runId };
     b.purchases.set(w.purchase.id, record);
     b.purchases.set(w.nativeId, record);
     for (const m of w.messages) b.messageIds.add(m.value.messageId);
@@ -290,7 +290,8 @@ export class NetworkSimulator {
       case "PURCHASE":
         return this.purchaseFromCommand(b, command);
       case "CLEAR":
-        return this.clear(b, command.purchaseId);
+        // A clearing asked for takes over from the one the network scheduled.
+        return this.clear(b, command.purchaseId, command.amount, command.commandId, this.deps.clock.now(), true);
       case "VOID":
         return this.voidPurchase(b, command.purchaseId);
       case "REFUND":
@@ -413,12 +414,15 @@ export class NetworkSimulator {
   private authorize(b: Batch, purchase: Purchase, plan: Plan, runId: string | null): void {
     const now = this.deps.clock.now();
     const messages: MessageWrite[] = [];
-    const early = plan.outcome !== "void" && this.dice.roll(this.faults.clearingBeforeAuthRate);
+    const parts = plan.outcome === "clear" ? (plan.clearings ?? null) : null;
+    // Under the fault, the whole amount clears before the auth (a purchase cleared in parts clears later).
+    const early = plan.outcome !== "void" && !parts && this.dice.roll(this.faults.clearingBeforeAuthRate);
     if (early) messages.push(this.send(b, "clearing", this.adapter.clearing(purchase, now), now));
     messages.push(this.send(b, "auth", this.adapter.auth(purchase, now), now));
     const clearingAt = early ? now : this.adapter.clearingDue(purchase.id, now);
     const schedule: Due[] = [];
-    if (!early && plan.outcome !== "void") {
+    if (parts) schedule.push(...plannedClearings(purchase.id, clearingAt, parts));
+    else if (!early && plan.outcome !== "void") {
       schedule.push({ id: `clearing:${purchase.id}`, kind: "clearing", dueAt: clearingAt, payload: { purchaseId: purchase.id } });
     }
     if (plan.outcome === "void") {
@@ -430,7 +434,7 @@ export class NetworkSimulator {
         id: `refund:${refundId}`,
         kind: "refund",
         dueAt: new Date(clearingAt.getTime() + plan.afterClearingMs),
-        payload: { purchaseId: purchase.id, refundId, amount: plan.amount },
+        payload: { purchaseId: purchase.id, refundId, amount: plan.amount, referenced: plan.referenced },
       });
     }
     this.record(b, {
@@ -439,6 +443,7 @@ export class NetworkSimulator {
       runId,
       created: true,
       state: early ? "cleared" : "authorized",
+      cleared: early ? purchase.amount : 0,
       messages,
       schedule,
       cancel: [],
@@ -494,6 +499,7 @@ export class NetworkSimulator {
       runId: record.runId,
       state: record.state,
       refunded: record.refunded,
+      cleared: record.cleared,
       messages: [],
       schedule: [],
       cancel: [],
@@ -501,12 +507,36 @@ export class NetworkSimulator {
     };
   }
 
-  /** Clears an authorised purchase now (a test transaction's clear, or its clearing falling due). */
-  private async clear(b: Batch, ref: string, at = this.deps.clock.now()): Promise<void> {
+  /**
+   * Clears `amount` of an authorised purchase (what is left when null) now: a test transaction's clear, or a
+   * clearing falling due. The whole amount at once is the purchase's one clearing; anything else is one
+   * clearing of part of it, under `clearingId` (a command's id, a planned clearing's), or, without one, an
+   * id from what was cleared before. `takeOver`: the network's scheduled clearing is not sent any more.
+   */
+  private async clear(b: Batch, ref: string, amount: number | null, clearingId: string | null, at = this.deps.clock.now(), takeOver = false): Promise<void> {
     const record = await this.purchaseOrReject(b, ref);
-    if (record.state !== "authorized") return; // cleared already, or voided (the API refuses that): nothing to send
-    const message = this.send(b, "clearing", this.adapter.clearing(record.purchase, at), at);
-    this.record(b, this.update(record, { state: "cleared", messages: [message], cancel: [`clearing:${record.purchase.id}`] }));
+    // Cleared in full already, or voided (the API refuses that): nothing to send.
+    if (record.state !== "authorized") return;
+    const decided = clearingOf(standingOf(record), amount);
+    if ("done" in decided) return;
+    if ("refusal" in decided) throw new Rejected(`${decided.refusal.field === "amount" ? "amount" : `purchaseId: ${ref}`}: ${decided.refusal.reason}`);
+    const id = record.purchase.id;
+    const part = decided.whole ? undefined : { clearingId: clearingId ?? `${id}:clearing:${record.cleared}`, amount: decided.amount };
+    if (part) {
+      // A redelivered command: its clearing went out already.
+      const messageId = this.adapter.messageId("clearing", part.clearingId);
+      if (b.messageIds.has(messageId) || (await messageExists(this.deps.db, messageId))) return;
+    }
+    const message = this.send(b, "clearing", this.adapter.clearing(record.purchase, at, part), at);
+    this.record(
+      b,
+      this.update(record, {
+        state: decided.last ? "cleared" : "authorized",
+        cleared: roundMoney(record.cleared + decided.amount, record.purchase.currency),
+        messages: [message],
+        cancel: decided.last || takeOver ? [`clearing:${id}`] : [],
+      }),
+    );
   }
 
   private async voidPurchase(b: Batch, ref: string, at = this.deps.clock.now()): Promise<void> {
@@ -518,15 +548,18 @@ export class NetworkSimulator {
     this.record(b, this.update(record, { state: "voided", messages: [message], cancel: [`clearing:${record.purchase.id}`] }));
   }
 
-  /** A refund of `amount` (default: what is left) with its own id, so a redelivery refunds once. */
-  private async refund(b: Batch, ref: string, refundId: string, amount: number | null, at = this.deps.clock.now()): Promise<void> {
+  /**
+   * A refund of `amount` (default: what is left) with its own id, so a redelivery refunds once;
+   * `referenced` false sends it without naming the purchase, as networks often do.
+   */
+  private async refund(b: Batch, ref: string, refundId: string, amount: number | null, at = this.deps.clock.now(), referenced = true): Promise<void> {
     const record = await this.purchaseOrReject(b, ref);
     const messageId = this.adapter.messageId("refund", refundId);
     if (b.messageIds.has(messageId) || (await messageExists(this.deps.db, messageId))) return;
     const decided = refundOf(standingOf(record), amount);
     if ("refusal" in decided) throw new Rejected(`${decided.refusal.field === "amount" ? "amount" : `purchaseId: ${ref}`}: ${decided.refusal.reason}`);
     const refund = decided.amount;
-    const message = this.send(b, "refund", this.adapter.refund(record.purchase, refundId, refund, at), at);
+    const message = this.send(b, "refund", this.adapter.refund(record.purchase, refundId, refund, at, referenced), at);
     this.record(b, this.update(record, { refunded: record.refunded + refund, messages: [message] }));
   }
 
@@ -567,13 +600,13 @@ export class NetworkSimulator {
   private async runOne(b: Batch, due: Due): Promise<void> {
     switch (due.kind) {
       case "clearing":
-        return this.clear(b, due.payload.purchaseId, due.dueAt);
+        return this.clear(b, due.payload.purchaseId, due.payload.amount ?? null, due.payload.clearingId ?? null, due.dueAt);
       case "void":
         return this.voidPurchase(b, due.payload.purchaseId, due.dueAt);
       case "refund": {
         const record = await this.purchaseOrReject(b, due.payload.purchaseId);
         if (record.state === "voided") return;
-        return this.refund(b, due.payload.purchaseId, due.payload.refundId, due.payload.amount, due.dueAt);
+        return this.refund(b, due.payload.purchaseId, due.payload.refundId, due.payload.amount, due.dueAt, due.payload.referenced ?? true);
       }
       case "onboarding-reply": {
         const { reply, merchant } = due.payload;
@@ -751,4 +784,17 @@ export class NetworkSimulator {
       t.busy = false;
     }
   }
+}
+
+/**
+ * A purchase's planned clearings of parts of it, a day apart from its clearing time, each due under its own
+ * id (the first under the scheduled clearing's) and made under its own clearing id.
+ */
+export function plannedClearings(purchaseId: string, clearingAt: Date, parts: number[]): Due[] {
+  return parts.map((amount, n) => ({
+    id: n === 0 ? `clearing:${purchaseId}` : `clearing:${purchaseId}:${n}`,
+    kind: "clearing" as const,
+    dueAt: new Date(clearingAt.getTime() + n * DAY_MS),
+    payload: { purchaseId, amount, clearingId: `${purchaseId}:clearing:${n}` },
+  }));
 }

@@ -3,6 +3,12 @@
 import type { LookupTransaction } from "../../src/bus/messages.ts";
 import type { Merchant, MerchantIds, MessageKind, NativeTransaction, Purchase, Scheme } from "./types.ts";
 
+/** One clearing of part of a purchase: its own id (the messages' ids derive from it) and amount. */
+export interface ClearingPart {
+  clearingId: string;
+  amount: number;
+}
+
 /** The network's own ids for one purchase, derived from its purchase id. */
 export interface PurchaseIds {
   /** Visa/Amex transaction id, Mastercard reference number: what joins clearing to auth. */
@@ -27,8 +33,12 @@ export interface SchemeAdapter {
   /** The id of the message of `kind` about purchase (or, for a refund, refund) `id`. */
   messageId(kind: MessageKind, id: string): string;
   auth(purchase: Purchase, at: Date): NativeTransaction;
-  clearing(purchase: Purchase, at: Date): NativeTransaction;
-  refund(purchase: Purchase, refundId: string, amount: number, at: Date): NativeTransaction;
+  /** The clearing of the whole amount at once, or, with `part`, one clearing of part of it (one of several, maybe). */
+  clearing(purchase: Purchase, at: Date, part?: ClearingPart): NativeTransaction;
+  /** What tells the clearing made with `part.clearingId` from the purchase's other clearings (src/domain/transaction-id.ts clearingKeyOf). */
+  clearingKey(clearingId: string): string;
+  /** A refund; `referenced` false leaves out the purchase it refunds, as networks often do (Cardlink matches it). */
+  refund(purchase: Purchase, refundId: string, amount: number, at: Date, referenced?: boolean): NativeTransaction;
   void(purchase: Purchase, at: Date): NativeTransaction;
   /** When the purchase authorised at `authorizedAt` clears (48 to 72 hours later). */
   clearingDue(purchaseId: string, authorizedAt: Date): Date;

@@ -64,10 +64,23 @@ export const trafficOptionsSchema = z
       .strictObject({ new: share("tagged new"), lapsed: share("tagged lapsed"), existing: share("tagged existing") })
       .default(DEFAULT_MIX.targetingTags)
       .describe("How often each targeting tag rides on a purchase; the rest carry none."),
+    voids: share("voided before they clear").default(DEFAULT_MIX.voids),
+    refunds: share("refunded after they clear, some in part").default(DEFAULT_MIX.refunds),
+    unreferencedRefunds: z
+      .number()
+      .min(0, "must be between 0 and 1")
+      .max(1, "must be between 0 and 1")
+      .default(DEFAULT_MIX.unreferencedRefunds)
+      .describe("Share (0 to 1) of the refunds that the network sends without naming the purchase; Cardlink links them by card, location, MID, amount and time."),
+    partialClearings: share("of which only part clears (each clearing its own transaction)").default(DEFAULT_MIX.partialClearings),
+    multipleClearings: share("that clear in two or three clearings adding up to the amount").default(DEFAULT_MIX.multipleClearings),
   })
   .superRefine((o, ctx) => {
     if (o.unknownMerchants + o.notOnboardedLocations > 1) {
       ctx.addIssue({ code: "custom", path: ["notOnboardedLocations"], message: "unknownMerchants + notOnboardedLocations must be at most 1" });
+    }
+    if (o.voids + o.refunds + o.partialClearings + o.multipleClearings > 1) {
+      ctx.addIssue({ code: "custom", path: ["multipleClearings"], message: "voids + refunds + partialClearings + multipleClearings must be at most 1" });
     }
     const t = o.targetingTags;
     if (t.new + t.lapsed + t.existing > 1) {
@@ -82,6 +95,11 @@ export const mixOf = (o: TrafficOptions): TrafficMix => ({
   unknownMerchants: o.unknownMerchants,
   notOnboardedLocations: o.notOnboardedLocations,
   targetingTags: o.targetingTags,
+  voids: o.voids,
+  refunds: o.refunds,
+  unreferencedRefunds: o.unreferencedRefunds,
+  partialClearings: o.partialClearings,
+  multipleClearings: o.multipleClearings,
 });
 
 /** How many purchases one scheme's share of a run makes in all, or null when it runs until stopped. */
@@ -111,7 +129,8 @@ export interface RunRow {
 
 export const toRun = (r: RunRow): TrafficRun => ({
   id: r.id,
-  options: r.options,
+  // A run kept before a share existed takes its default.
+  options: { ...DEFAULT_MIX, ...r.options },
   state: r.state,
   started: r.started.toISOString(),
   stopped: r.stopped?.toISOString() ?? null,

@@ -45,11 +45,15 @@ export interface Purchase {
 
 export type MessageKind = "auth" | "clearing" | "refund" | "void";
 
-/** What happens to a purchase after its auth. */
+/**
+ * What happens to a purchase after its auth: it clears (the whole amount at once, or in `clearings`: one
+ * part of it, or several parts adding up to it), is voided, or clears and is refunded (`referenced` false:
+ * the refund does not name the purchase).
+ */
 export type Plan =
-  | { outcome: "clear" }
+  | { outcome: "clear"; clearings?: number[] }
   | { outcome: "void"; afterMs: number }
-  | { outcome: "refund"; amount: number; afterClearingMs: number };
+  | { outcome: "refund"; amount: number; afterClearingMs: number; referenced: boolean };
 
 export const emptyMids = (): MerchantIds => ({
   vmid: null,

@@ -53,8 +53,13 @@ export interface PurchaseReceipt {
   transactionId: string;
   /** The auth code (Amex approval code) of the purchase. */
   authCode: string;
-  /** The id of the message this step publishes. */
+  /** The id of the message this step publishes (for a clear, when it clears the whole amount at once). */
   messageId: string;
+  /**
+   * For a clear that turns out to be a clearing of part of the purchase (or of what is left after one): what
+   * tells that clearing from the purchase's others (src/domain/transaction-id.ts clearingTransactionIdFor).
+   */
+  clearingKey?: string;
 }
 
 export interface PurchaseRef {
@@ -83,8 +88,11 @@ export interface SimulatorControl {
   purchase(input: PurchaseInput): Promise<PurchaseReceipt>;
   /** The receipt `purchase` will answer for this purchase id, known before anything is sent. */
   purchaseReceipt(scheme: Scheme, purchaseId: string): PurchaseReceipt;
-  /** Clears the purchase now instead of at its scheduled clearing. */
-  clear(ref: PurchaseRef): Promise<PurchaseReceipt>;
+  /**
+   * Clears `amount` of the purchase (what is left when absent) now, instead of at its scheduled clearing,
+   * which it replaces: the whole amount at once, or one clearing of part of it.
+   */
+  clear(ref: PurchaseRef & { amount?: number }): Promise<PurchaseReceipt>;
   /** Refunds `amount` (default: what is left) as a negative transaction. */
   refund(ref: PurchaseRef & { amount?: number }): Promise<PurchaseReceipt>;
   /** Voids an authorised purchase that has not cleared. */
@@ -150,7 +158,9 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
       return receipt(ref.scheme, ref.purchaseId, adapter.ids(commandId).transactionId, adapter.messageId("refund", commandId));
     }
     const kind = action === "CLEAR" ? "clearing" : "void";
-    return receipt(ref.scheme, ref.purchaseId, adapter.ids(ref.purchaseId).transactionId, adapter.messageId(kind, ref.purchaseId));
+    const made = receipt(ref.scheme, ref.purchaseId, adapter.ids(ref.purchaseId).transactionId, adapter.messageId(kind, ref.purchaseId));
+    // A clearing of part of the purchase is made under the command's id (simulators/engine/network.ts clear).
+    return action === "CLEAR" ? { ...made, clearingKey: adapter.clearingKey(commandId) } : made;
   }
 
   return {
@@ -196,7 +206,7 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
     },
     purchaseReceipt: (scheme, purchaseId) =>
       receipt(scheme, purchaseId, ADAPTERS[scheme].ids(purchaseId).transactionId, ADAPTERS[scheme].messageId("auth", purchaseId)),
-    clear: (ref) => follow(ref, "CLEAR"),
+    clear: (ref) => follow(ref, "CLEAR", ref.amount),
     void: (ref) => follow(ref, "VOID"),
     refund: (ref) => follow(ref, "REFUND", ref.amount),
     announceClock: (offsetMs) => announce("clock", { ...setting, kind: "CLOCK", clockOffsetMs: offsetMs }),

@@ -4,6 +4,7 @@ import type { AmexTransaction } from "../../src/bus/messages.ts";
 import { transactionTopic } from "../../src/bus/topics.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
+import { clearingKeyOf } from "../../src/domain/transaction-id.ts";
 import { derivedRandom, digits } from "../engine/random.ts";
 import { baseEntry, clearingDelayMs, isoDate, type SchemeAdapter } from "../engine/scheme.ts";
 import { emptyMids, type MessageKind, type Purchase } from "../engine/types.ts";
@@ -56,16 +57,22 @@ export const amex: SchemeAdapter = {
   ids,
   messageId,
   auth: (p, at) => message(p, at, { messageId: messageId("auth", p.id), messageType: "AUTH" }),
-  clearing: (p, at) =>
-    message(p, at, { messageId: messageId("clearing", p.id), messageType: "SUBMISSION", submissionDate: isoDate(at) }),
-  refund: (p, refundId, amount, at) =>
+  clearing: (p, at, part) =>
+    message(p, at, {
+      messageId: messageId("clearing", part?.clearingId ?? p.id),
+      messageType: "SUBMISSION",
+      submissionDate: isoDate(at),
+      ...(part ? { amount: part.amount } : {}),
+    }),
+  clearingKey: (clearingId) => clearingKeyOf({ messageId: messageId("clearing", clearingId), sequenceNumber: null }),
+  refund: (p, refundId, amount, at, referenced = true) =>
     message(p, at, {
       messageId: messageId("refund", refundId),
       // A refund happens when it happens: its own local time, not the purchase's.
       transactionDateTime: localAt(at, p.merchant.timezone),
       messageType: "CREDIT",
       transactionId: ids(refundId).transactionId,
-      originalTransactionId: ids(p.id).transactionId,
+      originalTransactionId: referenced ? ids(p.id).transactionId : null,
       amount: -Math.abs(amount),
       approvalCode: null,
       submissionDate: isoDate(at),

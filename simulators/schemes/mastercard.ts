@@ -1,10 +1,12 @@
 // The Mastercard network's message shapes: authorization and clearing joined by the reference number,
-// the transaction sequence number on clearing only, location id and acquiring MID; clearing goes out
-// in a daily batch at 12:00 UTC, the first at least 48 hours after the authorization.
+// the transaction sequence number on clearing only (one per clearing: a purchase may clear more than
+// once), location id and acquiring MID; clearing goes out in a daily batch at 12:00 UTC, the first at
+// least 48 hours after the authorization.
 import type { MastercardTransaction } from "../../src/bus/messages.ts";
 import { transactionTopic } from "../../src/bus/topics.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
+import { clearingKeyOf } from "../../src/domain/transaction-id.ts";
 import { alphanumeric, derivedRandom, digits } from "../engine/random.ts";
 import { DAY_MS, HOUR_MS, baseEntry, isoDate, type SchemeAdapter } from "../engine/scheme.ts";
 import { emptyMids, type MessageKind, type Purchase } from "../engine/types.ts";
@@ -84,21 +86,24 @@ export const mastercard: SchemeAdapter = {
   ids,
   messageId,
   auth: (p, at) => message(p, at, { messageId: messageId("auth", p.id), messageType: "AUTHORIZATION" }),
-  clearing: (p, at) =>
+  // Each clearing of a purchase has its own transaction sequence number; the reference number joins them all to the authorization.
+  clearing: (p, at, part) =>
     message(p, at, {
-      messageId: messageId("clearing", p.id),
+      messageId: messageId("clearing", part?.clearingId ?? p.id),
       messageType: "CLEARING",
-      transactionSequenceNumber: ids(p.id).sequenceNumber,
+      transactionSequenceNumber: ids(part?.clearingId ?? p.id).sequenceNumber,
       clearingBatchDate: isoDate(at),
+      ...(part ? { transactionAmount: part.amount } : {}),
     }),
-  refund: (p, refundId, amount, at) =>
+  clearingKey: (clearingId) => clearingKeyOf({ messageId: messageId("clearing", clearingId), sequenceNumber: ids(clearingId).sequenceNumber }),
+  refund: (p, refundId, amount, at, referenced = true) =>
     message(p, at, {
       messageId: messageId("refund", refundId),
       // A refund happens when it happens: its own local time, not the purchase's.
       transactionLocalDateTime: localAt(at, p.merchant.timezone),
       messageType: "REFUND",
       refNumber: ids(refundId).transactionId,
-      originalRefNumber: ids(p.id).transactionId,
+      originalRefNumber: referenced ? ids(p.id).transactionId : null,
       transactionSequenceNumber: ids(refundId).sequenceNumber,
       transactionAmount: -Math.abs(amount),
       authCode: null,

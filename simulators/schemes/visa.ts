@@ -4,6 +4,7 @@ import type { VisaTransaction } from "../../src/bus/messages.ts";
 import { transactionTopic } from "../../src/bus/topics.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
+import { clearingKeyOf } from "../../src/domain/transaction-id.ts";
 import { alphanumeric, derivedRandom, digits } from "../engine/random.ts";
 import { baseEntry, clearingDelayMs, descriptor, isoDate, type SchemeAdapter } from "../engine/scheme.ts";
 import { emptyMids, type MessageKind, type Purchase } from "../engine/types.ts";
@@ -71,16 +72,22 @@ export const visa: SchemeAdapter = {
   ids,
   messageId,
   auth: (p, at) => message(p, at, { messageId: messageId("auth", p.id), messageType: "AUTH" }),
-  clearing: (p, at) =>
-    message(p, at, { messageId: messageId("clearing", p.id), messageType: "SETTLEMENT", settlementDate: isoDate(at) }),
-  refund: (p, refundId, amount, at) =>
+  clearing: (p, at, part) =>
+    message(p, at, {
+      messageId: messageId("clearing", part?.clearingId ?? p.id),
+      messageType: "SETTLEMENT",
+      settlementDate: isoDate(at),
+      ...(part ? { amount: part.amount } : {}),
+    }),
+  clearingKey: (clearingId) => clearingKeyOf({ messageId: messageId("clearing", clearingId), sequenceNumber: null }),
+  refund: (p, refundId, amount, at, referenced = true) =>
     message(p, at, {
       messageId: messageId("refund", refundId),
       // A refund happens when it happens: its own local time, not the purchase's.
       transactionDateTime: localAt(at, p.merchant.timezone),
       messageType: "REFUND",
       transactionId: ids(refundId).transactionId,
-      originalTransactionId: ids(p.id).transactionId,
+      originalTransactionId: referenced ? ids(p.id).transactionId : null,
       amount: -Math.abs(amount),
       authCode: null,
       settlementDate: isoDate(at),

@@ -340,6 +340,16 @@ export interface TrafficOptions {
   /** Share of purchases at the service's locations the network has not onboarded. */
   notOnboardedLocations: number;
   targetingTags: TargetingTagShares;
+  /** Share of purchases voided before they clear. */
+  voids: number;
+  /** Share of purchases refunded after they clear, some in part. */
+  refunds: number;
+  /** Share of the refunds sent without naming the purchase. */
+  unreferencedRefunds: number;
+  /** Share of purchases of which only part clears. */
+  partialClearings: number;
+  /** Share of purchases that clear in two or three clearings adding up to the amount. */
+  multipleClearings: number;
 }
 
 /** A traffic run: its options, and whether it runs. */

@@ -245,6 +245,11 @@ export const trafficOptionsSchema = z.object({
   unknownMerchants: z.number(),
   notOnboardedLocations: z.number(),
   targetingTags: targetingTagSharesSchema,
+  voids: z.number().default(0.04),
+  refunds: z.number().default(0.06),
+  unreferencedRefunds: z.number().default(0.3),
+  partialClearings: z.number().default(0.03),
+  multipleClearings: z.number().default(0.03),
 }) satisfies z.ZodType<M.TrafficOptions>;
 
 export const trafficRunSchema = z.object({

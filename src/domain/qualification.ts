@@ -185,3 +185,39 @@ export function refundResult(original: OfferResult, originalAmount: number, refu
     message: ["Refund: reverses the purchase's award."],
   };
 }
+
+/** What the clearings of one authorisation have come to so far, and what they took of its reward. */
+export interface ClearingsSoFar {
+  amount: number;
+  count: number;
+  cashback: number;
+  performanceFee: number;
+}
+
+export const NO_CLEARINGS: ClearingsSoFar = { amount: 0, count: 0, cashback: 0, performanceFee: 0 };
+
+/**
+ * A clearing of part of an authorisation (or one of several), decided against the authorisation's offer on
+ * its own amount (`own`), and rewarded once across them: the clearings of one authorisation together never
+ * take more than the whole authorisation earns (`whole`). A discount pays its percentage of each clearing
+ * up to its cap; an amount offer pays the first clearing that qualifies, and later ones are told why not.
+ */
+export function clearingResult(own: OfferResult, whole: OfferResult, soFar: ClearingsSoFar, currency: string): OfferResult {
+  if (!own.qualified && own.qualificationDate === null) return own;
+  const cashback = roundMoney(Math.min(own.cashback, Math.max(whole.cashback - soFar.cashback, 0)), currency);
+  const performanceFee = roundMoney(Math.min(own.performanceFee, Math.max(whole.performanceFee - soFar.performanceFee, 0)), currency);
+  if (cashback <= 0 && own.cashback > 0) {
+    return notQualified(own.id, "The purchase was rewarded already: its earlier clearings took the offer's whole reward.");
+  }
+  return { ...own, cashback, performanceFee };
+}
+
+/** What the clearings of an authorisation come to with one more. */
+export function addClearing(soFar: ClearingsSoFar, amount: number, result: OfferResult, currency: string): ClearingsSoFar {
+  return {
+    amount: roundMoney(soFar.amount + amount, currency),
+    count: soFar.count + 1,
+    cashback: roundMoney(soFar.cashback + result.cashback, currency),
+    performanceFee: roundMoney(soFar.performanceFee + result.performanceFee, currency),
+  };
+}

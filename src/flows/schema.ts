@@ -32,7 +32,11 @@ export const ACTIONS = {
   activate: { method: "POST", path: "/v1/offers/{offerId}/cards/{cardId}", description: "Activate an activation offer on a card." },
   hook: { method: "POST", path: "/v1/programs/{programId}/hooks", description: "Register a hook of your own (the runner registers its own already)." },
   purchase: { method: "POST", path: "/v1/transactions/test", description: "A test purchase through the card's scheme simulator (POST /v1/transactions/test)." },
-  clear: { method: "POST", path: "/v1/transactions/{transactionId}/clear", description: "Clear a test purchase." },
+  clear: {
+    method: "POST",
+    path: "/v1/transactions/{transactionId}/clear",
+    description: "Clear a test purchase (what is left, or `amount` of it: a clearing of part of it is a transaction of its own).",
+  },
   void: { method: "POST", path: "/v1/transactions/{transactionId}/void", description: "Void a test purchase." },
   refund: { method: "POST", path: "/v1/transactions/{transactionId}/refund", description: "Refund a test purchase (all that is left, or `amount`)." },
   "missing-transaction-request": {

@@ -3,12 +3,13 @@
 // dead-letter it with a reason.
 //
 //   parseMessages      normalise each scheme's message                       (memory)
-//   resolveFacts       messages already recorded, cards, existing transactions, the index versions
-//                      (4 queries, pipelined: one round trip); then MIDs and activations (≤ 2, one
+//   resolveFacts       messages already recorded, cards, existing transactions, the purchases refunds may
+//                      refund, the index versions (5 queries, pipelined: one round trip); then MIDs and activations (≤ 2, one
 //                      round trip); locations by MID and offers from the in-memory indexes
 //   dropDuplicates     within the batch and already recorded                 (memory)
 //   decideInOrder      every message in batch order, so per card in order:
-//                      activation counts and "rewarded once" hold in a batch (memory, domain rules)
+//                      activation counts and "rewarded once" hold in a batch, across the clearings of one
+//                      authorisation too; refunds linked to their purchases (memory, domain rules)
 //   writeBatch         transactions, updates, MID insights, activations, stage claims with their
 //                      outbox events, message marks                          (≤ 6 set-based statements, pipelined)
 //
@@ -20,9 +21,20 @@
 import type { Db } from "../services/db.ts";
 import type { Clock } from "../clock/index.ts";
 import type { Scheme } from "../bus/messages.ts";
-import { decide, liveActivationGate, refundResult, type ActivationState, type OfferResult } from "../domain/qualification.ts";
+import {
+  NO_CLEARINGS,
+  addClearing,
+  clearingResult,
+  decide,
+  liveActivationGate,
+  refundResult,
+  type ActivationState,
+  type OfferResult,
+} from "../domain/qualification.ts";
+import { matchRefund, type PurchaseToMatch } from "../domain/refund-matching.ts";
+import { roundMoney } from "../domain/money.ts";
 import { nextActivation } from "../domain/offer-activation.ts";
-import { transactionIdFor } from "../domain/transaction-id.ts";
+import { clearingTransactionIdFor, transactionIdFor } from "../domain/transaction-id.ts";
 import { networkKey } from "../domain/mid-insights.ts";
 import { mergeIdentifiers } from "../domain/transaction-identifiers.ts";
 import { instantOf } from "../domain/local-dates.ts";
@@ -30,6 +42,7 @@ import { stageEvents } from "../domain/stage-events.ts";
 import { newId } from "../services/ids.ts";
 import {
   insertTransactionRows,
+  lockRefundCandidates,
   lockTransactionRows,
   placeAt,
   toTransaction,
@@ -143,8 +156,10 @@ interface Facts {
   /** The batch's messages already recorded, by `messageKey`. */
   recorded: Set<string>;
   cards: Map<string, TransactionCard>;
-  /** Transactions already recorded that the batch's messages name (locked for update). */
+  /** Transactions already recorded that the batch's messages name, and the purchases its refunds may refund (locked for update). */
   existing: Map<string, TransactionRow>;
+  /** Ids of the purchases the batch's refunds may refund, by card. */
+  refundCandidates: Map<string, string[]>;
   /** Per item: the location its MIDs name in its card's program. */
   locations: Map<Item, TransactionLocation>;
   /** MID record ids by `midKeyOf`. */
@@ -157,6 +172,7 @@ interface Facts {
 const purchaseIdOf = (tx: NetworkTransaction) => transactionIdFor(tx.scheme, "purchase", tx.purchaseKey);
 const originalIdOf = (tx: NetworkTransaction) => (tx.originalKey ? transactionIdFor(tx.scheme, "purchase", tx.originalKey) : null);
 const refundIdOf = (tx: NetworkTransaction) => transactionIdFor(tx.scheme, "refund", tx.purchaseKey);
+const clearingIdOf = (tx: NetworkTransaction) => clearingTransactionIdFor(tx.scheme, tx.purchaseKey, tx.clearingKey ?? tx.messageId);
 const midKeyFor = (programId: string, tx: NetworkTransaction): MidKey => ({ programId, scheme: tx.scheme, networkKey: networkKey(tx.scheme, tx.merchant) });
 
 /**
@@ -171,16 +187,23 @@ async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locatio
       ids.add(refundIdOf(tx));
       const original = originalIdOf(tx);
       if (original) ids.add(original);
-    } else ids.add(purchaseIdOf(tx));
+    } else {
+      ids.add(purchaseIdOf(tx));
+      if (tx.stage === "clearing") ids.add(clearingIdOf(tx));
+    }
   }
-  const [recorded, cardRows, existingRows, versions] = await Promise.all([
+  const refunds = items.filter((i) => i.tx.stage === "refund").map((i) => ({ cardId: i.tx.cardId, amount: roundMoney(-i.tx.amount, i.tx.currency) }));
+  const [recorded, cardRows, existingRows, candidateRows, versions] = await Promise.all([
     recordedMessages(db, items.map((i) => i.tx)),
     cardsForTransactions(db, [...new Set(items.map((i) => i.tx.cardId))]),
     lockTransactionRows(db, [...ids]),
+    lockRefundCandidates(db, refunds),
     indexVersions(db),
   ]);
   const cards = new Map(cardRows.map((c) => [c.id, c]));
-  const existing = new Map(existingRows.map((r) => [r.id, r]));
+  const existing = new Map([...candidateRows, ...existingRows].map((r) => [r.id, r]));
+  const refundCandidates = new Map<string, string[]>();
+  for (const r of candidateRows) if (r.card_id) refundCandidates.set(r.card_id, [...(refundCandidates.get(r.card_id) ?? []), r.id]);
   const [locationOf, offers] = await Promise.all([indexes.locations.current(db, versions.locations), indexes.offers.current(db, versions.offers, now)]);
 
   // Locations by MID, from the in-memory location index (location-index.ts). Purchases already recorded
@@ -210,7 +233,7 @@ async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locatio
   }
   const [mids, activationRows] = await Promise.all([midIds(db, [...midKeys.values()]), lockActivationCounts(db, pairs)]);
   const activations = new Map(activationRows.map((r) => [`${r.offer_id}|${r.card_id}`, r]));
-  return { recorded, cards, existing, locations, mids, offers, activations };
+  return { recorded, cards, existing, refundCandidates, locations, mids, offers, activations };
 }
 
 // ----------------------------------------------------------------------------------------- decide
@@ -276,6 +299,36 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
   };
   const activationOf = (cardId: string) => (offerId: string): ActivationState =>
     (plan.activations.get(`${offerId}|${cardId}`) ?? facts.activations.get(`${offerId}|${cardId}`))?.state ?? "not activated";
+  /** The purchase a refund refunds by the matching rule, among the card's recorded purchases and the batch's. */
+  const matchedPurchase = (tx: NetworkTransaction, cardId: string, location: TransactionLocation): TransactionRow | undefined => {
+    const ids = new Set(facts.refundCandidates.get(cardId) ?? []);
+    for (const row of plan.inserted.values()) if (row.card_id === cardId && row.kind === "purchase") ids.add(row.id);
+    const candidates = [...ids].flatMap((candidate) => {
+      const row = rowOf(candidate);
+      return row ? [purchaseToMatch(row)] : [];
+    });
+    const matched = matchRefund(
+      { cardId, locationId: location.id, mid: tx.identifiers.MID, amount: tx.amount, currency: tx.currency, localDateTime: tx.localDateTime },
+      candidates,
+    );
+    return matched ? rowOf(matched) : undefined;
+  };
+  /**
+   * A clearing of part of an authorisation, decided against the authorisation's offer on its own amount,
+   * rewarded once across the authorisation's clearings. An authorisation that passed an activation offer's
+   * check keeps it for its clearings (the limit it reached then must not refuse them).
+   */
+  const clearingDecision = (auth: TransactionRow, tx: NetworkTransaction, live: boolean, activation: (offerId: string) => ActivationState): OfferResult => {
+    if (!auth.offer.id) return { ...auth.offer };
+    const offer = (facts.offers.get(auth.location_id ?? "") ?? []).find((o) => o.id === auth.offer.id && o.live === live);
+    if (!offer) return { id: auth.offer.id, cashback: 0, performanceFee: 0, qualified: false, qualificationDate: null, message: ["The offer no longer applies at the location."] };
+    const passed = auth.offer.qualified || auth.offer.qualificationDate !== null;
+    const activationOfClearing = (offerId: string): ActivationState => (passed ? "activated" : activation(offerId));
+    const factsOf = (amount: number) => ({ amount, currency: tx.currency, localDateTime: tx.localDateTime, scheme: tx.scheme, targetingTag: tx.targetingTag, created: nowIso });
+    const own = decide([offer], factsOf(tx.amount), activationOfClearing, nowIso);
+    const whole = decide([offer], factsOf(auth.amount), activationOfClearing, nowIso);
+    return clearingResult(own, whole, auth.clearings ?? NO_CLEARINGS, tx.currency);
+  };
 
   for (const item of items) {
     const { tx } = item;
@@ -303,28 +356,68 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
         plan.verdicts.push(drop("refund already recorded"));
         continue;
       }
+      // The purchase the network named, when Cardlink recorded it; else the one the matching rule finds.
       const originalId = originalIdOf(tx);
-      const original = originalId ? rowOf(originalId) : undefined;
-      const location = original ? null : facts.locations.get(item);
-      if (!original && !location) {
+      const named = originalId ? rowOf(originalId) : undefined;
+      const location = named ? null : facts.locations.get(item);
+      if (!named && !location) {
         plan.verdicts.push(drop("refund at no onboarded location of the card's program"));
         continue;
       }
+      const original = named ?? matchedPurchase(tx, card.id, location!);
       const result: OfferResult = original
         ? refundResult(original.offer, original.amount, tx.amount, tx.currency)
         : { id: null, cashback: 0, performanceFee: 0, qualified: false, qualificationDate: null, message: ["The refund matches no purchase Cardlink recorded."] };
-      const row = transactionRowOf({ id, kind: "refund", tx, card, now, result, originalId: original?.id ?? null, qualificationDue: null, place: placeOf(original, location!) });
+      const row = transactionRowOf({ id, kind: "refund", tx, card, now, result, originalId: original?.id ?? null, qualificationDue: null, place: original ? placeOfRow(original) : placeAt(location!) });
       plan.inserted.set(id, row);
+      if (original && original.refund_id === null) {
+        // The purchase's refundTransactionId: its first refund.
+        original.refund_id = id;
+        original.updated = now;
+        if (!plan.inserted.has(original.id)) plan.updated.set(original.id, original);
+      }
       emit(item, row, "refund");
       plan.verdicts.push(recorded(item, id));
       continue;
     }
     const id = purchaseIdOf(tx);
     const existing = rowOf(id);
+    if (existing && tx.stage === "clearing" && isClearingOfItsOwn(existing, tx)) {
+      const clearingId = clearingIdOf(tx);
+      if (rowOf(clearingId)) {
+        plan.verdicts.push(drop("clearing already recorded"));
+        continue;
+      }
+      const result = clearingDecision(existing, tx, card.live, activationOf(card.id));
+      const row = transactionRowOf({
+        id: clearingId,
+        kind: "purchase",
+        tx,
+        card,
+        now,
+        result,
+        originalId: null,
+        qualificationDue: result.qualified ? null : result.qualificationDate,
+        place: placeOfRow(existing),
+        authId: existing.id,
+        purchaseKey: `${tx.purchaseKey}:clearing:${tx.clearingKey ?? tx.messageId}`,
+      });
+      plan.inserted.set(clearingId, row);
+      existing.clearings = addClearing(existing.clearings ?? NO_CLEARINGS, tx.amount, result, tx.currency);
+      existing.updated = now;
+      if (!plan.inserted.has(id)) plan.updated.set(id, existing);
+      touchMid(tx, existing.program_id, clearingId, existing.location?.timezone ?? "UTC");
+      emit(item, row, "clearing");
+      plan.verdicts.push(recorded(item, clearingId));
+      continue;
+    }
     if (existing) {
       // The purchase's other stage: auth after a clearing that came first, or the clearing after the auth.
       if (tx.stage === "auth") existing.auth = true;
-      else existing.cleared = true;
+      else {
+        existing.cleared = true;
+        existing.clearings = addClearing(NO_CLEARINGS, tx.amount, existing.offer, tx.currency);
+      }
       existing.identifiers = mergeIdentifiers(existing.identifiers, tx.identifiers);
       existing.updated = now;
       if (!plan.inserted.has(id)) plan.updated.set(id, existing);
@@ -384,11 +477,34 @@ function countActivation(plan: Plan, facts: Facts, candidates: Offer[], offerId:
   plan.activations.set(key, { ...row, state: step.state as ActivationCount["state"], qualified_transactions: step.qualifiedTransactions, limitReached: step.reason === "limit" });
 }
 
-/** Where the record says the purchase happened: the original purchase's place for a refund of one. */
-function placeOf(original: TransactionRow | undefined, location: TransactionLocation): TransactionPlace {
-  if (!original) return placeAt(location);
-  const o = original as Row;
+/** Where a recorded purchase happened: the place of its refunds and of its clearings of their own. */
+function placeOfRow(purchase: TransactionRow): TransactionPlace {
+  const o = purchase as Row;
   return { location_id: o.location_id, brand_id: o.brand?.id ?? null, brand: o.brand, location: o.location };
+}
+
+/**
+ * Whether a clearing of a recorded purchase is a transaction of its own: it clears part of the amount, or
+ * comes after another clearing. The one clearing of the whole amount is a stage of the purchase's row.
+ */
+function isClearingOfItsOwn(purchase: TransactionRow, tx: NetworkTransaction): boolean {
+  if (purchase.kind !== "purchase" || purchase.auth_id !== null) return false;
+  return purchase.cleared || purchase.clearings !== null || roundMoney(tx.amount, tx.currency) !== roundMoney(purchase.amount, purchase.currency);
+}
+
+/** A recorded purchase as the refund matching rule sees it. */
+function purchaseToMatch(r: TransactionRow): PurchaseToMatch {
+  return {
+    id: r.id,
+    cardId: r.card_id,
+    locationId: r.location_id,
+    mid: r.identifiers.MID,
+    amount: r.amount,
+    currency: r.currency,
+    localDateTime: r.datetime,
+    voided: r.voided,
+    refundId: r.refund_id,
+  };
 }
 
 // ------------------------------------------------------------------------------------------ write

@@ -22,6 +22,8 @@ export interface NetworkTransaction {
   purchaseKey: string;
   /** For a refund: the purchase it refunds, when the network says. */
   originalKey: string | null;
+  /** For a clearing: what tells it from the authorisation's other clearings (src/domain/transaction-id.ts). */
+  clearingKey: string | null;
   cardId: string;
   cardFirstSix: string;
   cardLastFour: string;

@@ -52,6 +52,7 @@ export async function processPublisherTransaction(
       stage: "clearing",
       purchaseKey,
       originalKey: null,
+      clearingKey: null,
       cardId: card.id,
       cardFirstSix: card.first_numbers,
       cardLastFour: card.last_numbers,

@@ -26,8 +26,9 @@ async function finish(db: Db, row: TransactionRow, now: Date) {
     : { ...row.offer, qualified: true, message: [] };
   const updated = await settleQualification(db, row.id, offer, now);
   if (fullyRefunded || !offer.id) return;
-  // Counted only where the card has an activation of the offer (an activation offer's).
-  if (row.card_id) await recordQualifiedTransaction(db, offer.id, row.card_id, now);
+  // Counted only where the card has an activation of the offer (an activation offer's), once per purchase:
+  // a clearing of its own (auth_id) belongs to a purchase counted at its authorisation.
+  if (row.card_id && !row.auth_id) await recordQualifiedTransaction(db, offer.id, row.card_id, now);
   const names = [...(row.auth ? ["transaction.auth.qualified"] : []), ...(row.cleared ? ["transaction.clearing.qualified"] : [])];
   await emitStageEvents(db, updated, names, now);
 }

@@ -8,9 +8,9 @@ import { BusValidationError } from "../bus/bus.ts";
 import { DependencyUnavailableError } from "../health/index.ts";
 import { within } from "../health/dependency.ts";
 import type { Db } from "./db.ts";
-import { clearRefusal, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../domain/purchase-follow-ups.ts";
+import { clearingOf, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../domain/purchase-follow-ups.ts";
 import type { Scheme } from "../bus/messages.ts";
-import { transactionIdFor } from "../domain/transaction-id.ts";
+import { clearingTransactionIdFor, transactionIdFor } from "../domain/transaction-id.ts";
 import { refundedAmounts, toTransaction, type Transaction, type TransactionRow } from "./transactions.ts";
 import { findAtNextTick } from "./transaction-waits.ts";
 import { groupCommit, perHandle, type Outcome } from "../platform/group-commit.ts";
@@ -30,6 +30,8 @@ export interface Sent {
   transaction: Transaction | undefined;
   /** Written, but the bus was down: the workers send it when the bus is back. */
   accepted?: boolean;
+  /** The answer is a transaction of its own (a clearing of part of a purchase), not the purchase. */
+  created?: boolean;
 }
 
 /** How long a request waits for the bus to take a command before it answers without it (real ms). */
@@ -298,24 +300,35 @@ async function testPurchaseOf(ctx: Ctx, transactionId: string) {
   return { transaction, refunded, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id } };
 }
 
+/** The purchase as the follow-up rules see it, from its record and its refunds. */
+const standingOf = (transaction: Transaction, refunded: number): PurchaseStanding => ({
+  state: transaction.voided ? "voided" : transaction.cleared ? "cleared" : "authorized",
+  amount: transaction.amount,
+  currency: transaction.currency,
+  refunded,
+  cleared: transaction.clearedAmount,
+});
+
 /** Refused with 409 when `refusalOf` says the follow-up cannot apply to the purchase as it stands. */
 function requireApplies(transaction: Transaction, refunded: number, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
-  const standing: PurchaseStanding = {
-    state: transaction.voided ? "voided" : transaction.cleared ? "cleared" : "authorized",
-    amount: transaction.amount,
-    currency: transaction.currency,
-    refunded,
-  };
-  const refusal = refusalOf(standing);
+  const refusal = refusalOf(standingOf(transaction, refunded));
   if (refusal) throw new DomainError("conflict", `${refusal.field}: ${refusal.reason}`);
 }
 
-export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
+/**
+ * Clears `amount` of a test purchase (what is left when absent) now. The whole amount at once is the
+ * purchase's own clearing stage (the answer is the purchase); part of it, or what is left after a part, is
+ * a clearing of its own, a new transaction naming the purchase (`authTransactionId`), which is the answer.
+ */
+export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number): Promise<Sent> {
   const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
-  if (transaction.cleared) return { id: transactionId, transaction };
-  requireApplies(transaction, refunded, clearRefusal);
-  await publishWithin(simulators.clear(ref));
-  return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.cleared) };
+  const decided = clearingOf(standingOf(transaction, refunded), amount ?? null);
+  if ("done" in decided) return { id: transactionId, transaction };
+  if ("refusal" in decided) throw new DomainError("conflict", `${decided.refusal.field}: ${decided.refusal.reason}`);
+  const receipt = await publishWithin(simulators.clear({ ...ref, ...(decided.whole ? {} : { amount: decided.amount }) }));
+  if (decided.whole) return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.cleared) };
+  const id = clearingTransactionIdFor(ref.scheme, receipt.transactionId, receipt.clearingKey!);
+  return { id, transaction: await waitFor(ctx, id, waitMs, () => true), created: true };
 }
 
 export async function voidTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {

@@ -2,7 +2,7 @@
 import type { Ctx } from "./context.ts";
 import type { Db } from "./db.ts";
 import { notFound } from "./errors.ts";
-import type { OfferResult } from "../domain/qualification.ts";
+import { NO_CLEARINGS, type ClearingsSoFar, type OfferResult } from "../domain/qualification.ts";
 import type { Identifiers, NetworkTransaction, TransactionCard as CardRow, TransactionLocation as LocationOfCard } from "./network-transaction.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
@@ -37,8 +37,20 @@ export interface Transaction {
   programId: string;
   live: boolean;
   type: "purchase" | "refund";
-  /** For a refund: the purchase it refunds, when the network named one Cardlink has. */
+  /**
+   * For a refund: the purchase it refunds — the one the network named, when Cardlink recorded it, else the
+   * one the matching rule finds (same card, location, MID and amount, made before it).
+   */
   originalTransactionId: string | null;
+  /** For a purchase: the first refund linked to it. */
+  refundTransactionId: string | null;
+  /** For a clearing that is a transaction of its own (part of an authorisation, or one of several): the authorisation. */
+  authTransactionId: string | null;
+  /**
+   * For a purchase: how much of it has cleared so far (its own clearing stage, or the clearings of its own
+   * that name it); for a clearing of its own, its amount; 0 for a refund.
+   */
+  clearedAmount: number;
   datetime: string;
   created: string;
   updated: string;
@@ -64,6 +76,10 @@ export interface TransactionRow {
   live: boolean;
   kind: "purchase" | "refund";
   original_id: string | null;
+  refund_id: string | null;
+  auth_id: string | null;
+  /** On an authorisation: what its clearings came to so far; null before any. */
+  clearings: ClearingsSoFar | null;
   datetime: string;
   created: Date;
   updated: Date;
@@ -94,6 +110,9 @@ export const toTransaction = (r: TransactionRow): Transaction => ({
   live: r.live,
   type: r.kind,
   originalTransactionId: r.original_id,
+  refundTransactionId: r.refund_id,
+  authTransactionId: r.auth_id,
+  clearedAmount: Number((r.clearings ?? NO_CLEARINGS).amount),
   datetime: r.datetime,
   created: r.created.toISOString(),
   updated: r.updated.toISOString(),
@@ -180,24 +199,63 @@ export async function insertTransactionRows(db: Db, rows: StoredTransactionRow[]
   if (rows.length === 0) return;
   await db.query(
     `insert into transactions (id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
-       original_id, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag, identifiers, card,
-       brand, location, offer, qualification_due, created, updated)
+       original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag,
+       identifiers, card, brand, location, offer, qualification_due, created, updated)
      select id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
-       original_id, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag, identifiers, card,
-       brand, location, offer, qualification_due, created, updated
+       original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag,
+       identifiers, card, brand, location, offer, qualification_due, created, updated
      from jsonb_populate_recordset(null::transactions, $1::jsonb)`,
     [JSON.stringify(rows)],
   );
 }
 
-/** A later stage of recorded transactions: their stage flags, identifiers and `updated`. */
+/**
+ * A later stage of recorded transactions: their stage flags, identifiers, what their clearings came to,
+ * the refund linked to them and `updated`.
+ */
 export async function updateTransactionStages(db: Db, rows: TransactionRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `update transactions t set auth = u.auth, cleared = u.cleared, voided = u.voided, identifiers = u.identifiers, updated = u.updated
-     from jsonb_to_recordset($1::jsonb) as u(id uuid, auth boolean, cleared boolean, voided boolean, identifiers jsonb, updated timestamptz)
+    `update transactions t set auth = u.auth, cleared = u.cleared, voided = u.voided, identifiers = u.identifiers, clearings = u.clearings,
+       refund_id = u.refund_id, updated = u.updated
+     from jsonb_to_recordset($1::jsonb)
+       as u(id uuid, auth boolean, cleared boolean, voided boolean, identifiers jsonb, clearings jsonb, refund_id uuid, updated timestamptz)
      where t.id = u.id`,
-    [JSON.stringify(rows.map((r) => ({ id: r.id, auth: r.auth, cleared: r.cleared, voided: r.voided, identifiers: r.identifiers, updated: r.updated })))],
+    [
+      JSON.stringify(
+        rows.map((r) => ({
+          id: r.id,
+          auth: r.auth,
+          cleared: r.cleared,
+          voided: r.voided,
+          identifiers: r.identifiers,
+          clearings: r.clearings,
+          refund_id: r.refund_id,
+          updated: r.updated,
+        })),
+      ),
+    ],
+  );
+}
+
+/** What a refund is matched against: the refund's card and amount, a positive amount as purchases have. */
+export interface RefundCandidateKey {
+  cardId: string;
+  amount: number;
+}
+
+/**
+ * Purchases that refunds of these cards and amounts may refund (no refund linked yet, not voided), locked
+ * for update until the caller's transaction ends: one statement for a batch.
+ */
+export async function lockRefundCandidates(db: Db, keys: RefundCandidateKey[]): Promise<TransactionRow[]> {
+  if (keys.length === 0) return [];
+  return db.query<TransactionRow>(
+    `select t.* from transactions t
+       join (select distinct card_id, amount from jsonb_to_recordset($1::jsonb) as k(card_id uuid, amount numeric)) k
+         on t.card_id = k.card_id and t.amount = k.amount
+     where t.kind = 'purchase' and t.refund_id is null and not t.voided order by t.id for update of t`,
+    [JSON.stringify(keys.map((k) => ({ card_id: k.cardId, amount: k.amount })))],
   );
 }
 
@@ -224,6 +282,10 @@ export interface NewTransaction {
   originalId: string | null;
   qualificationDue: string | null;
   place: TransactionPlace;
+  /** For a clearing that is a transaction of its own: the authorisation it clears. */
+  authId?: string | null;
+  /** The row's own key when it is not the message's purchase key (a clearing of its own shares its authorisation's). */
+  purchaseKey?: string;
 }
 
 /** The row a network message (or a publisher's submission) records, before it is written. */
@@ -238,8 +300,15 @@ export function transactionRowOf(i: NewTransaction): StoredTransactionRow {
     ...i.place,
     scheme: tx.scheme,
     kind: i.kind,
-    purchase_key: tx.purchaseKey,
+    purchase_key: i.purchaseKey ?? tx.purchaseKey,
     original_id: i.originalId,
+    refund_id: null,
+    auth_id: i.authId ?? null,
+    // A purchase recorded at its clearing (or a clearing of its own) cleared its amount in one.
+    clearings:
+      i.kind === "purchase" && tx.stage === "clearing"
+        ? { amount: tx.amount, count: 1, cashback: i.result.cashback, performanceFee: i.result.performanceFee }
+        : null,
     datetime: tx.localDateTime,
     amount: tx.amount,
     currency: tx.currency,

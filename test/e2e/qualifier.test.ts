@@ -1,5 +1,6 @@
 // End to end: test purchases travel through the scheme simulators, the bus, the qualifier and the
-// dispatcher to a real local HTTP receiver that verifies Standard Webhooks signatures. On the embedded
+// dispatcher to a real local HTTP receiver that verifies Standard Webhooks signatures; generated traffic
+// clears in parts and refunds without naming the purchase, as networks do, and the qualifier links them. On the embedded
 // defaults (PGlite, and PostgreSQL when there is one), and in the distributed mode's parts: the real Kafka
 // bus (single-object encoded values, in a namespace of the harness's own) with the real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,14 +10,19 @@ import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { localIn, world, type World } from "../support/offers-world.ts";
 import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { haveInfra } from "../support/infra.ts";
+import { roundMoney } from "../../src/domain/money.ts";
 
 type Tx = {
   id: string;
+  datetime: string;
   auth: boolean;
   cleared: boolean;
   type: string;
   amount: number;
   originalTransactionId: string | null;
+  refundTransactionId: string | null;
+  authTransactionId: string | null;
+  clearedAmount: number;
   offer: { id: string | null; cashback: number; performanceFee: number; qualified: boolean; qualificationDate: string | null; message: string[] };
   identifiers: Record<string, string | null>;
   card: { id: string };
@@ -202,5 +208,137 @@ describe.each(setups)("qualifier and webhooks end to end ($engine, $bus)", ({ en
     ]);
     const after = await expectStatus<Tx>(await w.client.get(`/v1/transactions/${tx.id}`), 200);
     expect(after).toMatchObject({ cleared: true, offer: { qualified: true, qualificationDate: "2026-01-19", message: [] } });
+  });
+
+  it("clears an authorisation in parts: each clearing a transaction of its own with its webhooks, the purchase rewarded once", async () => {
+    const w = await setup();
+    const offer = await liveOffer(w, { type: { name: "discount", value: 10, maxRewardAmount: 3 }, feeSplit: 2 });
+    const tx = await purchase(w, {});
+    expect(tx.offer).toMatchObject({ id: offer.id, qualified: true, cashback: 3, performanceFee: 0.8 });
+    const first = await expectStatus<Tx>(await w.client.post(`/v1/transactions/${tx.id}/clear`, { amount: 25 }), 201);
+    expect(first).toMatchObject({ type: "purchase", authTransactionId: tx.id, auth: false, cleared: true, amount: 25, clearedAmount: 25 });
+    // 10% of 25 on its own amount, within what the whole purchase earns (3, the offer's cap).
+    expect(first.offer).toEqual({ id: offer.id, cashback: 2.5, performanceFee: 0.5, qualified: true, qualificationDate: null, message: [] });
+    const rest = await expectStatus<Tx>(await w.client.post(`/v1/transactions/${tx.id}/clear`), 201);
+    expect(rest).toMatchObject({ authTransactionId: tx.id, amount: 15 });
+    // 10% of 15 is 1.5, but only 0.5 of the reward is left.
+    expect(rest.offer).toMatchObject({ id: offer.id, cashback: 0.5, performanceFee: 0.3, qualified: true });
+    for (const clearing of [first, rest]) {
+      const events = await eventsFor(clearing.id, 2);
+      expect(events.map((e) => e.event).sort()).toEqual(["transaction.clearing", "transaction.clearing.qualified"]);
+      expect(events.every((e) => e.data.authTransactionId === tx.id && e.data.amount === clearing.amount)).toBe(true);
+    }
+    // The purchase keeps its auth webhooks alone, and shows what cleared.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(received(tx.id).map((e) => e.event).sort()).toEqual(["transaction.auth", "transaction.auth.qualified"]);
+    expect(await expectStatus<Tx>(await w.client.get(`/v1/transactions/${tx.id}`), 200)).toMatchObject({ cleared: false, clearedAmount: 40 });
+  });
+
+  it("takes the networks' own traffic: partial and multiple clearings, and refunds that name no purchase, linked by the matching rule", async () => {
+    const w = await setup();
+    await liveOffer(w, { type: { name: "discount", value: 10, maxRewardAmount: 4 } });
+    // The Visa network knows the card (enrolment) and the location (onboarding) only from the bus.
+    await expect
+      .poll(
+        async () =>
+          (
+            await h.services.db.query(
+              `select 1 from simulator_cards c, simulator_merchants m where c.scheme = 'visa' and c.card_id = $1 and c.enrolled
+               and m.scheme = 'visa' and m.location_id = $2 and m.onboarded`,
+              [w.cardId, w.locationId],
+            )
+          ).length,
+        { timeout: 30_000 },
+      )
+      .toBe(1);
+    const started = await expectStatus<{ run: { id: string } }>(
+      await h.admin("POST", "/admin/simulators/traffic/start", {
+        rate: 40,
+        seed: 11,
+        durationSeconds: 1,
+        schemes: ["visa"],
+        programId: w.programId,
+        unenrolledCards: 0,
+        unknownMerchants: 0,
+        notOnboardedLocations: 0,
+        voids: 0,
+        refunds: 0.4,
+        unreferencedRefunds: 1,
+        partialClearings: 0.3,
+        multipleClearings: 0.3,
+      }),
+      201,
+    );
+    await expect
+      .poll(async () => (await expectStatus<{ run: { state: string } }>(await h.admin("GET", "/admin/simulators/traffic"), 200)).run.state, { timeout: 30_000 })
+      .toBe("completed");
+    const all = async (): Promise<Tx[]> => {
+      const items: Tx[] = [];
+      for (let start: string | undefined; ; ) {
+        const page = await expectStatus<{ items: Tx[]; last?: string }>(
+          await w.client.get(`/v1/programs/${w.programId}/transactions?limit=100${start ? `&start=${encodeURIComponent(start)}` : ""}`),
+          200,
+        );
+        items.push(...page.items);
+        if (!page.last) return items;
+        start = page.last;
+      }
+    };
+    await expect.poll(async () => (await all()).length, { timeout: 30_000 }).toBe(40);
+    // Clearings 48-72 h on, further parts a day apart, refunds 1-10 days after clearing: all within 15 days.
+    await expectStatus(await h.admin("POST", "/admin/clock/advance", { days: 15 }), 200);
+    const sent = async () =>
+      Object.fromEntries(
+        (
+          await h.services.db.query<{ kind: string; n: number }>(
+            `select m.kind, count(*)::int8 as n from simulator_messages m join simulator_purchases p on p.id = m.purchase_id
+             where p.run_id = $1 group by m.kind`,
+            [started.run.id],
+          )
+        ).map((r) => [r.kind, r.n]),
+      );
+    let txs: Tx[] = [];
+    // Every clearing and refund the network sent is recorded: a clearing stage of its purchase, or a transaction of its own.
+    await expect
+      .poll(
+        async () => {
+          txs = await all();
+          const clearings = txs.filter((t) => t.type === "purchase" && (t.authTransactionId !== null || (t.auth && t.cleared))).length;
+          const counted = await sent();
+          return clearings === (counted.clearing ?? -1) && txs.filter((t) => t.type === "refund").length === (counted.refund ?? -1);
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toBe(true);
+    const byId = new Map(txs.map((t) => [t.id, t]));
+    const auths = txs.filter((t) => t.type === "purchase" && t.authTransactionId === null);
+    expect(auths).toHaveLength(40);
+    const parts = txs.filter((t) => t.authTransactionId !== null);
+    const partsOf = (id: string) => parts.filter((p) => p.authTransactionId === id);
+    expect(parts.length).toBeGreaterThan(0);
+    expect(auths.some((a) => partsOf(a.id).length >= 2)).toBe(true);
+    expect(auths.some((a) => partsOf(a.id).length === 1 && a.clearedAmount < a.amount)).toBe(true);
+    for (const auth of auths) {
+      const own = partsOf(auth.id);
+      if (own.length === 0) continue;
+      // What the parts came to is what the purchase shows, at most its amount; they take its reward once.
+      expect(roundMoney(own.reduce((sum, p) => sum + p.amount, 0), "GBP")).toBe(auth.clearedAmount);
+      expect(auth.clearedAmount).toBeLessThanOrEqual(auth.amount);
+      expect(auth.cleared).toBe(false);
+      expect(roundMoney(own.reduce((sum, p) => sum + p.offer.cashback, 0), "GBP")).toBeLessThanOrEqual(auth.offer.cashback);
+      expect(own.every((p) => !p.auth && p.cleared && p.location?.id === w.locationId)).toBe(true);
+    }
+    const refunds = txs.filter((t) => t.type === "refund");
+    const linked = refunds.filter((r) => r.originalTransactionId !== null);
+    expect(linked.length).toBeGreaterThan(0);
+    for (const refund of linked) {
+      const original = byId.get(refund.originalTransactionId!)!;
+      // Matched by card, location, MID, amount and time: a refund of the whole purchase, after it.
+      expect(original).toMatchObject({ type: "purchase", amount: -refund.amount, refundTransactionId: refund.id });
+      expect(original.identifiers.MID).toBe(refund.identifiers.MID);
+      expect(original.datetime <= refund.datetime).toBe(true);
+    }
+    // A partial refund that names no purchase matches none.
+    expect(refunds.some((r) => r.originalTransactionId === null)).toBe(true);
   });
 });

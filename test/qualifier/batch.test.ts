@@ -52,6 +52,11 @@ async function onboarded(w: World, locationId: string): Promise<LocationView> {
 
 /** A Visa auth for the world's card at its location, as the network sends it. */
 async function visaAuth(w: World, n: number, amount = 40) {
+  return ADAPTERS.visa.auth(await visaPurchase(w, n, amount), h.services.clock.now());
+}
+
+/** A Visa purchase of the world's card at its location, as the network holds it. */
+async function visaPurchase(w: World, n: number, amount = 40): Promise<Purchase> {
   const location = await onboarded(w, w.locationId);
   const card = await expectStatus<{ id: string; firstNumbers: string; lastNumbers: string }>(await w.client.get(`/v1/cards/${w.cardId}`), 200);
   const now = h.services.clock.now();
@@ -79,7 +84,7 @@ async function visaAuth(w: World, n: number, amount = 40) {
     wallet: null,
     targetingTag: null,
   };
-  return ADAPTERS.visa.auth(purchase, now);
+  return purchase;
 }
 
 const outboxOf = (cardId: string) =>
@@ -153,6 +158,42 @@ describe("qualifier batches", () => {
     const events = await outboxOf(w.cardId);
     expect(events.filter((e) => e.event === "transaction.auth")).toHaveLength(4);
     expect(events.filter((e) => e.event === "transaction.auth.qualified")).toHaveLength(2);
+  });
+
+  it("links an unreferenced refund and decides two clearings of one auth in the batch that records them, the purchase rewarded once", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ startDate: localIn(h, -1), type: { name: "amount", value: 5 } });
+    await expectStatus(await w.client.post(`/v1/offers/${offer.id}/locations/${w.locationId}`), 201);
+    const split = await visaPurchase(w, 10, 40);
+    const refunded = await visaPurchase(w, 11, 25);
+    const now = h.services.clock.now();
+    const later = new Date(now.getTime() + 3_600_000);
+    const messages = [
+      ADAPTERS.visa.auth(split, now),
+      ADAPTERS.visa.auth(refunded, now),
+      ADAPTERS.visa.clearing(split, later, { clearingId: "part-1", amount: 30 }),
+      ADAPTERS.visa.clearing(split, later, { clearingId: "part-2", amount: 10 }),
+      // The network does not say which purchase the refund is for.
+      ADAPTERS.visa.refund(refunded, "refund-1", 25, later, false),
+    ];
+    // Waiting on the bus together: one batch.
+    for (const m of messages) await h.services.bus.publish("visa.transactions", w.cardId, m);
+    const outcomes: Outcome[] = [];
+    qualifier = await startQualifier({ ...h.services, onOutcome: (o) => outcomes.push(o) });
+    await expect.poll(() => outcomes.length, { timeout: 30_000 }).toBe(5);
+    const ids = outcomes.map((o) => (o.kind === "recorded" ? o.transactionId : o.kind));
+    const get = async (id: string) => expectStatus<Record<string, unknown> & { offer: { qualified: boolean; cashback: number } }>(await w.client.get(`/v1/transactions/${id}`), 200);
+    const [auth, other, first, second, refund] = await Promise.all(ids.map(get));
+    expect(auth).toMatchObject({ id: ids[0], amount: 40, auth: true, cleared: false, clearedAmount: 40, offer: { qualified: true, cashback: 5 } });
+    expect(first).toMatchObject({ authTransactionId: ids[0], amount: 30, auth: false, cleared: true, offer: { qualified: true, cashback: 5 } });
+    expect(second).toMatchObject({ authTransactionId: ids[0], amount: 10, offer: { qualified: false, cashback: 0 } });
+    expect(new Set(ids).size).toBe(5);
+    // Matched by card, location, MID, amount and time to the purchase recorded a moment before in the same batch.
+    expect(refund).toMatchObject({ type: "refund", amount: -25, originalTransactionId: ids[1], offer: { cashback: -5 } });
+    expect(other).toMatchObject({ refundTransactionId: ids[4] });
+    const events = await outboxOf(w.cardId);
+    expect(events.filter((e) => e.event === "transaction.clearing").map((e) => e.transaction_id).sort()).toEqual([ids[2], ids[3]].sort());
+    expect(events.filter((e) => e.event === "transaction.clearing.qualified").map((e) => e.transaction_id)).toEqual([ids[2]]);
   });
 
   it("merges a later stage's identifiers: the Mastercard clearing's sequence number reaches the record and the clearing webhook", async () => {

@@ -11,6 +11,7 @@ import type { AmexTransaction, MastercardTransaction, VisaTransaction } from "..
 import { DRY_RUN_DEFAULTS, dryRun } from "../../simulators/engine/dry-run.ts";
 import { HOUR_MS } from "../../simulators/engine/scheme.ts";
 import { ADAPTERS } from "../../simulators/schemes/index.ts";
+import { roundMoney } from "../../src/domain/money.ts";
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "cardlink-dry-run-"));
@@ -60,15 +61,18 @@ describe("simulate (dry run)", () => {
     }
   });
 
-  it("settles Visa 48 to 72 hours after the auth, refunds negative and after settlement, voids instead of settling", () => {
+  it("settles Visa 48 to 72 hours after the auth (in parts for some), refunds negative and after settlement, voids instead of settling", () => {
     const lines = parse<VisaTransaction>(dryRun(ADAPTERS.visa, options(3, 400)));
     const auths = lines.filter((l) => l.value.messageType === "AUTH");
     expect(auths).toHaveLength(400);
     const byTxn = (id: string, type: VisaTransaction["messageType"]) => lines.find((l) => l.value.transactionId === id && l.value.messageType === type);
     let voids = 0;
     let refunds = 0;
+    let partial = 0;
+    let multiple = 0;
     for (const auth of auths) {
-      const settlement = byTxn(auth.value.transactionId, "SETTLEMENT");
+      const settlements = lines.filter((l) => l.value.transactionId === auth.value.transactionId && l.value.messageType === "SETTLEMENT");
+      const settlement = settlements[0];
       const voided = byTxn(auth.value.transactionId, "VOID");
       expect(Boolean(settlement) !== Boolean(voided)).toBe(true);
       if (voided) voids++;
@@ -76,7 +80,15 @@ describe("simulate (dry run)", () => {
         const delay = Date.parse(settlement.at) - Date.parse(auth.at);
         expect(delay).toBeGreaterThanOrEqual(48 * HOUR_MS);
         expect(delay).toBeLessThanOrEqual(72 * HOUR_MS);
-        expect(settlement.value).toMatchObject({ authCode: auth.value.authCode, amount: auth.value.amount, settlementDate: settlement.at.slice(0, 10) });
+        for (const s of settlements) expect(s.value).toMatchObject({ authCode: auth.value.authCode, settlementDate: s.at.slice(0, 10) });
+        // The whole amount in one settlement, or parts of it (each its own message), never more than the auth.
+        const settled = roundMoney(settlements.reduce((sum, s) => sum + s.value.amount, 0), auth.value.currencyCode);
+        expect(settled).toBeLessThanOrEqual(auth.value.amount);
+        expect(new Set(settlements.map((s) => s.value.messageId)).size).toBe(settlements.length);
+        if (settlements.length > 1) {
+          multiple++;
+          expect(settled).toBe(auth.value.amount);
+        } else if (settled < auth.value.amount) partial++;
       }
       const refund = lines.find((l) => l.value.messageType === "REFUND" && l.value.originalTransactionId === auth.value.transactionId);
       if (refund) {
@@ -88,6 +100,10 @@ describe("simulate (dry run)", () => {
     }
     expect(voids).toBeGreaterThan(0);
     expect(refunds).toBeGreaterThan(0);
+    expect(partial).toBeGreaterThan(0);
+    expect(multiple).toBeGreaterThan(0);
+    // Some refunds name no purchase, as networks send them.
+    expect(lines.some((l) => l.value.messageType === "REFUND" && l.value.originalTransactionId === null)).toBe(true);
     // Noise and variety: several currencies, wallets, card-present both ways, targeting tags.
     expect(new Set(auths.map((a) => a.value.currencyCode)).size).toBeGreaterThan(2);
     expect(new Set(auths.map((a) => a.value.wallet)).size).toBeGreaterThan(2);
@@ -98,19 +114,27 @@ describe("simulate (dry run)", () => {
 
   it("clears Mastercard in its 12:00 UTC batch with a sequence number, and Amex submissions 48 to 72 hours on", () => {
     const mc = parse<MastercardTransaction>(dryRun(ADAPTERS.mastercard, options(5, 200)));
-    for (const clearing of mc.filter((l) => l.value.messageType === "CLEARING")) {
+    const clearings = mc.filter((l) => l.value.messageType === "CLEARING");
+    for (const clearing of clearings) {
       const auth = mc.find((l) => l.value.messageType === "AUTHORIZATION" && l.value.refNumber === clearing.value.refNumber)!;
       expect(clearing.at.slice(11)).toBe("12:00:00.000Z");
-      const delay = Date.parse(clearing.at) - Date.parse(auth.at);
+      // The first clearing of a purchase; further ones (a purchase cleared in parts) a day apart after it.
+      const first = clearings.find((c) => c.value.refNumber === clearing.value.refNumber)!;
+      const delay = Date.parse(first.at) - Date.parse(auth.at);
       expect(delay).toBeGreaterThanOrEqual(48 * HOUR_MS);
       expect(delay).toBeLessThan(72 * HOUR_MS);
       expect(clearing.value.transactionSequenceNumber).toMatch(/^\d{13}$/);
       expect(auth.value.transactionSequenceNumber).toBeNull();
     }
+    // Each clearing of a purchase has its own transaction sequence number.
+    expect(new Set(clearings.map((c) => c.value.transactionSequenceNumber)).size).toBe(clearings.length);
+    expect(new Set(clearings.map((c) => c.value.refNumber)).size).toBeLessThan(clearings.length);
     const amex = parse<AmexTransaction>(dryRun(ADAPTERS.amex, options(5, 200)));
-    for (const submission of amex.filter((l) => l.value.messageType === "SUBMISSION")) {
+    const submissions = amex.filter((l) => l.value.messageType === "SUBMISSION");
+    for (const submission of submissions) {
       const auth = amex.find((l) => l.value.messageType === "AUTH" && l.value.transactionId === submission.value.transactionId)!;
-      const delay = Date.parse(submission.at) - Date.parse(auth.at);
+      const first = submissions.find((c) => c.value.transactionId === submission.value.transactionId)!;
+      const delay = Date.parse(first.at) - Date.parse(auth.at);
       expect(delay).toBeGreaterThanOrEqual(48 * HOUR_MS);
       expect(delay).toBeLessThanOrEqual(72 * HOUR_MS);
       expect(submission.value.merchant.seNumber).toMatch(/^\d{10}$/);

@@ -163,6 +163,32 @@ describe("test purchases through the scheme simulators", () => {
     expect(dead.values.at(-1)!.reason).toBe(`purchaseId: ${other.purchaseId}: the purchase has cleared; refund it instead of voiding it`);
   });
 
+  it("clears a Mastercard purchase in parts, each clearing its own message and sequence number, never more than was authorised", async () => {
+    const card = sampleCard("mastercard");
+    const receipt = await h.services.simulators.purchase({ scheme: "mastercard", card, location: sampleLocation(), amount: 50 });
+    const ref = { scheme: "mastercard" as const, cardId: card.id, purchaseId: receipt.purchaseId };
+    const ofPurchase = () => mastercard.values.filter((v) => v.refNumber === receipt.transactionId);
+    await waitFor(() => ofPurchase().length === 1);
+    const dead = await readTopic<DeadLetter>(h, deadLetterTopic(commandTopic("mastercard")));
+    await new Promise((r) => setTimeout(r, 50));
+    const before = dead.messages.length;
+    const first = await h.services.simulators.clear({ ...ref, amount: 20 });
+    await h.services.simulators.clear({ ...ref, amount: 40 });
+    const rest = await h.services.simulators.clear(ref);
+    await waitFor(() => ofPurchase().length === 3);
+    const [, one, two] = ofPurchase();
+    expect(one).toMatchObject({ messageType: "CLEARING", transactionAmount: 20, transactionSequenceNumber: first.clearingKey, authCode: receipt.authCode });
+    expect(two).toMatchObject({ messageType: "CLEARING", transactionAmount: 30, transactionSequenceNumber: rest.clearingKey });
+    expect(one!.transactionSequenceNumber).not.toBe(two!.transactionSequenceNumber);
+    expect(one!.messageId).not.toBe(two!.messageId);
+    await dead.until(before + 1);
+    expect(dead.values.at(-1)!.reason).toBe("amount: clears more than remains: 30 GBP of 50 is left to clear");
+    // Cleared in full: the clearing it had scheduled is not sent.
+    await advance(4 * DAY_MS);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ofPurchase()).toHaveLength(3);
+  });
+
   it("dead-letters a command it cannot carry out, naming the field, and goes on", async () => {
     const dead = await readTopic<DeadLetter>(h, deadLetterTopic(commandTopic("visa")));
     await new Promise((r) => setTimeout(r, 50));

@@ -1,5 +1,6 @@
 // Each network's own message shapes and identifiers, checked without a bus: every kind of message
-// matches its Avro schema, ids join auth to clearing, MIDs have the formats the spec and networks use.
+// matches its Avro schema, ids join auth to clearing (every clearing of a purchase cleared in parts too,
+// each told apart as the qualifier reads it), MIDs have the formats the spec and networks use.
 import { describe, expect, it } from "vitest";
 import { loadSchema, normalize } from "../../src/bus/avro.ts";
 import type { LookupRequest } from "../../src/bus/messages.ts";
@@ -12,6 +13,7 @@ import { HOUR_MS } from "../../simulators/engine/scheme.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
 import { ADAPTERS } from "../../simulators/schemes/index.ts";
 import type { Purchase } from "../../simulators/engine/types.ts";
+import { normalise } from "../../src/qualifier/normalise/index.ts";
 
 const AT = new Date("2026-03-10T15:20:00Z");
 const purchaseFor = (scheme: (typeof SCHEMES)[number], seed = 1): Purchase => {
@@ -65,6 +67,31 @@ describe.each(SCHEMES)("%s messages", (scheme) => {
     const link = refund.originalTransactionId ?? refund.originalRefNumber;
     expect(link).toBe(adapter.ids(purchase.id).transactionId);
     expect(adapter.ids("refund-1").transactionId).not.toBe(link);
+  });
+
+  it("refund without naming the purchase when it is sent unreferenced", () => {
+    const refund = adapter.refund(purchase, "refund-2", 3.5, later, false) as unknown as Record<string, unknown>;
+    expect(scheme === "mastercard" ? refund.originalRefNumber : refund.originalTransactionId).toBeNull();
+    expect(normalize(adapter.topic, schema, refund)).toEqual(refund);
+  });
+
+  it("clear part of a purchase in a message of its own that the qualifier tells from the purchase's other clearings", () => {
+    const parts = ["c-1", "c-2"].map((clearingId, n) => adapter.clearing(purchase, later, { clearingId, amount: n === 0 ? 1.5 : 2 }));
+    const whole = normalise(scheme, messages.clearing);
+    const normalised = parts.map((m) => normalise(scheme, m));
+    expect(whole.ok && normalised.every((n) => n.ok)).toBe(true);
+    const [first, second] = normalised.map((n) => (n.ok ? n.value : undefined)!);
+    // The purchase's join key; their own amount, message id and (Mastercard) transaction sequence number.
+    expect([first!.purchaseKey, second!.purchaseKey]).toEqual([adapter.ids(purchase.id).transactionId, adapter.ids(purchase.id).transactionId]);
+    expect([first!.amount, second!.amount]).toEqual([1.5, 2]);
+    expect(new Set([first!.messageId, second!.messageId, whole.ok ? whole.value.messageId : ""]).size).toBe(3);
+    expect([first!.clearingKey, second!.clearingKey]).toEqual([adapter.clearingKey("c-1"), adapter.clearingKey("c-2")]);
+    expect(first!.clearingKey).not.toBe(second!.clearingKey);
+    if (scheme === "mastercard") {
+      expect(first!.clearingKey).toBe(first!.identifiers.mastercardTransactionSequenceNumber);
+      expect(first!.clearingKey).toMatch(/^\d{13}$/);
+    } else expect(first!.clearingKey).toBe(first!.messageId);
+    for (const value of parts) expect(normalize(adapter.topic, schema, value)).toEqual(value);
   });
 });
 

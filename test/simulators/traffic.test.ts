@@ -96,6 +96,10 @@ describe("traffic runs", () => {
     expect(await bad({ rate: 5, seed: 1, unknownMerchants: 0.6, notOnboardedLocations: 0.6 })).toBe(
       "notOnboardedLocations: unknownMerchants + notOnboardedLocations must be at most 1",
     );
+    expect(await bad({ rate: 5, seed: 1, refunds: 0.6, partialClearings: 0.5 })).toBe(
+      "multipleClearings: voids + refunds + partialClearings + multipleClearings must be at most 1",
+    );
+    expect(await bad({ rate: 5, seed: 1, unreferencedRefunds: 1.5 })).toBe("unreferencedRefunds: must be between 0 and 1");
     expect(await bad({ rate: 5, seed: 1, speed: 2 })).toBe("speed: unknown field");
   });
 

@@ -3981,8 +3981,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Clear a test purchase now
-         * @description The simulator sends the scheme's clearing message (Visa settlement, Mastercard clearing, Amex submission) now instead of at its scheduled time; the same transaction gets its clearing stage and webhook. Clearing a cleared purchase answers it again; a voided purchase cannot clear (409).
+         * Clear a test purchase now, in whole or in part
+         * @description The simulator sends the scheme's clearing message (Visa settlement, Mastercard clearing, Amex submission) now instead of at its scheduled time, which it replaces. Clearing the whole amount at once (no `amount`, or the purchase's amount) gives the same transaction its clearing stage and webhooks: 200 with the purchase. Clearing part of it, as networks do for tips left out or split shipments, is a clearing of its own: a new transaction (`auth` false, `cleared` true, `authTransactionId` naming the purchase, its own `transaction.clearing` webhook), qualified against the purchase's offer on its own amount, the purchase rewarded once across its clearings: 201 with that transaction. An authorisation may be cleared again up to its amount (Mastercard gives each clearing its own transaction sequence number); the purchase's `clearedAmount` adds them up. Clearing a cleared purchase again without `amount` answers it again; clearing more than remains, or a voided purchase, is 409.
          */
         post: {
             parameters: {
@@ -3996,10 +3996,23 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["TestClearing"];
+                };
+            };
             responses: {
-                /** @description The cleared transaction. */
+                /** @description The purchase, cleared in one. */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Transaction"];
+                    };
+                };
+                /** @description The clearing of part of the purchase: a transaction of its own. */
+                201: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4016,7 +4029,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingTransaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: transactionId: a transaction not made with POST /transactions/test. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: transactionId: a transaction not made with POST /transactions/test; amount: more than 2 decimal places (the networks carry whole cents). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4043,7 +4056,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void; or a purchase the network has not taken yet. */
+                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void, of a purchase cleared in full, or of more than remains to clear; or a purchase the network has not taken yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4163,7 +4176,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void; or a purchase the network has not taken yet. */
+                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void, of a purchase cleared in full, or of more than remains to clear; or a purchase the network has not taken yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4279,7 +4292,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void; or a purchase the network has not taken yet. */
+                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void, of a purchase cleared in full, or of more than remains to clear; or a purchase the network has not taken yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -7177,6 +7190,9 @@ export interface components {
          *       "live": false,
          *       "type": "purchase",
          *       "originalTransactionId": null,
+         *       "refundTransactionId": null,
+         *       "authTransactionId": null,
+         *       "clearedAmount": 0,
          *       "datetime": "2026-01-05T12:30:00",
          *       "created": "2026-01-05T12:30:01.000Z",
          *       "updated": "2026-01-05T12:30:01.000Z",
@@ -7246,8 +7262,26 @@ export interface components {
              * @enum {string}
              */
             type: "purchase" | "refund";
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description On a refund: the purchase it refunds — the one the network named, else the one matched by card, location, MID, amount and time (a purchase of the same card at the same location and MID, of the refund's amount, before it, not refunded yet; the latest of them). Null when neither finds one (a partial refund the network did not link matches nothing).
+             */
             originalTransactionId: string | null;
+            /**
+             * Format: uuid
+             * @description On a purchase: its first refund (whose originalTransactionId names it); null until refunded.
+             */
+            refundTransactionId: string | null;
+            /**
+             * Format: uuid
+             * @description On a clearing of its own (part of an authorisation, or a second clearing): the authorisation it clears. Null on a purchase, whose clearing of the whole amount at once is a stage of its own record (`cleared`), and on refunds.
+             */
+            authTransactionId: string | null;
+            /**
+             * @description On a purchase: how much of it has cleared so far, by its own clearing or by clearings of their own; on a clearing, its amount; 0 on a refund.
+             * @example 12.5
+             */
+            clearedAmount: number;
             /**
              * @description Local to the location, YYYY-MM-DDThh:mm:ss.
              * @example 2026-01-05T12:30:00
@@ -7259,7 +7293,7 @@ export interface components {
             updated: string;
             /** @description The network's authorisation was received. */
             auth: boolean;
-            /** @description The network's clearing (Visa settlement, Amex submission) was received. */
+            /** @description The network's clearing (Visa settlement, Amex submission) of this transaction was received: for a purchase, of its whole amount at once. A purchase cleared in parts stays false; each part is a transaction of its own (see authTransactionId) and clearedAmount adds them up. */
             cleared: boolean;
             voided: boolean;
             cardPresent: boolean;
@@ -9385,6 +9419,18 @@ export interface components {
         };
         /**
          * @example {
+         *       "amount": 30
+         *     }
+         */
+        TestClearing: {
+            /**
+             * @description How much of the authorisation to clear, in whole cents; what is left of it when absent.
+             * @example 42.5
+             */
+            amount?: number;
+        };
+        /**
+         * @example {
          *       "amount": 10
          *     }
          */
@@ -9806,6 +9852,31 @@ export interface components {
                 /** @description Share (0 to 1) of purchases tagged existing. */
                 existing: number;
             };
+            /**
+             * @description Share (0 to 1) of purchases voided before they clear.
+             * @default 0.04
+             */
+            voids: number;
+            /**
+             * @description Share (0 to 1) of purchases refunded after they clear, some in part.
+             * @default 0.06
+             */
+            refunds: number;
+            /**
+             * @description Share (0 to 1) of the refunds that the network sends without naming the purchase; Cardlink links them by card, location, MID, amount and time.
+             * @default 0.3
+             */
+            unreferencedRefunds: number;
+            /**
+             * @description Share (0 to 1) of purchases of which only part clears (each clearing its own transaction).
+             * @default 0.03
+             */
+            partialClearings: number;
+            /**
+             * @description Share (0 to 1) of purchases that clear in two or three clearings adding up to the amount.
+             * @default 0.03
+             */
+            multipleClearings: number;
         };
         /**
          * @example {

@@ -6,6 +6,7 @@ import { amexTransactionSchema, mastercardTransactionSchema, visaTransactionSche
 import { describeZodError } from "../../domain/field-errors.ts";
 import { currencyCode, digits, localDateTime, nonEmpty, uuid, withFieldRules, type FieldRules } from "../../domain/field-rules.ts";
 import type { NetworkTransaction, Normalised, Stage } from "../../services/network-transaction.ts";
+import { clearingKeyOf } from "../../domain/transaction-id.ts";
 
 // The structure (fields, types, message types, targeting tags, null) is the schemas'; these are the rules
 // beyond it, for the fields every scheme's message has and then each scheme's own.
@@ -63,6 +64,7 @@ function fromVisa(m: VisaTransaction): NetworkTransaction {
   const stage: Stage = ({ AUTH: "auth", SETTLEMENT: "clearing", REFUND: "refund", VOID: "void" } as const)[m.messageType];
   return {
     ...shared(m, "visa", stage),
+    clearingKey: stage === "clearing" ? clearingKeyOf({ messageId: m.messageId, sequenceNumber: null }) : null,
     purchaseKey: m.transactionId,
     originalKey: m.originalTransactionId,
     cardId: m.cardId,
@@ -77,6 +79,7 @@ function fromMastercard(m: MastercardTransaction): NetworkTransaction {
   const stage: Stage = ({ AUTHORIZATION: "auth", CLEARING: "clearing", REFUND: "refund", REVERSAL: "void" } as const)[m.messageType];
   return {
     ...shared(m, "mastercard", stage),
+    clearingKey: stage === "clearing" ? clearingKeyOf({ messageId: m.messageId, sequenceNumber: m.transactionSequenceNumber }) : null,
     purchaseKey: m.refNumber,
     originalKey: m.originalRefNumber,
     cardId: m.cardReference,
@@ -97,6 +100,7 @@ function fromAmex(m: AmexTransaction): NetworkTransaction {
   const stage: Stage = ({ AUTH: "auth", SUBMISSION: "clearing", CREDIT: "refund", REVERSAL: "void" } as const)[m.messageType];
   return {
     ...shared(m, "amex", stage),
+    clearingKey: stage === "clearing" ? clearingKeyOf({ messageId: m.messageId, sequenceNumber: null }) : null,
     purchaseKey: m.transactionId,
     originalKey: m.originalTransactionId,
     cardId: m.cardToken,

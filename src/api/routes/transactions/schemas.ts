@@ -22,12 +22,31 @@ export const TransactionSchema = z
     programId: z.uuid(),
     live: z.boolean(),
     type: z.enum(["purchase", "refund"]).openapi({ description: "A refund is a negative transaction linked to its purchase." }),
-    originalTransactionId: z.uuid().nullable(),
+    originalTransactionId: z.uuid().nullable().openapi({
+      description:
+        "On a refund: the purchase it refunds — the one the network named, else the one matched by card, location, MID, amount and time " +
+        "(a purchase of the same card at the same location and MID, of the refund's amount, before it, not refunded yet; the latest of them). " +
+        "Null when neither finds one (a partial refund the network did not link matches nothing).",
+    }),
+    refundTransactionId: z.uuid().nullable().openapi({ description: "On a purchase: its first refund (whose originalTransactionId names it); null until refunded." }),
+    authTransactionId: z.uuid().nullable().openapi({
+      description:
+        "On a clearing of its own (part of an authorisation, or a second clearing): the authorisation it clears. Null on a purchase, whose " +
+        "clearing of the whole amount at once is a stage of its own record (`cleared`), and on refunds.",
+    }),
+    clearedAmount: z.number().openapi({
+      description: "On a purchase: how much of it has cleared so far, by its own clearing or by clearings of their own; on a clearing, its amount; 0 on a refund.",
+      example: 12.5,
+    }),
     datetime: z.string().openapi({ description: "Local to the location, YYYY-MM-DDThh:mm:ss.", example: "2026-01-05T12:30:00" }),
     created: z.string().openapi({ format: "date-time" }),
     updated: z.string().openapi({ format: "date-time" }),
     auth: z.boolean().openapi({ description: "The network's authorisation was received." }),
-    cleared: z.boolean().openapi({ description: "The network's clearing (Visa settlement, Amex submission) was received." }),
+    cleared: z.boolean().openapi({
+      description:
+        "The network's clearing (Visa settlement, Amex submission) of this transaction was received: for a purchase, of its whole amount at once. " +
+        "A purchase cleared in parts stays false; each part is a transaction of its own (see authTransactionId) and clearedAmount adds them up.",
+    }),
     voided: z.boolean(),
     cardPresent: z.boolean(),
     amount: z.number().openapi({ example: 42 }),
@@ -66,6 +85,9 @@ export const TransactionSchema = z
       live: false,
       type: "purchase",
       originalTransactionId: null,
+      refundTransactionId: null,
+      authTransactionId: null,
+      clearedAmount: 0,
       datetime: "2026-01-05T12:30:00",
       created: "2026-01-05T12:30:01.000Z",
       updated: "2026-01-05T12:30:01.000Z",
@@ -116,7 +138,8 @@ export const followUpConflict = {
   409: {
     description:
       "It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than " +
-      "remains to refund; a void after clearing; clearing after a void; or a purchase the network has not taken yet.",
+      "remains to refund; a void after clearing; clearing after a void, of a purchase cleared in full, or of more than remains to clear; " +
+      "or a purchase the network has not taken yet.",
     content: { "application/json": { schema: ErrorBodySchema } },
   },
 } as const;
