@@ -231,6 +231,8 @@ export function createDispatcher({
         try {
           const disabled = await recordAttempts(db, batch, ENDPOINT_POLICY);
           for (const { hookId, reason } of disabled) log.warn({ hookId, reason }, "webhook endpoint disabled");
+          // Each disabling wrote a `hook.disabled` event: hand it out at the next round.
+          if (disabled.length > 0) fanOutWanted = true;
           failures = 0;
         } catch (err) {
           unrecorded = batch.concat(unrecorded);
