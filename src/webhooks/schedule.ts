@@ -44,12 +44,16 @@ export function retryAfterMs(status: number | null, header: string | null | unde
   let ms: number;
   if (/^\d+$/.test(value)) ms = Number(value) * 1000;
   else {
+    if (!HTTP_DATE.test(value)) return null;
     const at = Date.parse(value);
     if (Number.isNaN(at)) return null;
     ms = Math.max(0, at - sentAtMs);
   }
   return Math.min(ms, RETRY_AFTER_MAX_MS);
 }
+
+/** An HTTP date (IMF-fixdate, RFC 9110), e.g. `Mon, 05 Jan 2026 12:30:00 GMT`. */
+const HTTP_DATE = /^[A-Za-z]{3},\s+\d{1,2}\s+[A-Za-z]{3}\s+\d{4}\s+\d{2}:\d{2}:\d{2}\s+GMT$/;
 
 /** The schedule in words, for the API's descriptions and the docs. */
 export const SCHEDULE_TEXT =
