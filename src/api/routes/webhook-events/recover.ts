@@ -4,6 +4,8 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { recoverHook } from "../../../services/webhook-deliveries.ts";
+import { getHook } from "../../../services/hooks.ts";
+import { ownedBy } from "../../middleware/owned.ts";
 
 const instant = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-01-05T10:00:00Z" }).max(64);
 
@@ -33,6 +35,7 @@ export const route = createRoute({
     "delivery to it pending or succeeded since, is queued again for this hook under its own event id, so `webhook-id` is the one " +
     "the receiver saw. The window is on the events' service time. A disabled hook keeps them until it is re-enabled " +
     "(`PATCH /hooks/{hookId} {\"enabled\": true}`).",
+  middleware: [ownedBy("hookId", getHook)] as const,
   request: { params: z.object({ hookId: uuid("hookId") }), body: jsonBody(body) },
   responses: {
     202: jsonResponse(RecoveredSchema, "Deliveries queued."),
