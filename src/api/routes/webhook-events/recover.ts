@@ -6,8 +6,9 @@ import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../s
 import { recoverHook } from "../../../services/webhook-deliveries.ts";
 import { getHook } from "../../../services/hooks.ts";
 import { ownedBy } from "../../middleware/owned.ts";
+import { rule } from "../../validation.ts";
 
-const instant = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-01-05T10:00:00Z" }).max(64);
+const instant = z.iso.datetime({ offset: true, ...rule("must be an ISO 8601 date-time, e.g. 2026-01-05T10:00:00Z") }).max(64);
 
 const body = z
   .strictObject({
