@@ -368,7 +368,8 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
     receiver.respondWith(500);
     const before = await enqueue(acct, programId, "transaction.auth", { n: "before" });
     await failThrough();
-    await h.services.clock.advance(60_000);
+    // Past the hook's pause after its last failure (at most 10 min).
+    await h.services.clock.advance(600_000);
     const since = h.services.clock.now().toISOString();
     // In the window: one delivered (it ends the hook's failure streak), one failed through every retry.
     receiver.respondWith(200);
