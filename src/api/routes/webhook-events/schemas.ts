@@ -6,7 +6,7 @@ import { HOOK_EVENTS } from "../../../services/hooks.ts";
 
 export const eventStatus = z.enum(EVENT_STATUSES).openapi({
   description:
-    "`pending`: not yet handed to its hooks, or a delivery awaits an attempt. `failed`: its delivery to some hook failed " +
+    "`pending`: not yet handed to its hooks, or a delivery awaits an attempt (a disabled hook's wait until it is re-enabled). `failed`: its delivery to some hook failed " +
     "(every retry spent, or the hook answered 410 Gone) and none to that hook is pending or succeeded. `delivered`: every hook " +
     "it went to answered 2xx. `no_hooks`: no hook was registered for it when it happened (redeliver sends it to those registered now).",
   example: "delivered",
