@@ -186,8 +186,6 @@ export interface EndpointPolicy {
   retryDelaysMs: readonly number[];
   /** Each delay is stretched by up to this share of itself, at random (the attempt's `jitter`). */
   jitter: number;
-  /** The longest a receiver's `Retry-After` may put a retry (and its hook's pause) off. */
-  retryAfterMaxMs: number;
   /** The pause after the first failure of a streak; it doubles with each further failure … */
   pauseBaseMs: number;
   /** … up to this. */

@@ -27,7 +27,6 @@ export const GONE = 410;
 export const ENDPOINT_POLICY: EndpointPolicy = {
   retryDelaysMs: RETRY_DELAYS_MS,
   jitter: RETRY_JITTER,
-  retryAfterMaxMs: RETRY_AFTER_MAX_MS,
   pauseBaseMs: 5_000,
   pauseMaxMs: 600_000,
   disableAfterMs: 5 * 24 * 3_600_000,
