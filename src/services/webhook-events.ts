@@ -6,6 +6,7 @@ import type { Ctx } from "./context.ts";
 import { notFound } from "./errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
+import type { HookEvent } from "./hooks.ts";
 
 /**
  * `pending`: not yet handed to its hooks, or a delivery awaits an attempt. `failed`: every delivery to
@@ -42,14 +43,14 @@ export interface EventDelivery {
 
 export interface WebhookEvent {
   id: string;
-  event: string;
+  event: HookEvent;
   programId: string | null;
   /** The transaction a transaction event reports. */
   transactionId: string | null;
   created: string;
   status: EventStatus;
   /** The body every delivery of it carries (`webhook-id` is its `id`). */
-  payload: { id: string; event: string; created: string; data: unknown };
+  payload: { id: string; event: HookEvent; created: string; data: unknown };
   deliveries: EventDelivery[];
 }
 
@@ -82,7 +83,7 @@ interface DeliveryJson {
 
 interface EventRow {
   id: string;
-  event: string;
+  event: HookEvent;
   program_id: string | null;
   transaction_id: string | null;
   data: unknown;
