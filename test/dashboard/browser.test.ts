@@ -239,7 +239,7 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await signIn(page, account.keys.test);
     await page.getByRole("link", { name: "Events", exact: true }).click();
     await expect.poll(() => page.locator("#events tbody tr").count()).toBeGreaterThan(2);
-    await page.getByLabel("Status").selectOption("pending");
+    await page.getByLabel("Status", { exact: true }).selectOption("pending");
     await page.getByRole("button", { name: "Filter" }).click();
     await expect.poll(() => page.locator("#events tbody tr").count()).toBe(1);
     expect(await page.locator("#events tbody tr").textContent()).toContain("transaction.auth");

@@ -123,11 +123,11 @@ export function mountOverview(dash: Hono<DashEnv>) {
                 </li>
               )}
               <li>
-                Send a test purchase from the <a href={`/dashboard/transactions${qs({ program: program.id })}`}>Transactions</a> page, or run{" "}
+                <a href={`/dashboard/transactions${qs({ program: program.id })}`}>Send a test purchase</a>, or run{" "}
                 <code>npm run cardlink -- trigger transaction.auth.qualified</code>.
               </li>
               <li>
-                See every webhook event of the program on the <a href={`/dashboard/events${qs({ program: program.id })}`}>Events</a> page.
+                <a href={`/dashboard/events${qs({ program: program.id })}`}>See every webhook event of the program</a>, whenever it happened.
               </li>
             </ul>
           </div>
