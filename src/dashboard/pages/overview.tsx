@@ -101,10 +101,12 @@ export function mountOverview(dash: Hono<DashEnv>) {
           <input type="hidden" name="program" value={program.id} />
           <Field name="from" label="From (UTC)" type="datetime-local" value={local(overview.from)} />
           <Field name="to" label="To (UTC)" type="datetime-local" value={local(overview.to)} />
-          <button type="submit">Show</button>
-          <a href={link(new Date(now.getTime() - 86_400_000), now)}>Last day</a>
-          <a href={link(new Date(now.getTime() - 7 * 86_400_000), now)}>Last 7 days</a>
-          <a href={`/dashboard${qs({ program: program.id })}`}>Last hour</a>
+          <div class="actions">
+            <button type="submit">Show</button>
+            <a href={`/dashboard${qs({ program: program.id })}`}>Last hour</a>
+            <a href={link(new Date(now.getTime() - 86_400_000), now)}>Last day</a>
+            <a href={link(new Date(now.getTime() - 7 * 86_400_000), now)}>Last 7 days</a>
+          </div>
         </form>
         {total === 0 && attempts === 0 && (
           <div class="empty-window" role="note" id="empty-window">
