@@ -9,6 +9,8 @@ import { LocationSchema } from "./routes/locations/schemas.ts";
 import { OfferSchema } from "./routes/offers/schemas.ts";
 import { MissingTransactionRequestSchema } from "./routes/missing-transaction-requests/schemas.ts";
 import { SCHEMES } from "../domain/card-number.ts";
+import { HookSchema } from "./routes/hooks/schemas.ts";
+import { SCHEDULE_TEXT } from "../webhooks/schedule.ts";
 
 const LocationStatusSchema = z
   .object({
@@ -41,6 +43,12 @@ export const WEBHOOK_EVENTS = {
   },
   "offer.targeting.updated": { data: OfferSchema, when: "The targeting of a live offer changed." },
   "offer.extended": { data: OfferSchema, when: "An offer's endDate moved later (by you or by its content provider)." },
+  "hook.disabled": {
+    data: HookSchema,
+    when:
+      "Another hook of the program was disabled by the dispatcher: it answered 410 Gone, or every attempt to it failed for 5 days " +
+      "of service time. The data is that hook (without its secret), with `disabledAt` and `disabledReason`; never sent to the hook disabled.",
+  },
 } as const satisfies Record<HookEvent, { data: z.ZodType; when: string }>;
 
 export type DescribedEvent = keyof typeof WEBHOOK_EVENTS;
@@ -94,14 +102,17 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
       summary: event,
       description:
         `${WEBHOOK_EVENTS[event].when} Sent to every hook registered for \`${event}\` on the program (offer events: on every ` +
-        "program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff " +
-        "schedule with the same `webhook-id`.",
+        "program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same " +
+        `\`webhook-id\`. ${SCHEDULE_TEXT}`,
       request: {
         headers: signatureHeaders,
         body: { required: true, content: { "application/json": { schema: eventSchema(event) } } },
       },
       responses: {
         200: { description: "Any 2xx: delivered." },
+        410: { description: "Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks)." },
+        429: { description: "Too many requests: retried, no earlier than its `Retry-After`." },
+        503: { description: "Unavailable: retried, no earlier than its `Retry-After`." },
         default: { description: "Anything else, or no answer within 20 s: retried." },
       },
     });

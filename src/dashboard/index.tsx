@@ -14,6 +14,7 @@ import { signInPage } from "./pages/sign-in.tsx";
 import { mountOverview } from "./pages/overview.tsx";
 import { mountTransactions } from "./pages/transactions.tsx";
 import { mountWebhooks } from "./pages/webhooks.tsx";
+import { mountEvents } from "./pages/events.tsx";
 import { mountOffers } from "./pages/offers.tsx";
 import { mountLocations } from "./pages/locations.tsx";
 import { mountMidInsights } from "./pages/mid-insights.tsx";
@@ -115,6 +116,7 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
   mountOverview(dash);
   mountTransactions(dash);
   mountWebhooks(dash);
+  mountEvents(dash);
   mountOffers(dash);
   mountLocations(dash);
   mountMidInsights(dash);

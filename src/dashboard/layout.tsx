@@ -12,6 +12,7 @@ const KEY_PAGES = [
   ["/dashboard", "Overview"],
   ["/dashboard/transactions", "Transactions"],
   ["/dashboard/webhooks", "Webhooks"],
+  ["/dashboard/events", "Events"],
   ["/dashboard/offers", "Offers"],
   ["/dashboard/locations", "Locations"],
   ["/dashboard/mid-insights", "MID insights"],

@@ -8,6 +8,7 @@ import { checkTarget, type TargetPolicy } from "../domain/webhook-targets.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 import { newId } from "./ids.ts";
+import { enqueueEvent } from "./outbox.ts";
 
 export const HOOK_EVENTS = [
   "transaction.auth",
@@ -20,6 +21,7 @@ export const HOOK_EVENTS = [
   "missing-transaction-request.failed",
   "offer.targeting.updated",
   "offer.extended",
+  "hook.disabled",
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
@@ -48,6 +50,7 @@ export interface HookWithSecret extends Hook {
 
 interface HookRow {
   id: string;
+  account_id: string;
   program_id: string;
   event: HookEvent;
   url: string;
@@ -181,6 +184,8 @@ export async function setHookEnabled(ctx: Ctx, id: string, enabled: boolean): Pr
 export interface EndpointPolicy {
   /** Service-time delays between a delivery's attempts (the retry schedule), in milliseconds. */
   retryDelaysMs: readonly number[];
+  /** Each delay is stretched by up to this share of itself, at random (the attempt's `jitter`). */
+  jitter: number;
   /** The pause after the first failure of a streak; it doubles with each further failure … */
   pauseBaseMs: number;
   /** … up to this. */
@@ -197,44 +202,53 @@ export interface EndpointTally {
   firstFailure: Date | null;
   finished: Date;
   lastError: string | null;
+  /** It answered 410 Gone: disabled at once. */
+  gone: boolean;
+  /** The longest `Retry-After` it asked for in this batch: its pause lasts at least that. */
+  retryAfterMs: number | null;
 }
+
+/** The event a disabled hook sends to the program's other hooks registered for it. */
+export const HOOK_DISABLED = "hook.disabled" satisfies HookEvent;
 
 /**
  * Each hook's health after a batch of attempts: its failure streak (restarted by a success), the pause
- * after a failure (doubling with the streak up to the policy's most) and, after failing for the policy's
- * time, its disabling. Returns the hooks this batch disabled.
+ * after a failure (doubling with the streak up to the policy's most, or as long as `Retry-After` asked)
+ * and its disabling — after failing for the policy's time, or at once on 410 Gone — with a
+ * `hook.disabled` event to the program's hooks for it, in the same transaction. Returns the hooks this
+ * batch disabled.
  */
 export async function recordEndpointHealth(db: Db, tallies: EndpointTally[], policy: EndpointPolicy): Promise<{ hookId: string; reason: string }[]> {
   if (tallies.length === 0) return [];
-  return db.query<{ hookId: string; reason: string }>(
+  const rows = await db.query<HookRow & { newly_disabled: boolean }>(
     `with t as (
-       select * from unnest($1::uuid[], $2::text[]::boolean[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::text[])
-         as t (hook_id, reset, failures, first_failure, finished, last_error)
+       select * from unnest($1::uuid[], $2::text[]::boolean[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::text[], $7::text[]::boolean[], $8::int[])
+         as t (hook_id, reset, failures, first_failure, finished, last_error, gone, retry_after_ms)
      ),
      n as (
-       select h.id, t.finished, t.last_error,
+       select h.id, t.finished, t.last_error, t.gone, t.retry_after_ms, h.disabled_at is null as was_enabled,
          case when t.reset then t.failures else h.failure_streak + t.failures end as streak,
          case when t.failures = 0 then null when t.reset then t.first_failure
            else coalesce(h.failing_since, t.first_failure) end as since
        from hooks h join t on t.hook_id = h.id
      ),
-     updated as (
-       update hooks h set
-         failure_streak = n.streak,
-         failing_since = n.since,
-         last_error = case when n.streak = 0 then h.last_error else n.last_error end,
-         paused_until = case when n.streak = 0 then null
-           else n.finished + make_interval(secs => least($8::float8, $7::float8 * 2 ^ least(n.streak - 1, 30)) / 1000.0) end,
-         disabled_at = case when h.disabled_at is null and n.streak > 0 and n.finished - n.since >= make_interval(secs => $9 / 1000.0)
-           then n.finished else h.disabled_at end,
-         disabled_reason = case when h.disabled_at is null and n.streak > 0 and n.finished - n.since >= make_interval(secs => $9 / 1000.0)
-           then 'every attempt failed since ' || to_char(n.since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-             || ' (' || n.streak || ' in a row); last error: ' || n.last_error
-           else h.disabled_reason end
-       from n where h.id = n.id
-       returning h.id, h.disabled_reason, (h.disabled_at = n.finished and n.streak > 0) as newly_disabled
+     d as (
+       select n.*, n.was_enabled and (n.gone or (n.streak > 0 and n.finished - n.since >= make_interval(secs => $11 / 1000.0))) as disable
+       from n
      )
-     select id as "hookId", disabled_reason as reason from updated where newly_disabled`,
+     update hooks h set
+       failure_streak = d.streak,
+       failing_since = d.since,
+       last_error = case when d.streak = 0 then h.last_error else d.last_error end,
+       paused_until = case when d.streak = 0 then null
+         else d.finished + make_interval(secs => greatest(least($10::float8, $9::float8 * 2 ^ least(d.streak - 1, 30)), coalesce(d.retry_after_ms, 0)) / 1000.0) end,
+       disabled_at = case when d.disable then d.finished else h.disabled_at end,
+       disabled_reason = case when not d.disable then h.disabled_reason
+         when d.gone then 'the endpoint answered 410 Gone at ' || to_char(d.finished at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+         else 'every attempt failed since ' || to_char(d.since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+           || ' (' || d.streak || ' in a row); last error: ' || d.last_error end
+     from d where h.id = d.id
+     returning h.*, d.disable as newly_disabled`,
     [
       tallies.map((t) => t.hookId),
       tallies.map((t) => String(t.reset)),
@@ -242,9 +256,17 @@ export async function recordEndpointHealth(db: Db, tallies: EndpointTally[], pol
       tallies.map((t) => t.firstFailure?.toISOString() ?? null),
       tallies.map((t) => t.finished.toISOString()),
       tallies.map((t) => t.lastError),
+      tallies.map((t) => String(t.gone)),
+      tallies.map((t) => t.retryAfterMs),
       policy.pauseBaseMs,
       policy.pauseMaxMs,
       policy.disableAfterMs,
     ],
   );
+  const disabled = rows.filter((r) => r.newly_disabled);
+  for (const r of disabled) {
+    const { newly_disabled: _, ...row } = r;
+    await enqueueEvent(db, { accountId: r.account_id, live: r.live, programId: r.program_id, event: HOOK_DISABLED, data: toHook(row) }, r.disabled_at!);
+  }
+  return disabled.map((r) => ({ hookId: r.id, reason: r.disabled_reason! }));
 }

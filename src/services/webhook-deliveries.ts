@@ -3,11 +3,20 @@
 // health, which is the hooks service's to write).
 import type { Db } from "./db.ts";
 import type { Ctx } from "./context.ts";
-import { notFound } from "./errors.ts";
+import { invalid, notFound } from "./errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getTransaction } from "./transactions.ts";
-import { recordEndpointHealth, type EndpointPolicy, type EndpointTally } from "./hooks.ts";
+import { HOOK_DISABLED, recordEndpointHealth, type EndpointPolicy, type EndpointTally } from "./hooks.ts";
 import { markDispatched, undispatchedEvents } from "./outbox.ts";
+
+/**
+ * The hooks an event `e` goes to (`h`): the account's of its environment registered for it, on its
+ * program (an event without a program goes to the publisher's hooks on every program). `hook.disabled`
+ * goes to the program's other hooks, never the one disabled.
+ */
+const HOOKS_OF_EVENT = `h.account_id = e.account_id and h.live = e.live and h.event = e.event
+  and (e.program_id is null or h.program_id = e.program_id)
+  and not (e.event = '${HOOK_DISABLED}' and h.id::text = e.data->>'id')`;
 
 /** Turns undispatched outbox events into one pending delivery per matching hook. Returns events handled. */
 export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
@@ -18,8 +27,7 @@ export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
     await tx.query(
       `insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
        select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $2, $2, $2
-       from outbox e join hooks h on h.account_id = e.account_id and h.live = e.live and h.event = e.event
-         and (e.program_id is null or h.program_id = e.program_id)
+       from outbox e join hooks h on ${HOOKS_OF_EVENT}
        where e.id = any($1::uuid[])`,
       [ids, now],
     );
@@ -141,6 +149,14 @@ export interface AttemptOutcome {
    * for any dispatcher, and no mark against the endpoint.
    */
   cancelled: boolean;
+  /** The headers the request was sent with (the signature among them; never the secret). */
+  requestHeaders: Record<string, string>;
+  /** The first 4 KB of the answer's body; null when no answer came. */
+  responseBody: string | null;
+  /** How long the answer's `Retry-After` asked to wait (429 and 503 only); null when it did not. */
+  retryAfterMs: number | null;
+  /** A random number in [0, 1): how far into the policy's jitter this attempt's retry is put. */
+  jitter: number;
 }
 
 function tallyEndpoints(outcomes: AttemptOutcome[]): EndpointTally[] {
@@ -149,8 +165,13 @@ function tallyEndpoints(outcomes: AttemptOutcome[]): EndpointTally[] {
     // A success at a healthy hook changes nothing in its health: no write for it.
     if (o.cancelled || (o.succeeded && !o.hookFailing && !tallies.has(o.hookId))) continue;
     let t = tallies.get(o.hookId);
-    if (!t) tallies.set(o.hookId, (t = { hookId: o.hookId, reset: false, failures: 0, firstFailure: null, finished: o.finished, lastError: null }));
+    if (!t) {
+      t = { hookId: o.hookId, reset: false, failures: 0, firstFailure: null, finished: o.finished, lastError: null, gone: false, retryAfterMs: null };
+      tallies.set(o.hookId, t);
+    }
     if (o.finished > t.finished) t.finished = o.finished;
+    if (o.responseCode === GONE) t.gone = true;
+    if (o.retryAfterMs !== null) t.retryAfterMs = Math.max(t.retryAfterMs ?? 0, o.retryAfterMs);
     if (o.succeeded) {
       t.reset = true;
       t.failures = 0;
@@ -159,17 +180,21 @@ function tallyEndpoints(outcomes: AttemptOutcome[]): EndpointTally[] {
     } else {
       t.failures++;
       t.firstFailure ??= o.attempted;
-      t.lastError = o.error ?? `answered ${o.responseCode}`;
+      t.lastError = o.error ?? (o.responseCode === GONE ? "answered 410 Gone" : `answered ${o.responseCode}`);
     }
   }
   return [...tallies.values()];
 }
 
+/** 410 Gone: the receiver says the endpoint is no more. */
+const GONE = 410;
+
 /**
- * Records a batch of attempts in one transaction with set-based statements: one attempt row each, the
- * deliveries' status and next attempt (the retry schedule), and each hook's failure streak, pause and,
- * after a long streak, its disabling. A delivery that no longer exists (its hook was deleted meanwhile)
- * is skipped. Returns the hooks this batch disabled.
+ * Records a batch of attempts in one transaction with set-based statements: one attempt row each (with
+ * the request's headers and the head of the answer's body), the deliveries' status and next attempt (the
+ * retry schedule with its jitter, no earlier than a `Retry-After`; none after a 410), and each hook's
+ * failure streak, pause and, after a long streak or a 410, its disabling. A delivery that no longer exists
+ * (its hook was deleted meanwhile) is skipped. Returns the hooks this batch disabled.
  */
 export async function recordAttempts(
   db: Db,
@@ -182,26 +207,29 @@ export async function recordAttempts(
   return db.tx(async (tx) => {
     await tx.query(
       `with o as (
-         select * from unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[]::boolean[], $7::text[]::boolean[])
-           as o (id, attempted, latency_ms, response_code, error, succeeded, cancelled)
+         select * from unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[]::boolean[], $7::text[]::boolean[],
+             $9::text[]::jsonb[], $10::text[], $11::int[], $12::float8[])
+           as o (id, attempted, latency_ms, response_code, error, succeeded, cancelled, request_headers, response_body, retry_after_ms, jitter)
        ),
        d as (
          update webhook_deliveries d set
            attempts = d.attempts + 1,
            status = case when d.status <> 'pending' or o.cancelled then d.status
              when o.succeeded then 'succeeded'
+             when o.response_code = ${GONE} then 'failed'
              when d.attempts + 1 <= cardinality($8::int[]) then 'pending' else 'failed' end,
            next_attempt = case when d.status <> 'pending' then d.next_attempt
              when o.cancelled then o.attempted
-             when o.succeeded then null
-             when d.attempts + 1 <= cardinality($8::int[]) then o.attempted + make_interval(secs => ($8::int[])[d.attempts + 1] / 1000.0)
+             when o.succeeded or o.response_code = ${GONE} then null
+             when d.attempts + 1 <= cardinality($8::int[]) then o.attempted + make_interval(secs =>
+               greatest(($8::int[])[d.attempts + 1] * (1 + $13::float8 * o.jitter), coalesce(o.retry_after_ms, 0)) / 1000.0)
              else null end,
            last_response_code = o.response_code, lease_until = null, lease_owner = null, updated = o.attempted
          from o where d.id = o.id
          returning d.id, d.attempts
        )
-       insert into webhook_attempts (id, delivery_id, attempt, attempted, latency_ms, response_code, error)
-       select gen_random_uuid(), d.id, d.attempts, o.attempted, o.latency_ms, o.response_code, o.error
+       insert into webhook_attempts (id, delivery_id, attempt, attempted, latency_ms, response_code, error, request_headers, response_body, retry_after_ms)
+       select gen_random_uuid(), d.id, d.attempts, o.attempted, o.latency_ms, o.response_code, o.error, o.request_headers, o.response_body, o.retry_after_ms
        from d join o on o.id = d.id`,
       [
         outcomes.map((o) => o.deliveryId),
@@ -212,6 +240,12 @@ export async function recordAttempts(
         outcomes.map((o) => String(o.succeeded)),
         outcomes.map((o) => String(o.cancelled)),
         [...policy.retryDelaysMs],
+        outcomes.map((o) => JSON.stringify(o.requestHeaders)),
+        // PostgreSQL text cannot hold NUL: a body with one keeps it escaped.
+        outcomes.map((o) => o.responseBody?.replaceAll("\u0000", "\\u0000") ?? null),
+        outcomes.map((o) => o.retryAfterMs),
+        outcomes.map((o) => o.jitter),
+        policy.jitter,
       ],
     );
     return recordEndpointHealth(tx, tallies, policy);
@@ -292,8 +326,7 @@ export async function redeliver(ctx: Ctx, eventId: string): Promise<{ eventId: s
   const rows = await ctx.db.query<{ id: string }>(
     `insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
      select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $4, $4, $4
-     from outbox e join hooks h on h.account_id = e.account_id and h.live = e.live and h.event = e.event
-       and (e.program_id is null or h.program_id = e.program_id)
+     from outbox e join hooks h on ${HOOKS_OF_EVENT}
      where e.id = $1 and e.account_id = $2 and e.live = $3
      returning id`,
     [eventId, ctx.accountId, ctx.live, now],
@@ -307,4 +340,29 @@ export async function redeliver(ctx: Ctx, eventId: string): Promise<{ eventId: s
     if (!event) throw notFound("webhook event", eventId);
   }
   return { eventId, deliveries: rows.length };
+}
+
+/**
+ * Delivers again, to this hook, every event whose delivery to it failed (none to it pending or succeeded)
+ * among the events written in [since, until) of service time (until: now when not given). Each keeps its
+ * event id, so `webhook-id` is the one receivers saw. A disabled hook's recovered deliveries wait until it
+ * is re-enabled.
+ */
+export async function recoverHook(ctx: Ctx, hookId: string, window: { since: Date; until?: Date | undefined }): Promise<{ hookId: string; since: string; until: string; deliveries: number }> {
+  const [hook] = await ctx.db.query("select 1 from hooks where id = $1 and account_id = $2 and live = $3", [hookId, ctx.accountId, ctx.live]);
+  if (!hook) throw notFound("hook", hookId);
+  const now = ctx.clock.now();
+  const until = window.until ?? now;
+  if (until <= window.since) throw invalid("until", "must be later than since.");
+  const rows = await ctx.db.query<{ id: string }>(
+    `insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
+     select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $4, $4, $4
+     from hooks h join outbox e on ${HOOKS_OF_EVENT}
+     where h.id = $1 and e.created >= $2 and e.created < $3
+       and exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.hook_id = h.id and d.status = 'failed')
+       and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.hook_id = h.id and d.status <> 'failed')
+     returning id`,
+    [hookId, window.since, until, now],
+  );
+  return { hookId, since: window.since.toISOString(), until: until.toISOString(), deliveries: rows.length };
 }

@@ -18,7 +18,7 @@ import {
 } from "../services/webhook-deliveries.ts";
 import { createWebhookClient } from "./http.ts";
 import { signedHeaders } from "./sign.ts";
-import { ENDPOINT_POLICY } from "./schedule.ts";
+import { ENDPOINT_POLICY, GONE, retryAfterMs } from "./schedule.ts";
 import type { TargetPolicy } from "../domain/webhook-targets.ts";
 import type { Metrics } from "../metrics/index.ts";
 
@@ -174,9 +174,10 @@ export function createDispatcher({
     const held: Held = { delivery, started: performance.now() };
     inFlight.set(delivery.id, held);
     const attempted = clock.now();
+    const headers = signedHeaders(delivery.secret, delivery.eventId, delivery.body);
     const done = client
-      .post(delivery.url, signedHeaders(delivery.secret, delivery.eventId, delivery.body), delivery.body, stopping.signal)
-      .then(({ responseCode, error }) => {
+      .post(delivery.url, headers, delivery.body, stopping.signal)
+      .then(({ responseCode, error, responseBody, retryAfter }) => {
         const latencyMs = performance.now() - held.started;
         const succeeded = responseCode !== null && responseCode >= 200 && responseCode < 300;
         const cancelled = error === STOPPING.message;
@@ -190,7 +191,7 @@ export function createDispatcher({
           e.window = 1;
         }
         inFlight.delete(delivery.id);
-        if (metrics) observeAttempt(metrics, clock, delivery, succeeded, cancelled);
+        if (metrics) observeAttempt(metrics, clock, delivery, succeeded, cancelled, responseCode === GONE);
         unrecorded.push({
           deliveryId: delivery.id,
           hookId: delivery.hookId,
@@ -202,6 +203,11 @@ export function createDispatcher({
           error,
           succeeded,
           cancelled,
+          // What was sent, signature included (it is no secret), and what came back, for the event's record.
+          requestHeaders: headers,
+          responseBody,
+          retryAfterMs: retryAfterMs(responseCode, retryAfter, Number(headers["webhook-timestamp"]) * 1000),
+          jitter: Math.random(),
         });
         record();
         wake();
@@ -225,6 +231,8 @@ export function createDispatcher({
         try {
           const disabled = await recordAttempts(db, batch, ENDPOINT_POLICY);
           for (const { hookId, reason } of disabled) log.warn({ hookId, reason }, "webhook endpoint disabled");
+          // Each disabling wrote a `hook.disabled` event: hand it out at the next round.
+          if (disabled.length > 0) fanOutWanted = true;
           failures = 0;
         } catch (err) {
           unrecorded = batch.concat(unrecorded);
@@ -372,8 +380,8 @@ export function createDispatcher({
  * Counts an attempt's outcome and, for a delivered one, the time since its event was written: service time
  * back to real time at the clock's speed (not known on a frozen clock; an advance between the two adds to it).
  */
-function observeAttempt(metrics: Pick<Metrics, "delivery">, clock: Clock, delivery: DueDelivery, succeeded: boolean, cancelled: boolean): void {
-  const lastAttempt = delivery.attempts + 1 > ENDPOINT_POLICY.retryDelaysMs.length;
+function observeAttempt(metrics: Pick<Metrics, "delivery">, clock: Clock, delivery: DueDelivery, succeeded: boolean, cancelled: boolean, gone: boolean): void {
+  const lastAttempt = gone || delivery.attempts + 1 > ENDPOINT_POLICY.retryDelaysMs.length;
   const outcome = succeeded ? "delivered" : cancelled ? "cancelled" : lastAttempt ? "failed" : "retried";
   const since = succeeded && clock.speed > 0 ? (clock.now().getTime() - delivery.eventCreated.getTime()) / clock.speed / 1000 : undefined;
   metrics.delivery(outcome, since);

@@ -9,7 +9,16 @@ import { checkTarget, refusedAddress, type TargetPolicy } from "../domain/webhoo
 export interface PostResult {
   responseCode: number | null;
   error: string | null;
+  /** The first RESPONSE_BODY_LIMIT bytes of the answer's body (UTF-8), null when no answer came. */
+  responseBody: string | null;
+  /** The answer's `Retry-After` header as sent, if any. */
+  retryAfter: string | null;
 }
+
+/** How much of an answer's body is kept for the attempt's record. */
+export const RESPONSE_BODY_LIMIT = 4096;
+/** Past this much read, the rest of a body is not waited for: the connection is dropped instead. */
+const BODY_READ_LIMIT = 64 * 1024;
 
 export interface WebhookClient {
   /** POSTs `body`; never throws. `signal` cuts the attempt short (the caller says why in its reason). */
@@ -66,7 +75,7 @@ export function createWebhookClient({ timeoutMs, connectTimeoutMs, targets = "lo
     async post(url, headers, body, signal) {
       // An address literal is never looked up: it is checked here (the policy may be stricter than when the hook was made).
       const target = checkTarget(url, targets);
-      if (!target.ok) return { responseCode: null, error: `refused by the webhook target policy: ${target.rule}` };
+      if (!target.ok) return { responseCode: null, error: `refused by the webhook target policy: ${target.rule}`, responseBody: null, retryAfter: null };
       const attempt = new AbortController();
       let timedOut = false;
       const timer = setTimeout(() => {
@@ -77,11 +86,21 @@ export function createWebhookClient({ timeoutMs, connectTimeoutMs, targets = "lo
       signal.addEventListener("abort", cut, { once: true });
       try {
         const res = await request(url, { method: "POST", headers, body, dispatcher: agent, signal: attempt.signal });
-        await res.body.dump();
-        return { responseCode: res.statusCode, error: null };
+        const retryAfter = res.headers["retry-after"];
+        return {
+          responseCode: res.statusCode,
+          error: null,
+          responseBody: await bodyHead(res.body),
+          retryAfter: Array.isArray(retryAfter) ? (retryAfter[0] ?? null) : (retryAfter ?? null),
+        };
       } catch (err) {
-        if (signal.aborted && !timedOut) return { responseCode: null, error: reasonOf(signal) };
-        return { responseCode: null, error: describeFailure(err, { timedOut, timeoutMs, connectTimeoutMs, policy: targets }) };
+        if (signal.aborted && !timedOut) return { responseCode: null, error: reasonOf(signal), responseBody: null, retryAfter: null };
+        return {
+          responseCode: null,
+          error: describeFailure(err, { timedOut, timeoutMs, connectTimeoutMs, policy: targets }),
+          responseBody: null,
+          retryAfter: null,
+        };
       } finally {
         clearTimeout(timer);
         signal.removeEventListener("abort", cut);
@@ -89,6 +108,29 @@ export function createWebhookClient({ timeoutMs, connectTimeoutMs, targets = "lo
     },
     close: () => agent.close(),
   };
+}
+
+/**
+ * The first RESPONSE_BODY_LIMIT bytes of a body as text. The rest is read and dropped, so the connection
+ * can be kept alive, up to BODY_READ_LIMIT; a longer body is cut off (its connection closed).
+ */
+async function bodyHead(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let read = 0;
+  for await (const chunk of body) {
+    if (keptBytes < RESPONSE_BODY_LIMIT) {
+      const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - keptBytes);
+      kept.push(part);
+      keptBytes += part.length;
+    }
+    read += chunk.length;
+    if (read >= BODY_READ_LIMIT) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(kept).toString("utf8");
 }
 
 const reasonOf = (signal: AbortSignal): string =>

@@ -55,6 +55,7 @@ export function summarise({ event, data }: Event): string {
   }
   if (event.startsWith("offer.")) return `offer ${String(data.id)} "${String(data.name)}" ${String(data.status)} until ${String(data.endDate)}`;
   if (event.startsWith("missing-transaction-request.")) return `request ${String(data.id)} ${String(data.status)}`;
+  if (event === "hook.disabled") return `hook ${String(data.id)} (${String(data.event)} at ${String(data.url)}) disabled: ${String(data.disabledReason)}`;
   return "";
 }
 

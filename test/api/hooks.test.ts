@@ -64,7 +64,8 @@ describe("hooks", () => {
       const hook = await expectStatus<Hook>(await client.post(`/v1/programs/${programId}/hooks`, { event, url: "https://example.com/wh" }), 201);
       expect(hook).toMatchObject({ event, live: true });
     }
-    expect(HOOK_EVENTS).toHaveLength(10);
+    expect(HOOK_EVENTS).toHaveLength(11);
+    expect(HOOK_EVENTS).toContain("hook.disabled");
   });
 
   it("lists a program's hooks without their secrets, in pages", async () => {

@@ -157,7 +157,7 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await receiver.waitFor(2);
 
     // A receiver that fails: the delivery shows the failed attempt and its next retry on the service clock.
-    receiver.respondWith(500);
+    receiver.respondWith(500, { body: "database is down" });
     await page.getByLabel("Amount", { exact: true }).fill("30");
     await page.getByRole("button", { name: "Send purchase" }).click();
     await expect(flash(page).textContent()).resolves.toContain("Test purchase sent");
@@ -231,6 +231,60 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Add to Coffee program" }).click();
     await expect(flash(page).textContent()).resolves.toContain("Added to the program");
     await expect(page.locator("h1").textContent()).resolves.toBe("Offer: Rewards Co coffee");
+  }, WALK_MS);
+
+  it("a publisher finds the failed event, reads its attempts and resends it; the purchase names its offer; an empty overview says what to do", async () => {
+    // After the walk above: the 30.00 purchase's transaction.auth failed once (500) and waits for its retry.
+    const page = await newPage();
+    await signIn(page, account.keys.test);
+    await page.getByRole("link", { name: "Events", exact: true }).click();
+    await expect.poll(() => page.locator("#events tbody tr").count()).toBeGreaterThan(2);
+    await page.getByLabel("Status", { exact: true }).selectOption("pending");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect.poll(() => page.locator("#events tbody tr").count()).toBe(1);
+    expect(await page.locator("#events tbody tr").textContent()).toContain("transaction.auth");
+    await screenshots(page, "events");
+    await page.locator("#events tbody tr").getByRole("link", { name: /^Open event/ }).click();
+    await expect(page.locator("h1").textContent()).resolves.toBe("Event: transaction.auth");
+    await expect(page.locator("#payload").textContent()).resolves.toContain('"event": "transaction.auth"');
+    const attempt = page.locator("details.attempt").first();
+    await expect(attempt.locator("summary").textContent()).resolves.toMatch(/Attempt 1: answered 500 in \d+ ms/);
+    await expect(attempt.locator(".request-headers").textContent()).resolves.toMatch(/webhook-signature: v1,/);
+    await expect(attempt.locator(".response-body").textContent()).resolves.toBe("database is down");
+    await screenshots(page, "event");
+    const before = receiver.received.length;
+    await page.getByRole("button", { name: "Resend" }).click();
+    await expect(flash(page).textContent()).resolves.toContain("Queued again for 1 hook(s).");
+    await receiver.waitFor(before + 1);
+    await expect.poll(async () => {
+      await page.reload();
+      return page.locator("section.delivery .badge-active").count();
+    }, { timeout: 20_000 }).toBe(1);
+    // The first delivery still waits for its retry; the resent one answered 200.
+    await expect(page.locator("section.delivery", { has: page.locator(".badge-active") }).textContent()).resolves.toContain("answered 200");
+
+    // The purchase behind it: its winning offer by name, linked, and the way back to its events.
+    await page.locator("dl.facts").getByRole("link").click();
+    await expect(page.locator("#winning-offer").textContent()).resolves.toContain("5 off coffee");
+    await page.getByRole("link", { name: "This transaction's events" }).click();
+    await expect.poll(() => page.locator("#events tbody tr").count()).toBe(2);
+    await page.goBack();
+    await page.locator("#winning-offer").getByRole("link", { name: "5 off coffee" }).click();
+    await expect(page.locator("h1").textContent()).resolves.toBe("Offer: 5 off coffee");
+
+    // An overview window with nothing in it says so, and leads to the latest transaction's hour.
+    await page.getByRole("link", { name: "Overview" }).click();
+    await page.getByLabel("From (UTC)").fill("2025-06-01T09:00");
+    await page.getByLabel("To (UTC)").fill("2025-06-01T10:00");
+    await page.getByRole("button", { name: "Show" }).click();
+    await expect(page.locator("#empty-window").textContent()).resolves.toContain("latest transaction is at 2026-01-05 12:00");
+    await screenshots(page, "overview-empty");
+    await page.getByRole("link", { name: "Show the hour around the latest transaction" }).click();
+    await expect(page.locator(".stats").textContent()).resolves.toMatch(/2 transactions/);
+    expect(await page.locator("#empty-window").count()).toBe(0);
+    await page.getByRole("link", { name: "Last 7 days" }).click();
+    await expect(page.locator(".stats").textContent()).resolves.toMatch(/2 transactions/);
+    await expect(page.locator("figcaption").first().textContent()).resolves.toContain("per hour");
   }, WALK_MS);
 
   it("is usable with the keyboard alone: sign in, skip link, navigation", async () => {

@@ -48,6 +48,7 @@ const PAGES = [
   "/dashboard",
   "/dashboard/transactions",
   "/dashboard/webhooks",
+  "/dashboard/events",
   "/dashboard/offers",
   "/dashboard/offers/new",
   "/dashboard/locations",
@@ -145,6 +146,7 @@ describe("what a session can see", () => {
       `/dashboard/transactions/${liveGraph.transactionId}`,
       `/dashboard/offers/${liveGraph.offerId}`,
       `/dashboard/webhooks/${liveGraph.hookId}`,
+      `/dashboard/events?program=${liveGraph.programId}`,
     ]) {
       const res = await send(path, { cookie });
       expect(res.status, path).toBe(404);
@@ -159,6 +161,7 @@ describe("what a session can see", () => {
       `/dashboard/transactions/${testGraph.transactionId}`,
       `/dashboard/offers/${testGraph.offerId}`,
       `/dashboard/webhooks/${testGraph.hookId}`,
+      `/dashboard/events?program=${testGraph.programId}`,
     ]) {
       const res = await send(path, { cookie });
       expect(res.status, path).toBe(404);

@@ -91,10 +91,15 @@ describe("hook URLs at connect time", () => {
     const port = new URL(receiver.url).port;
     const before = receiver.received.length;
     const refused = await post("public", `http://rebind.example:${port}/hooks`);
-    expect(refused).toEqual({ responseCode: null, error: "refused by the webhook target policy: rebind.example resolves to a loopback address" });
+    expect(refused).toEqual({
+      responseCode: null,
+      error: "refused by the webhook target policy: rebind.example resolves to a loopback address",
+      responseBody: null,
+      retryAfter: null,
+    });
     expect(receiver.received.length).toBe(before);
     // The same name under local reaches the receiver: what refused it was the policy, not the name.
-    expect(await post("local", `http://rebind.example:${port}/hooks`)).toEqual({ responseCode: 200, error: null });
+    expect(await post("local", `http://rebind.example:${port}/hooks`)).toEqual({ responseCode: 200, error: null, responseBody: "", retryAfter: null });
   });
 
   it("records a refused delivery as a failed attempt saying so", async () => {

@@ -1,22 +1,33 @@
 // The webhook dispatcher against a real local receiver: signing, fan-out, the retry schedule on the
 // service clock, endpoint health (pause, disable, re-enable), hooks deleted mid-delivery, leases and stop.
 // Every test waits on an outcome (`settled()`, a delivery's status), never on a short timeout.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { Webhook } from "standardwebhooks";
 import pino from "pino";
-import { createHarness, expectStatus, type Engine, type Harness, type TestAccount } from "../support/harness.ts";
+import { createHarness, expectError, expectStatus, type Engine, type Harness, type TestAccount } from "../support/harness.ts";
 import { haveInfra } from "../support/infra.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from "../../src/webhooks/dispatcher.ts";
 import type { Db } from "../../src/services/db.ts";
 import { enqueueEvent } from "../../src/services/outbox.ts";
 import { claimDue, fanOut } from "../../src/services/webhook-deliveries.ts";
-import { RETRY_DELAYS_MS } from "../../src/webhooks/schedule.ts";
+import { RETRY_AFTER_MAX_MS, RETRY_DELAYS_MS, RETRY_JITTER } from "../../src/webhooks/schedule.ts";
 import { createMetrics, hopFigures } from "../../src/metrics/index.ts";
 import { sample } from "../support/metrics.ts";
 
-type Hook = { id: string; secret: string; status: string; consecutiveFailures: number; disabledReason: string | null; lastError: string | null };
+type Hook = {
+  id: string;
+  secret: string;
+  status: string;
+  consecutiveFailures: number;
+  disabledReason: string | null;
+  lastError: string | null;
+  pausedUntil: string | null;
+};
 type Delivery = { eventId: string; status: string; nextAttempt: string | null; attempts: { responseCode: number | null; error: string | null }[] };
+
+/** A retry delay at its longest, jitter included: advancing the clock by this makes the retry due. */
+const latest = (delay: number) => Math.ceil(delay * (1 + RETRY_JITTER));
 
 const engines: Engine[] = ["pglite", ...(haveInfra("databaseUrl") ? (["postgres"] as const) : [])];
 
@@ -113,14 +124,16 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
     await dispatcher.settled();
     let [delivery] = await deliveries(acct, hook.id);
     expect(delivery).toMatchObject({ status: "pending", attempts: [{ responseCode: 500 }] });
-    expect(Date.parse(delivery!.nextAttempt!) - h.services.clock.now().getTime()).toBe(RETRY_DELAYS_MS[0]);
+    const wait = Date.parse(delivery!.nextAttempt!) - h.services.clock.now().getTime();
+    expect(wait).toBeGreaterThanOrEqual(RETRY_DELAYS_MS[0]);
+    expect(wait).toBeLessThanOrEqual(latest(RETRY_DELAYS_MS[0]));
     expect(await hookOf(acct, hook.id)).toMatchObject({ status: "failing", consecutiveFailures: 1, lastError: "answered 500" });
     // Neither the delivery nor a second event goes out before the endpoint's pause ends.
     const second = await enqueue(acct, programId, "transaction.auth", { second: true });
     await dispatcher.settled();
     expect(receivedFor(receiver, [eventId, second])).toHaveLength(1);
     receiver.respondWith(200);
-    await h.services.clock.advance(RETRY_DELAYS_MS[0]);
+    await h.services.clock.advance(latest(RETRY_DELAYS_MS[0]));
     await dispatcher.settled();
     const all = await deliveries(acct, hook.id);
     delivery = all.find((d) => d.eventId === eventId);
@@ -141,7 +154,7 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
       await enqueue(acct, programId, "transaction.auth", {});
       await own.settled();
       for (const delay of RETRY_DELAYS_MS) {
-        await h.services.clock.advance(delay);
+        await h.services.clock.advance(latest(delay));
         await own.settled();
       }
       const [delivery] = await deliveries(acct, hook.id);
@@ -168,7 +181,7 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
       await own.settled();
       expect(await outcomes()).toEqual({ delivered: 0, retried: 1, failed: 0, cancelled: 0 });
       for (const delay of RETRY_DELAYS_MS) {
-        await h.services.clock.advance(delay);
+        await h.services.clock.advance(latest(delay));
         await own.settled();
       }
       expect(await outcomes()).toEqual({ delivered: 0, retried: RETRY_DELAYS_MS.length, failed: 1, cancelled: 0 });
@@ -202,6 +215,9 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
   it("disables an endpoint that failed on every attempt for 5 days, shows why, and delivers again once re-enabled", async () => {
     receiver.respondWith(503);
     const { acct, programId, hook } = await setup();
+    const notices = await startReceiver();
+    onTestFinished(() => notices.close());
+    const notice = await expectStatus<Hook>(await acct.as("test").post(`/v1/programs/${programId}/hooks`, { event: "hook.disabled", url: notices.url }), 201);
     const first = await enqueue(acct, programId, "transaction.auth", { n: 1 });
     await dispatcher.settled();
     await h.services.clock.advance(5 * 24 * 3_600_000);
@@ -209,6 +225,14 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
     const disabled = await hookOf(acct, hook.id);
     expect(disabled).toMatchObject({ status: "disabled", consecutiveFailures: 2 });
     expect(disabled.disabledReason).toMatch(/^every attempt failed since .* \(2 in a row\); last error: answered 503$/);
+    // The program's hook for hook.disabled is told, signed like every event, with the hook as it is now.
+    expect(notices.received).toHaveLength(1);
+    const told = new Webhook(notice.secret).verify(notices.received[0]!.body, notices.received[0]!.headers as Record<string, string>) as {
+      event: string;
+      data: Record<string, unknown>;
+    };
+    expect(told).toMatchObject({ event: "hook.disabled", data: { id: hook.id, status: "disabled", disabledReason: disabled.disabledReason } });
+    expect(told.data).not.toHaveProperty("secret");
     // Events keep being queued for it; none is sent.
     receiver.respondWith(200);
     const second = await enqueue(acct, programId, "transaction.auth", { n: 2 });
@@ -230,6 +254,158 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
       status: "disabled",
       disabledReason: "disabled by request",
     });
+  });
+
+  it("on 410 Gone fails the delivery at once, disables the hook and tells the program's other hooks for hook.disabled, not itself", async () => {
+    const gone = await startReceiver();
+    const notices = await startReceiver();
+    onTestFinished(async () => {
+      await gone.close();
+      await notices.close();
+    });
+    gone.respondWith(410);
+    const { acct, programId, hook } = await setup("transaction.auth", gone.url);
+    const client = acct.as("test");
+    const notice = await expectStatus<Hook>(await client.post(`/v1/programs/${programId}/hooks`, { event: "hook.disabled", url: notices.url }), 201);
+    // A hook for hook.disabled that is itself gone: disabled too, but never sent its own notice.
+    const goneNotice = await expectStatus<Hook>(await client.post(`/v1/programs/${programId}/hooks`, { event: "hook.disabled", url: gone.url }), 201);
+    const eventId = await enqueue(acct, programId, "transaction.auth", {});
+    await dispatcher.settled();
+    const [delivery] = await deliveries(acct, hook.id);
+    expect(delivery).toMatchObject({ eventId, status: "failed", nextAttempt: null, attempts: [{ responseCode: 410 }] });
+    const disabled = await hookOf(acct, hook.id);
+    expect(disabled).toMatchObject({ status: "disabled", lastError: "answered 410 Gone" });
+    expect(disabled.disabledReason).toMatch(/^the endpoint answered 410 Gone at \d{4}-\d\d-\d\dT/);
+    // The notice reached the gone hook for hook.disabled (which disabled it in turn) and the healthy one.
+    expect(await hookOf(acct, goneNotice.id)).toMatchObject({ status: "disabled" });
+    const told = notices.received.map(
+      (r) => new Webhook(notice.secret).verify(r.body, r.headers as Record<string, string>) as { event: string; data: { id: string } },
+    );
+    expect(told.map((t) => [t.event, t.data.id]).sort()).toEqual([["hook.disabled", hook.id], ["hook.disabled", goneNotice.id]].sort());
+    const gotByGone = gone.received.map((r) => (JSON.parse(r.body) as { event: string; data: { id?: string } }));
+    expect(gotByGone.filter((b) => b.event === "hook.disabled").map((b) => b.data.id)).toEqual([hook.id]);
+    // Nothing more is sent to a disabled hook.
+    await enqueue(acct, programId, "transaction.auth", {});
+    await h.services.clock.advance(latest(RETRY_DELAYS_MS[0]));
+    await dispatcher.settled();
+    expect(gone.received.filter((r) => (JSON.parse(r.body) as { event: string }).event === "transaction.auth")).toHaveLength(1);
+  });
+
+  it("honours Retry-After on 429 and 503 (seconds or a date, at most the schedule's longest delay) and not on other answers", async () => {
+    const { acct, programId, hook } = await setup();
+    const client = acct.as("test");
+    const sentAt = () => h.services.clock.now().getTime();
+    // 429, an hour: neither this delivery nor anything else goes to the hook for an hour.
+    receiver.respondWith(429, { headers: { "Retry-After": "3600" } });
+    const first = await enqueue(acct, programId, "transaction.auth", {});
+    const t0 = sentAt();
+    await dispatcher.settled();
+    let [delivery] = await deliveries(acct, hook.id);
+    expect(Date.parse(delivery!.nextAttempt!) - t0).toBe(3_600_000);
+    expect(Date.parse((await hookOf(acct, hook.id)).pausedUntil!) - t0).toBe(3_600_000);
+    const detail = await expectStatus<{ deliveries: { attempts: { retryAfterMs: number | null }[] }[] }>(await client.get(`/v1/webhook-events/${first}`), 200);
+    expect(detail.deliveries[0]!.attempts[0]!.retryAfterMs).toBe(3_600_000);
+    receiver.respondWith(200);
+    await h.services.clock.advance(3_599_000);
+    await dispatcher.settled();
+    expect(receivedFor(receiver, [first])).toHaveLength(1);
+    await h.services.clock.advance(1_000);
+    await dispatcher.settled();
+    [delivery] = await deliveries(acct, hook.id);
+    expect(delivery!.attempts.map((a) => a.responseCode)).toEqual([429, 200]);
+
+    // 503 asking for more than the schedule's longest delay: capped at it.
+    receiver.respondWith(503, { headers: { "Retry-After": String(7 * 24 * 3600) } });
+    await enqueue(acct, programId, "transaction.auth", { n: 2 });
+    const t1 = sentAt();
+    await dispatcher.settled();
+    [delivery] = await deliveries(acct, hook.id);
+    expect(Date.parse(delivery!.nextAttempt!) - t1).toBe(RETRY_AFTER_MAX_MS);
+
+    // A 500's Retry-After is not a promise the schedule keeps: the jittered 5 s it is.
+    const other = await setup();
+    receiver.respondWith(500, { headers: { "Retry-After": "3600" } });
+    await enqueue(other.acct, other.programId, "transaction.auth", {});
+    const t2 = sentAt();
+    await dispatcher.settled();
+    [delivery] = await deliveries(other.acct, other.hook.id);
+    expect(Date.parse(delivery!.nextAttempt!) - t2).toBeLessThanOrEqual(latest(RETRY_DELAYS_MS[0]));
+    receiver.respondWith(200);
+  });
+
+  it("spreads the retries of deliveries that failed together with jitter, never earlier than the schedule", async () => {
+    receiver.respondWith(500);
+    const failed = [];
+    for (let i = 0; i < 6; i++) {
+      const s = await setup();
+      await enqueue(s.acct, s.programId, "transaction.auth", {});
+      failed.push(s);
+    }
+    const t0 = h.services.clock.now().getTime();
+    await dispatcher.settled();
+    const waits = [];
+    for (const s of failed) waits.push(Date.parse((await deliveries(s.acct, s.hook.id))[0]!.nextAttempt!) - t0);
+    for (const w of waits) {
+      expect(w).toBeGreaterThanOrEqual(RETRY_DELAYS_MS[0]);
+      expect(w).toBeLessThanOrEqual(latest(RETRY_DELAYS_MS[0]));
+    }
+    expect(new Set(waits).size).toBeGreaterThan(1);
+    receiver.respondWith(200);
+  });
+
+  it("recovers a hook: every event that failed at it in the window is delivered again under its own id", async () => {
+    const { acct, programId, hook } = await setup();
+    const client = acct.as("test");
+    const ok = await setup();
+    /** Runs the retry schedule through to its end for a delivery failing with 500. */
+    const failThrough = async () => {
+      await dispatcher.settled();
+      for (const delay of RETRY_DELAYS_MS) {
+        await h.services.clock.advance(latest(delay));
+        await dispatcher.settled();
+      }
+    };
+    receiver.respondWith(500);
+    const before = await enqueue(acct, programId, "transaction.auth", { n: "before" });
+    await failThrough();
+    // Past the hook's pause after its last failure (at most 10 min).
+    await h.services.clock.advance(600_000);
+    const since = h.services.clock.now().toISOString();
+    // In the window: one delivered (it ends the hook's failure streak), one failed through every retry.
+    receiver.respondWith(200);
+    const delivered = await enqueue(acct, programId, "transaction.auth", { n: "delivered" });
+    await dispatcher.settled();
+    receiver.respondWith(500);
+    const inWindow = await enqueue(acct, programId, "transaction.auth", { n: "in" });
+    await failThrough();
+    expect((await deliveries(acct, hook.id)).map((d) => [d.eventId, d.status])).toEqual([
+      [inWindow, "failed"],
+      [delivered, "succeeded"],
+      [before, "failed"],
+    ]);
+    receiver.respondWith(200);
+
+    expect(await expectError(await client.post(`/v1/hooks/${hook.id}/recover`, {}), 400, "invalid_request")).toBe("since: required");
+    expect(await expectError(await client.post(`/v1/hooks/${hook.id}/recover`, { since, until: since }), 400, "invalid_request")).toBe("until: must be later than since.");
+    expect(await expectError(await client.post(`/v1/hooks/${hook.id}/recover`, { since: "yesterday" }), 400, "invalid_request")).toMatch(/^since: must be an ISO 8601 date-time/);
+    expect((await (await h.createAccount()).as("test").post(`/v1/hooks/${hook.id}/recover`, { since })).status).toBe(404);
+    expect((await acct.as("live").post(`/v1/hooks/${hook.id}/recover`, { since })).status).toBe(404);
+    expect((await ok.acct.as("test").post(`/v1/hooks/${hook.id}/recover`, { since })).status).toBe(404);
+
+    const from = receiver.received.length;
+    const recovered = await expectStatus<{ deliveries: number; since: string; until: string }>(await client.post(`/v1/hooks/${hook.id}/recover`, { since }), 202);
+    expect(recovered).toMatchObject({ deliveries: 1, since, until: h.services.clock.now().toISOString() });
+    // The hook is still paused after its last failure (at most 10 min): the recovered delivery waits for that.
+    await h.services.clock.advance(600_000);
+    await dispatcher.settled();
+    expect(receivedFor(receiver, [before, inWindow, delivered], from).map((r) => r.headers["webhook-id"])).toEqual([inWindow]);
+    // Recovered once: asking again finds nothing left failed in the window.
+    expect((await expectStatus<{ deliveries: number }>(await client.post(`/v1/hooks/${hook.id}/recover`, { since }), 202)).deliveries).toBe(0);
+    const event = await expectStatus<{ status: string; deliveries: { status: string }[] }>(await client.get(`/v1/webhook-events/${inWindow}`), 200);
+    expect(event).toMatchObject({ status: "delivered" });
+    expect(event.deliveries.map((d) => d.status)).toEqual(["failed", "succeeded"]);
+    const stillFailed = await expectStatus<{ status: string }>(await client.get(`/v1/webhook-events/${before}`), 200);
+    expect(stillFailed.status).toBe("failed");
   });
 
   it("records nothing and fails nothing when the hook is deleted while its delivery is in flight", async () => {

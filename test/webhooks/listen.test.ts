@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { listen } from "../../src/webhooks/listen.ts";
+import { listen, summarise } from "../../src/webhooks/listen.ts";
 import { signedHeaders } from "../../src/webhooks/sign.ts";
 
 const SECRET = `whsec_${Buffer.from("a".repeat(32)).toString("base64")}`;
@@ -61,5 +61,15 @@ describe("cardlink listen, one line per event and --forward-to", () => {
       await new Promise<void>((r) => forwarding.close(() => r()));
       await target.close();
     }
+  });
+});
+
+describe("the listener's one line per event", () => {
+  it("says which hook was disabled and why for hook.disabled", () => {
+    const line = summarise({
+      event: "hook.disabled",
+      data: { id: "h1", event: "transaction.auth", url: "http://127.0.0.1:4000/hooks", disabledReason: "the endpoint answered 410 Gone at 2026-01-05T12:00:00Z" },
+    } as unknown as Parameters<typeof summarise>[0]);
+    expect(line).toBe("hook h1 (transaction.auth at http://127.0.0.1:4000/hooks) disabled: the endpoint answered 410 Gone at 2026-01-05T12:00:00Z");
   });
 });

@@ -3673,6 +3673,191 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/programs/{programId}/webhook-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a program's webhook events
+         * @description Every event written for the program, newest first, with the payload its deliveries carry, where it stands (`status`) and its deliveries (without their attempts: `GET /webhook-events/{eventId}` has those). Offer events, which go to the publisher's hooks on every program, are in every program's list.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 (default 100). */
+                    limit?: string;
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
+                    start?: string;
+                    event?: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled";
+                    /** @description Only the events of this transaction (one per stage). */
+                    transactionId?: string;
+                    status?: "delivered" | "failed" | "pending" | "no_hooks";
+                    /** @description Only events that happened at or after this service time. */
+                    from?: string;
+                    /** @description Only events that happened before this service time. */
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    programId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of events. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEventList"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook event with every attempt
+         * @description The event's payload and each delivery with every attempt: the request headers sent (the signature among them, never the secret), the answer's status, the latency and the first 4 KB of the answer's body.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    eventId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The event. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEventDetail"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/hooks/{hookId}/deliveries": {
         parameters: {
             query?: never;
@@ -3682,7 +3867,7 @@ export interface paths {
         };
         /**
          * List a hook's deliveries and their attempts
-         * @description Deliveries are at least once, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), with a 3 s connect timeout and a 20 s response timeout. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time; then the delivery is `failed`. While the hook is paused after failures or disabled (see the hook's `status`), due deliveries wait without spending attempts. An attempt cut short because the dispatcher stopped has `error: "cancelled: …"` and is due again at once.
+         * @description Deliveries are at least once, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), with a 3 s connect timeout and a 20 s response timeout. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event. While the hook is paused after failures or disabled (see the hook's `status`), due deliveries wait without spending attempts. An attempt cut short because the dispatcher stopped has `error: "cancelled: …"` and is due again at once.
          */
         get: {
             parameters: {
@@ -3801,6 +3986,108 @@ export interface paths {
                     };
                 };
                 /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/hooks/{hookId}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again every event that failed at this hook in a window
+         * @description As Svix's recover: each event of the window whose delivery to this hook failed (every retry spent, or a 410), and that has no delivery to it pending or succeeded since, is queued again for this hook under its own event id, so `webhook-id` is the one the receiver saw. The window is on the events' service time. A disabled hook keeps them until it is re-enabled (`PATCH /hooks/{hookId} {"enabled": true}`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path: {
+                    hookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HookRecovery"];
+                };
+            };
+            responses: {
+                /** @description Deliveries queued. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HookRecovered"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: `until` not later than `since`. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -6622,7 +6909,7 @@ export interface webhooks {
         put?: never;
         /**
          * transaction.auth
-         * @description Every authorisation, with its offer result. Sent to every hook registered for `transaction.auth` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         * @description Every authorisation, with its offer result. Sent to every hook registered for `transaction.auth` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -6646,6 +6933,27 @@ export interface webhooks {
             responses: {
                 /** @description Any 2xx: delivered. */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6677,7 +6985,7 @@ export interface webhooks {
         put?: never;
         /**
          * transaction.clearing
-         * @description Every clearing (settlement, submission), with its offer result. Sent to every hook registered for `transaction.clearing` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         * @description Every clearing (settlement, submission), with its offer result. Sent to every hook registered for `transaction.clearing` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -6701,6 +7009,27 @@ export interface webhooks {
             responses: {
                 /** @description Any 2xx: delivered. */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6732,7 +7061,7 @@ export interface webhooks {
         put?: never;
         /**
          * transaction.refund
-         * @description Every refund, a transaction of its own with its offer result. Sent to every hook registered for `transaction.refund` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         * @description Every refund, a transaction of its own with its offer result. Sent to every hook registered for `transaction.refund` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -6756,6 +7085,27 @@ export interface webhooks {
             responses: {
                 /** @description Any 2xx: delivered. */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6787,7 +7137,7 @@ export interface webhooks {
         put?: never;
         /**
          * transaction.auth.qualified
-         * @description An authorisation that qualified for an offer (offer.qualified true). Sent to every hook registered for `transaction.auth.qualified` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         * @description An authorisation that qualified for an offer (offer.qualified true). Sent to every hook registered for `transaction.auth.qualified` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -6811,6 +7161,27 @@ export interface webhooks {
             responses: {
                 /** @description Any 2xx: delivered. */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6842,7 +7213,7 @@ export interface webhooks {
         put?: never;
         /**
          * transaction.clearing.qualified
-         * @description A clearing that qualified for an offer. Sent to every hook registered for `transaction.clearing.qualified` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         * @description A clearing that qualified for an offer. Sent to every hook registered for `transaction.clearing.qualified` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -6866,6 +7237,27 @@ export interface webhooks {
             responses: {
                 /** @description Any 2xx: delivered. */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6897,7 +7289,7 @@ export interface webhooks {
         put?: never;
         /**
          * location.status
-         * @description A network reports on a location, once per scheme; in the test environment creating a location sends three location.active. Sent to every hook registered for `location.status` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         * @description A network reports on a location, once per scheme; in the test environment creating a location sends three location.active. Sent to every hook registered for `location.status` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -6921,6 +7313,27 @@ export interface webhooks {
             responses: {
                 /** @description Any 2xx: delivered. */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6952,7 +7365,7 @@ export interface webhooks {
         put?: never;
         /**
          * missing-transaction-request.succeeded
-         * @description The network found the transaction: the request with status successful and result.transactions. Sent to every hook registered for `missing-transaction-request.succeeded` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         * @description The network found the transaction: the request with status successful and result.transactions. Sent to every hook registered for `missing-transaction-request.succeeded` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -6976,6 +7389,27 @@ export interface webhooks {
             responses: {
                 /** @description Any 2xx: delivered. */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7007,7 +7441,7 @@ export interface webhooks {
         put?: never;
         /**
          * missing-transaction-request.failed
-         * @description Nothing found, or the request failed: the request with status failed and result.error (code, message). Sent to every hook registered for `missing-transaction-request.failed` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         * @description Nothing found, or the request failed: the request with status failed and result.error (code, message). Sent to every hook registered for `missing-transaction-request.failed` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -7031,6 +7465,27 @@ export interface webhooks {
             responses: {
                 /** @description Any 2xx: delivered. */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7062,7 +7517,7 @@ export interface webhooks {
         put?: never;
         /**
          * offer.targeting.updated
-         * @description The targeting of a live offer changed. Sent to every hook registered for `offer.targeting.updated` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         * @description The targeting of a live offer changed. Sent to every hook registered for `offer.targeting.updated` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -7086,6 +7541,27 @@ export interface webhooks {
             responses: {
                 /** @description Any 2xx: delivered. */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7117,7 +7593,7 @@ export interface webhooks {
         put?: never;
         /**
          * offer.extended
-         * @description An offer's endDate moved later (by you or by its content provider). Sent to every hook registered for `offer.extended` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried on a backoff schedule with the same `webhook-id`.
+         * @description An offer's endDate moved later (by you or by its content provider). Sent to every hook registered for `offer.extended` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -7141,6 +7617,103 @@ export interface webhooks {
             responses: {
                 /** @description Any 2xx: delivered. */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else, or no answer within 20 s: retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "hook.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * hook.disabled
+         * @description Another hook of the program was disabled by the dispatcher: it answered 410 Gone, or every attempt to it failed for 5 days of service time. The data is that hook (without its secret), with `disabledAt` and `disabledReason`; never sent to the hook disabled. Sent to every hook registered for `hook.disabled` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (Standard Webhooks). */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch when this attempt was signed (wall clock). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HookDisabledEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7899,7 +8472,75 @@ export interface components {
             created: string;
             data: components["schemas"]["Offer"];
         };
-        WebhookEvent: components["schemas"]["TransactionAuthEvent"] | components["schemas"]["TransactionClearingEvent"] | components["schemas"]["TransactionRefundEvent"] | components["schemas"]["TransactionAuthQualifiedEvent"] | components["schemas"]["TransactionClearingQualifiedEvent"] | components["schemas"]["LocationStatusEvent"] | components["schemas"]["MissingTransactionRequestSucceededEvent"] | components["schemas"]["MissingTransactionRequestFailedEvent"] | components["schemas"]["OfferTargetingUpdatedEvent"] | components["schemas"]["OfferExtendedEvent"];
+        HookDisabledEvent: {
+            /**
+             * Format: uuid
+             * @description The event id; also the `webhook-id` header, the same on every retry.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "hook.disabled";
+            /**
+             * Format: date-time
+             * @description When the event happened, in service time.
+             */
+            created: string;
+            data: components["schemas"]["Hook"];
+        };
+        Hook: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            programId: string;
+            /**
+             * @description The event this hook receives.
+             * @example transaction.auth.qualified
+             * @enum {string}
+             */
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled";
+            /** @example https://example.com/webhooks/cardlink */
+            url: string;
+            live: boolean;
+            /**
+             * @description `active`: delivered to. `failing`: its last attempts failed; it is paused between probes (`pausedUntil`, service time: 5 s after the first failure, doubling, at most 10 min) and gets one delivery at a time until one succeeds (a 429 or 503 with `Retry-After` pauses it as long as asked, at most 10 h). `disabled`: every attempt failed for 5 days of service time, or it answered 410 Gone (either sends `hook.disabled` to the program's other hooks for that event), or it was disabled by request; nothing is sent until `PATCH /hooks/{hookId} {"enabled": true}`.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "failing" | "disabled";
+            /**
+             * @description Failed attempts since the last success.
+             * @example 0
+             */
+            consecutiveFailures: number;
+            /**
+             * Format: date-time
+             * @description Service time of the first failure of the streak.
+             */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description No delivery before this service time.
+             */
+            pausedUntil: string | null;
+            /**
+             * @description Why the last failed attempt failed: `answered 500`, `timed out after 20000 ms`, `connection refused`, `host not found (DNS)`, `TLS handshake failed (…)`, `refused by the webhook target policy: …`. Under `WEBHOOK_TARGETS=public` it never names the address or port connected to.
+             * @example null
+             */
+            lastError: string | null;
+            /** Format: date-time */
+            disabledAt: string | null;
+            /**
+             * @description Why the hook is disabled, e.g. `every attempt failed since … (41 in a row); last error: timed out after 20000 ms`, `the endpoint answered 410 Gone at …` or `disabled by request`.
+             * @example null
+             */
+            disabledReason: string | null;
+            /** Format: date-time */
+            created: string;
+        };
+        WebhookEvent: components["schemas"]["TransactionAuthEvent"] | components["schemas"]["TransactionClearingEvent"] | components["schemas"]["TransactionRefundEvent"] | components["schemas"]["TransactionAuthQualifiedEvent"] | components["schemas"]["TransactionClearingQualifiedEvent"] | components["schemas"]["LocationStatusEvent"] | components["schemas"]["MissingTransactionRequestSucceededEvent"] | components["schemas"]["MissingTransactionRequestFailedEvent"] | components["schemas"]["OfferTargetingUpdatedEvent"] | components["schemas"]["OfferExtendedEvent"] | components["schemas"]["HookDisabledEvent"];
         Program: {
             /** Format: uuid */
             id: string;
@@ -8688,56 +9329,6 @@ export interface components {
              */
             secret: string;
         };
-        Hook: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            programId: string;
-            /**
-             * @description The event this hook receives.
-             * @example transaction.auth.qualified
-             * @enum {string}
-             */
-            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended";
-            /** @example https://example.com/webhooks/cardlink */
-            url: string;
-            live: boolean;
-            /**
-             * @description `active`: delivered to. `failing`: its last attempts failed; it is paused between probes (`pausedUntil`, service time: 5 s after the first failure, doubling, at most 10 min) and gets one delivery at a time until one succeeds. `disabled`: every attempt failed for 5 days of service time (or it was disabled by request); nothing is sent until `PATCH /hooks/{hookId} {"enabled": true}`.
-             * @example active
-             * @enum {string}
-             */
-            status: "active" | "failing" | "disabled";
-            /**
-             * @description Failed attempts since the last success.
-             * @example 0
-             */
-            consecutiveFailures: number;
-            /**
-             * Format: date-time
-             * @description Service time of the first failure of the streak.
-             */
-            failingSince: string | null;
-            /**
-             * Format: date-time
-             * @description No delivery before this service time.
-             */
-            pausedUntil: string | null;
-            /**
-             * @description Why the last failed attempt failed: `answered 500`, `timed out after 20000 ms`, `connection refused`, `host not found (DNS)`, `TLS handshake failed (…)`, `refused by the webhook target policy: …`. Under `WEBHOOK_TARGETS=public` it never names the address or port connected to.
-             * @example null
-             */
-            lastError: string | null;
-            /** Format: date-time */
-            disabledAt: string | null;
-            /**
-             * @description Why the hook is disabled, e.g. `every attempt failed since … (41 in a row); last error: timed out after 20000 ms`.
-             * @example null
-             */
-            disabledReason: string | null;
-            /** Format: date-time */
-            created: string;
-        };
         /**
          * @example {
          *       "event": "location.status",
@@ -8750,7 +9341,7 @@ export interface components {
              * @example transaction.auth.qualified
              * @enum {string}
              */
-            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended";
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled";
             /**
              * Format: uri
              * @description Where deliveries are POSTed; http or https, without credentials (`user:password@` is refused: deliveries are authenticated by their signature). The host must be one the webhook target policy allows (`WEBHOOK_TARGETS`): under `local` (the default of `npm start`) public, loopback and private addresses; under `public` (the default in docker compose and whenever `HOST` is not loopback) public unicast addresses only. Link-local, cloud metadata (169.254.169.254, metadata.google.internal, fd00:ec2::254, …), 0.0.0.0/8, multicast, broadcast and every numeric, IPv4-mapped or NAT64 form of them are refused in every mode. A name is checked again on the addresses it resolves to at each delivery; a refused delivery is a failed attempt saying so.
@@ -9309,6 +9900,172 @@ export interface components {
              */
             addedAs: string | null;
         };
+        WebhookEventList: {
+            items: components["schemas"]["WebhookEventRecord"][];
+            /** @description Total number of records matching the filters. */
+            count: number;
+            /** @description Cursor for the next page; absent on the last page. */
+            last?: string;
+        };
+        WebhookEventRecord: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled";
+            /**
+             * Format: uuid
+             * @description Null for offer events, which go to the publisher's hooks on every program.
+             */
+            programId: string | null;
+            /**
+             * Format: uuid
+             * @description The transaction a transaction event reports.
+             */
+            transactionId: string | null;
+            /**
+             * Format: date-time
+             * @description Service time the event happened.
+             */
+            created: string;
+            /**
+             * @description `pending`: not yet handed to its hooks, or a delivery awaits an attempt (a disabled hook's wait until it is re-enabled). `failed`: its delivery to some hook failed (every retry spent, or the hook answered 410 Gone) and none to that hook is pending or succeeded. `delivered`: every hook it went to answered 2xx. `no_hooks`: no hook was registered for it when it happened (redeliver sends it to those registered now).
+             * @example delivered
+             * @enum {string}
+             */
+            status: "delivered" | "failed" | "pending" | "no_hooks";
+            /** @description The body every delivery of the event carries, as sent. */
+            payload: {
+                /**
+                 * Format: uuid
+                 * @description The event id: `webhook-id` on every delivery and retry.
+                 */
+                id: string;
+                /** @example transaction.auth.qualified */
+                event: string;
+                /** Format: date-time */
+                created: string;
+                /** @description The record the event carries (see the `webhooks` section for each event's). */
+                data?: unknown;
+            };
+            /** @description One per hook it was sent to, and one per redelivery. */
+            deliveries: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                hookId: string;
+                /** @example https://example.com/webhooks/cardlink */
+                url: string;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                /** @example 1 */
+                attemptCount: number;
+                /** @example 200 */
+                lastResponseCode: number | null;
+                /**
+                 * Format: date-time
+                 * @description Service time of the next retry.
+                 */
+                nextAttempt: string | null;
+                /** Format: date-time */
+                created: string;
+            }[];
+        };
+        WebhookEventDetail: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled";
+            /**
+             * Format: uuid
+             * @description Null for offer events, which go to the publisher's hooks on every program.
+             */
+            programId: string | null;
+            /**
+             * Format: uuid
+             * @description The transaction a transaction event reports.
+             */
+            transactionId: string | null;
+            /**
+             * Format: date-time
+             * @description Service time the event happened.
+             */
+            created: string;
+            /**
+             * @description `pending`: not yet handed to its hooks, or a delivery awaits an attempt (a disabled hook's wait until it is re-enabled). `failed`: its delivery to some hook failed (every retry spent, or the hook answered 410 Gone) and none to that hook is pending or succeeded. `delivered`: every hook it went to answered 2xx. `no_hooks`: no hook was registered for it when it happened (redeliver sends it to those registered now).
+             * @example delivered
+             * @enum {string}
+             */
+            status: "delivered" | "failed" | "pending" | "no_hooks";
+            /** @description The body every delivery of the event carries, as sent. */
+            payload: {
+                /**
+                 * Format: uuid
+                 * @description The event id: `webhook-id` on every delivery and retry.
+                 */
+                id: string;
+                /** @example transaction.auth.qualified */
+                event: string;
+                /** Format: date-time */
+                created: string;
+                /** @description The record the event carries (see the `webhooks` section for each event's). */
+                data?: unknown;
+            };
+            deliveries: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                hookId: string;
+                /** @example https://example.com/webhooks/cardlink */
+                url: string;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                /** @example 1 */
+                attemptCount: number;
+                /** @example 200 */
+                lastResponseCode: number | null;
+                /**
+                 * Format: date-time
+                 * @description Service time of the next retry.
+                 */
+                nextAttempt: string | null;
+                /** Format: date-time */
+                created: string;
+                attempts: {
+                    /** @example 1 */
+                    attempt: number;
+                    /**
+                     * Format: date-time
+                     * @description Service time of the attempt.
+                     */
+                    attempted: string;
+                    /** @example 12 */
+                    latencyMs: number;
+                    /**
+                     * @description Null when no answer came.
+                     * @example 200
+                     */
+                    responseCode: number | null;
+                    /** @description Why no answer came (timeout, connection refused, refused by the target policy, cancelled). */
+                    error: string | null;
+                    /**
+                     * @description The headers the request was sent with: `content-type`, `webhook-id`, `webhook-timestamp`, `webhook-signature` (never the secret).
+                     * @example {
+                     *       "content-type": "application/json",
+                     *       "webhook-id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                     *       "webhook-timestamp": "1767614400",
+                     *       "webhook-signature": "v1,K5oZ…"
+                     *     }
+                     */
+                    requestHeaders: {
+                        [key: string]: string;
+                    } | null;
+                    /** @description The first 4 KB of the answer's body (UTF-8); null when no answer came. */
+                    responseBody: string | null;
+                    /** @description The wait a 429 or 503 asked for with `Retry-After`, in milliseconds (at most 10 h). */
+                    retryAfterMs: number | null;
+                }[];
+            }[];
+        };
         WebhookDeliveryList: {
             items: components["schemas"]["WebhookDelivery"][];
             /** @description Total number of records matching the filters. */
@@ -9329,7 +10086,7 @@ export interface components {
             /** @example transaction.auth */
             event: string;
             /**
-             * @description `failed` once every retry of the schedule has failed.
+             * @description `failed` once every retry of the schedule has failed, or at once when the hook answered 410 Gone.
              * @enum {string}
              */
             status: "pending" | "succeeded" | "failed";
@@ -9369,6 +10126,33 @@ export interface components {
             eventId: string;
             /** @description New deliveries queued, one per hook registered for the event now. */
             deliveries: number;
+        };
+        HookRecovered: {
+            /** Format: uuid */
+            hookId: string;
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            /** @description Failed events queued again for this hook, one delivery each. */
+            deliveries: number;
+        };
+        /**
+         * @example {
+         *       "since": "2026-01-05T10:00:00Z"
+         *     }
+         */
+        HookRecovery: {
+            /**
+             * Format: date-time
+             * @description Events that happened at or after this service time …
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description … and before this one (default: now, service time).
+             */
+            until?: string;
         };
         /**
          * @example {

@@ -39,13 +39,14 @@
     if (!holder || !window.Chart) return;
     var rows = JSON.parse(holder.textContent);
     var labels = rows.map(function (r) { return r.minute; });
+    var unit = holder.getAttribute("data-unit") || "minute";
     var pick = function (k) { return rows.map(function (r) { return r[k]; }); };
     var common = { responsive: true, maintainAspectRatio: false, animation: false, interaction: { mode: "index", intersect: false } };
     new window.Chart(document.getElementById("chart-transactions"), {
       data: {
         labels: labels,
         datasets: [
-          { type: "bar", label: "Transactions per minute", data: pick("transactions"), backgroundColor: "#1f5fbf", yAxisID: "y" },
+          { type: "bar", label: "Transactions per " + unit, data: pick("transactions"), backgroundColor: "#1f5fbf", yAxisID: "y" },
           { type: "line", label: "Qualified %", data: pick("qualifiedRate"), borderColor: "#1d7a3a", backgroundColor: "#1d7a3a", spanGaps: true, pointRadius: 3, yAxisID: "rate" },
         ],
       },

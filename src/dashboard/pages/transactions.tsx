@@ -14,6 +14,7 @@ import type { Card } from "../../services/cards.ts";
 import type { Location } from "../../services/locations.ts";
 import type { Transaction } from "../../services/transactions.ts";
 import type { Delivery } from "../../services/webhook-deliveries.ts";
+import type { Offer } from "../../services/offers.ts";
 
 const stageOf = (t: Transaction) => (t.type === "refund" ? "refund" : t.cleared ? "clearing" : "auth");
 
@@ -198,7 +199,13 @@ export function mountTransactions(dash: Hono<DashEnv>) {
   dash.get("/transactions/:id", async (c) => {
     const id = c.req.param("id");
     const t = must(await callApi<Transaction>(c, "GET", `/v1/transactions/${encodeURIComponent(id)}`));
-    const deliveries = must(await callApi<List<Delivery>>(c, "GET", `/v1/transactions/${t.id}/deliveries?limit=100`));
+    const [deliveryPage, offerAnswer] = await Promise.all([
+      callApi<List<Delivery>>(c, "GET", `/v1/transactions/${t.id}/deliveries?limit=100`),
+      t.offer.id ? callApi<Offer>(c, "GET", `/v1/offers/${t.offer.id}`) : undefined,
+    ]);
+    const deliveries = must(deliveryPage);
+    // The offer may have been deleted since: the record still names its id.
+    const offer = offerAnswer?.ok ? offerAnswer.data : undefined;
     const back = `/dashboard/transactions/${t.id}`;
     return c.html(
       <Layout c={c} title={`Transaction ${t.id}`}>
@@ -212,6 +219,16 @@ export function mountTransactions(dash: Hono<DashEnv>) {
           <dt>Offer result</dt>
           <dd>
             <OfferResult t={t} />
+          </dd>
+          <dt>{t.offer.qualified ? "Winning offer" : "Offer considered"}</dt>
+          <dd id="winning-offer">
+            {offer ? <a href={`/dashboard/offers/${offer.id}`}>{offer.name}</a> : t.offer.id ? <code>{t.offer.id}</code> : "None: no live offer applied here."}
+            {!t.offer.qualified && t.offer.message.length > 0 && <small class="case">{t.offer.message.join(" ")}</small>}
+            <small class="hint">
+              {t.offer.qualified
+                ? "When several offers applied, this is the one that paid most; the transaction record keeps only the winner, not the other offers considered or why each lost."
+                : "The transaction record keeps the newest offer considered and why it did not qualify, not every offer considered."}
+            </small>
           </dd>
           <dt>Card</dt>
           <dd>
@@ -229,6 +246,9 @@ export function mountTransactions(dash: Hono<DashEnv>) {
               .filter(([, v]) => v)
               .map(([k, v]) => `${k} ${v}`)
               .join(", ") || "—"}
+            <small class="hint">
+              As normalised from the {t.card.scheme} message; the service does not keep the scheme's native message itself.
+            </small>
           </dd>
         </dl>
         {c.var.session.kind === "key" && !c.var.session.caller.live && t.type === "purchase" && (
@@ -242,6 +262,10 @@ export function mountTransactions(dash: Hono<DashEnv>) {
           </div>
         )}
         <h2>Webhook deliveries</h2>
+        <p>
+          <a href={`/dashboard/events${qs({ program: t.programId, transactionId: t.id })}`}>This transaction's events</a>, with their payloads
+          and every attempt's request and response.
+        </p>
         <DeliveryTable deliveries={deliveries.items} back={back} />
       </Layout>,
     );

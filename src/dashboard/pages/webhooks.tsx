@@ -166,6 +166,10 @@ export function mountWebhooks(dash: Hono<DashEnv>) {
           <dt>Service time now</dt>
           <dd>{when(clock)}</dd>
         </dl>
+        <form method="post" action={`/dashboard/webhooks/${hook.id}/recover`} class="inline" aria-label="Recover failed events">
+          <Field name="since" id="recover-since" label="Resend every event that failed here since (UTC, service time)" type="datetime-local" step="1" required />
+          <button type="submit">Recover</button>
+        </form>
         <DeliveryTable deliveries={deliveries.items} back={`/dashboard/webhooks/${hook.id}`} />
         <Pager count={deliveries.count} shown={deliveries.items.length} last={deliveries.last} next={(s) => `/dashboard/webhooks/${hook.id}${qs({ start: s })}`} />
       </Layout>,
@@ -179,6 +183,16 @@ export function mountWebhooks(dash: Hono<DashEnv>) {
       return afterAction(c, result, enabled ? "Hook re-enabled: queued deliveries go out now." : "Hook disabled: events are queued, none is sent.", localBack(text(f, "back"), "/dashboard/webhooks"));
     });
   }
+
+  dash.post("/webhooks/:id/recover", async (c) => {
+    const id = encodeURIComponent(c.req.param("id"));
+    const f = await readForm(c);
+    const since = text(f, "since") ?? "";
+    const asInstant = /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(since) ? `${since}:00Z` : /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(since) ? `${since}Z` : since;
+    const result = await callApi<{ deliveries: number }>(c, "POST", `/v1/hooks/${id}/recover`, { since: asInstant });
+    const done = result.ok ? `${result.data.deliveries} failed event(s) queued again for this hook.` : "";
+    return afterAction(c, result, done, `/dashboard/webhooks/${id}`);
+  });
 
   dash.post("/webhook-events/:eventId/redeliver", async (c) => {
     const f = await readForm(c);

@@ -21,8 +21,10 @@ export const HookSchema = z
       description:
         "`active`: delivered to. `failing`: its last attempts failed; it is paused between probes " +
         "(`pausedUntil`, service time: 5 s after the first failure, doubling, at most 10 min) and gets one " +
-        "delivery at a time until one succeeds. `disabled`: every attempt failed for 5 days of service time " +
-        "(or it was disabled by request); nothing is sent until `PATCH /hooks/{hookId} {\"enabled\": true}`.",
+        "delivery at a time until one succeeds (a 429 or 503 with `Retry-After` pauses it as long as asked, at most 10 h). " +
+        "`disabled`: every attempt failed for 5 days of service time, or it answered 410 Gone (either sends `hook.disabled` " +
+        "to the program's other hooks for that event), or it was disabled by request; nothing is sent until " +
+        "`PATCH /hooks/{hookId} {\"enabled\": true}`.",
       example: "active",
     }),
     consecutiveFailures: z.number().int().openapi({ description: "Failed attempts since the last success.", example: 0 }),
@@ -38,7 +40,9 @@ export const HookSchema = z
     disabledAt: z.string().nullable().openapi({ format: "date-time" }),
     disabledReason: z.string().nullable().openapi({
       example: null,
-      description: "Why the hook is disabled, e.g. `every attempt failed since … (41 in a row); last error: timed out after 20000 ms`.",
+      description:
+        "Why the hook is disabled, e.g. `every attempt failed since … (41 in a row); last error: timed out after 20000 ms`, " +
+        "`the endpoint answered 410 Gone at …` or `disabled by request`.",
     }),
     created: z.string().openapi({ format: "date-time" }),
   })

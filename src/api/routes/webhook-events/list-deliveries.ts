@@ -4,6 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, listOf, pageQuery, uuid } from "../../schemas.ts";
 import { listDeliveries } from "../../../services/webhook-deliveries.ts";
+import { SCHEDULE_TEXT } from "../../../webhooks/schedule.ts";
 
 const AttemptSchema = z.object({
   attempt: z.number().int().openapi({ example: 1 }),
@@ -20,7 +21,7 @@ export const DeliverySchema = z
     eventId: z.uuid().openapi({ description: "The event id, sent as `webhook-id` on every attempt." }),
     event: z.string().openapi({ example: "transaction.auth" }),
     status: z.enum(["pending", "succeeded", "failed"]).openapi({
-      description: "`failed` once every retry of the schedule has failed.",
+      description: "`failed` once every retry of the schedule has failed, or at once when the hook answered 410 Gone.",
     }),
     nextAttempt: z.string().nullable().openapi({ format: "date-time", description: "Service time of the next retry." }),
     attempts: z.array(AttemptSchema),
@@ -36,8 +37,7 @@ export const route = createRoute({
   summary: "List a hook's deliveries and their attempts",
   description:
     "Deliveries are at least once, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, " +
-    "`webhook-signature`), with a 3 s connect timeout and a 20 s response timeout. A non-2xx answer or a timeout " +
-    "is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time; then the delivery is `failed`. " +
+    "`webhook-signature`), with a 3 s connect timeout and a 20 s response timeout. " + SCHEDULE_TEXT + " " +
     "While the hook is paused after failures or disabled (see the hook's `status`), due deliveries wait without " +
     "spending attempts. An attempt cut short because the dispatcher stopped has `error: \"cancelled: …\"` and is due again at once.",
   request: { params: z.object({ hookId: uuid("hookId") }), query: pageQuery },

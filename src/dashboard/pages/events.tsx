@@ -1,0 +1,140 @@
+// Events: the program's webhook events with their payloads and where each stands, filtered by event,
+// status, transaction and service time; one event with its payload and every attempt of every delivery —
+// the request headers sent and the answer (status, latency, first 4 KB of the body) — and a resend button.
+import type { Hono } from "hono";
+import { HOOK_EVENTS } from "../../services/hooks.ts";
+import { EVENT_STATUSES, type EventStatus, type WebhookEvent, type WebhookEventDetail } from "../../services/webhook-events.ts";
+import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
+import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { NoProgram, programsOf } from "../programs.tsx";
+
+const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
+
+export const statusTone = (s: EventStatus | "succeeded") =>
+  s === "delivered" || s === "succeeded" ? "active" : s === "failed" ? "not-found" : s === "pending" ? "syncing" : "idle";
+
+/** A `datetime-local` value (read as UTC, as every time on these pages) as the API's ISO instant. */
+const instant = (local: string | undefined) => {
+  if (!local) return undefined;
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(local) ? `${local}:00Z` : /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(local) ? `${local}Z` : local;
+};
+
+function filtersOf(c: DashContext) {
+  return {
+    event: c.req.query("event") || undefined,
+    status: c.req.query("status") || undefined,
+    transactionId: c.req.query("transactionId") || undefined,
+    from: c.req.query("from") || undefined,
+    to: c.req.query("to") || undefined,
+  };
+}
+
+export function mountEvents(dash: Hono<DashEnv>) {
+  dash.get("/events", async (c) => {
+    const { programs, program } = await programsOf(c);
+    if (!program) return c.html(<Layout c={c} title="Events">{NoProgram()}</Layout>);
+    const f = filtersOf(c);
+    const start = c.req.query("start");
+    const query = { ...f, from: instant(f.from), to: instant(f.to) };
+    const result = await callApi<List<WebhookEvent>>(c, "GET", `/v1/programs/${program.id}/webhook-events${qs({ ...query, start, limit: 25 })}`);
+    const page = result.ok ? result.data : { items: [], count: 0 };
+    return c.html(
+      <Layout c={c} title="Events" program={program} programs={programs} error={result.ok ? undefined : result.error.message}>
+        <p class="hint">
+          Every webhook event of the program, newest first, with the payload its deliveries carry. Times are service time, UTC.
+        </p>
+        <form method="get" action="/dashboard/events" class="filters">
+          <input type="hidden" name="program" value={program.id} />
+          <Select name="event" label="Event" options={[["", "Any event"], ...HOOK_EVENTS.map((e) => [e, e] as const)]} value={f.event} />
+          <Select name="status" label="Status" options={[["", "Any status"], ...EVENT_STATUSES.map((s) => [s, s] as const)]} value={f.status} />
+          <Field name="transactionId" label="Transaction id" value={f.transactionId} />
+          <Field name="from" label="From (UTC)" type="datetime-local" step="1" value={f.from} />
+          <Field name="to" label="To (UTC)" type="datetime-local" step="1" value={f.to} />
+          <button type="submit">Filter</button>
+        </form>
+        <Table caption="Webhook events, newest first" head={["When (service time)", "Event", "Status", "Deliveries", "Transaction", ""]} id="events" empty="No events match.">
+          {page.items.map((e) => (
+            <tr data-event={e.id}>
+              <td>{when(e.created)}</td>
+              <td>{e.event}</td>
+              <td>
+                <Badge text={e.status} tone={statusTone(e.status)} />
+              </td>
+              <td>
+                {e.deliveries.length === 0
+                  ? "—"
+                  : e.deliveries.map((d) => `${d.status} (${d.attemptCount} attempt${d.attemptCount === 1 ? "" : "s"}${d.lastResponseCode ? `, ${d.lastResponseCode}` : ""})`).join("; ")}
+              </td>
+              <td>{e.transactionId ? <a href={`/dashboard/transactions/${e.transactionId}`}>{e.transactionId.slice(0, 8)}</a> : "—"}</td>
+              <td>
+                <a href={`/dashboard/events/${e.id}`} aria-label={`Open event ${e.event} ${e.id}`}>
+                  Open
+                </a>
+              </td>
+            </tr>
+          ))}
+        </Table>
+        <Pager count={page.count} shown={page.items.length} last={page.last} next={(s) => `/dashboard/events${qs({ program: program.id, ...f, start: s })}`} />
+      </Layout>,
+    );
+  });
+
+  dash.get("/events/:id", async (c) => {
+    const e = must(await callApi<WebhookEventDetail>(c, "GET", `/v1/webhook-events/${encodeURIComponent(c.req.param("id"))}`));
+    const back = `/dashboard/events/${e.id}`;
+    return c.html(
+      <Layout c={c} title={`Event: ${e.event}`}>
+        <dl class="facts">
+          <dt>Event id (webhook-id)</dt>
+          <dd>
+            <code>{e.id}</code>
+          </dd>
+          <dt>Status</dt>
+          <dd>
+            <Badge text={e.status} tone={statusTone(e.status)} />
+          </dd>
+          <dt>When (service time)</dt>
+          <dd>{when(e.created)}</dd>
+          <dt>Transaction</dt>
+          <dd>{e.transactionId ? <a href={`/dashboard/transactions/${e.transactionId}`}>{e.transactionId}</a> : "—"}</dd>
+        </dl>
+        <div class="actions">
+          <ActionButton action={`/dashboard/webhook-events/${e.id}/redeliver`} label="Resend" fields={{ back }} />
+          {e.programId && <a href={`/dashboard/events${qs({ program: e.programId })}`}>All events of the program</a>}
+        </div>
+        <h2>Payload</h2>
+        <pre class="payload" id="payload" tabindex={0}>
+          {JSON.stringify(e.payload, null, 2)}
+        </pre>
+        <h2>Deliveries</h2>
+        {e.deliveries.length === 0 && <p>No hook was registered for this event when it happened. Resend sends it to the hooks registered for it now.</p>}
+        {e.deliveries.map((d, i) => (
+          <section class="delivery" aria-labelledby={`delivery-${i}`} data-delivery={d.id}>
+            <h3 id={`delivery-${i}`}>
+              To <code>{d.url}</code> <Badge text={d.status} tone={statusTone(d.status)} />
+            </h3>
+            <p>
+              <a href={`/dashboard/webhooks/${d.hookId}`}>The hook</a>
+              {d.nextAttempt && ` — next attempt at ${when(d.nextAttempt)} (service time)`}
+            </p>
+            {d.attempts.length === 0 && <p>Not attempted yet.</p>}
+            {d.attempts.map((a) => (
+              <details class="attempt" open={a.attempt === d.attempts.length}>
+                <summary>
+                  Attempt {a.attempt}: {a.responseCode !== null ? `answered ${a.responseCode}` : (a.error ?? "no answer")} in {a.latencyMs} ms, at {when(a.attempted)}
+                  {a.retryAfterMs !== null && `, asked to retry after ${Math.round(a.retryAfterMs / 1000)} s`}
+                </summary>
+                <h4>Request headers</h4>
+                <pre class="request-headers">
+                  {a.requestHeaders ? Object.entries(a.requestHeaders).map(([k, v]) => `${k}: ${v}`).join("\n") : "Not recorded for this attempt."}
+                </pre>
+                <h4>Response body (first 4 KB)</h4>
+                <pre class="response-body">{a.responseBody === null ? "No answer." : a.responseBody === "" ? "(empty)" : a.responseBody}</pre>
+              </details>
+            ))}
+          </section>
+        ))}
+      </Layout>,
+    );
+  });
+}
