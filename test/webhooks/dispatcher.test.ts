@@ -375,6 +375,8 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
     receiver.respondWith(200);
     const delivered = await enqueue(acct, programId, "transaction.auth", { n: "delivered" });
     await dispatcher.settled();
+    // A second later, so the list's newest-first order does not hang on two ids made at one frozen instant.
+    await h.services.clock.advance(1_000);
     receiver.respondWith(500);
     const inWindow = await enqueue(acct, programId, "transaction.auth", { n: "in" });
     await failThrough();
