@@ -126,6 +126,7 @@ DOCUMENTED = [
     ]),
     (r"POST /admin/simulators/traffic/start", 400, [
         r"notOnboardedLocations: unknownMerchants \+ notOnboardedLocations must be at most 1",
+        r"multipleClearings: voids \+ refunds \+ partialClearings \+ multipleClearings must be at most 1",
         r"targetingTags: the shares must add up to at most 1",
     ]),
 ]

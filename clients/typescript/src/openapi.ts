@@ -6373,7 +6373,7 @@ export interface paths {
                         "application/json": components["schemas"]["TrafficStatus"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: targetingTags: shares adding up to more than 1; unknownMerchants + notOnboardedLocations over 1. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: targetingTags: shares adding up to more than 1; unknownMerchants + notOnboardedLocations over 1; voids + refunds + partialClearings + multipleClearings over 1. */
                 400: {
                     headers: {
                         [name: string]: unknown;

@@ -73,7 +73,7 @@ const start = createRoute({
   responses: {
     201: jsonResponse(TrafficStatusSchema, "The new run."),
     ...commonErrors,
-    400: invalidWhen(["targetingTags: shares adding up to more than 1", "unknownMerchants + notOnboardedLocations over 1"]),
+    400: invalidWhen(["targetingTags: shares adding up to more than 1", "unknownMerchants + notOnboardedLocations over 1", "voids + refunds + partialClearings + multipleClearings over 1"]),
   },
 });
 
