@@ -225,7 +225,10 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
     const disabled = await hookOf(acct, hook.id);
     expect(disabled).toMatchObject({ status: "disabled", consecutiveFailures: 2 });
     expect(disabled.disabledReason).toMatch(/^every attempt failed since .* \(2 in a row\); last error: answered 503$/);
-    // The program's hook for hook.disabled is told, signed like every event, with the hook as it is now.
+    // The program's hook for hook.disabled is told (its event is written with the disabling, then fanned
+    // out and delivered like any other), signed like every event, with the hook as it is now.
+    await until("the hook.disabled notice", async () => notices.received.length > 0);
+    await dispatcher.settled();
     expect(notices.received).toHaveLength(1);
     const told = new Webhook(notice.secret).verify(notices.received[0]!.body, notices.received[0]!.headers as Record<string, string>) as {
       event: string;
