@@ -125,6 +125,6 @@ export default tseslint.config(
   },
   {
     files: ["bin/**", "scripts/**/*.mjs", "*.config.*", "eslint.config.js"],
-    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },
 );

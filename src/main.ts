@@ -1,13 +1,13 @@
 // The Cardlink command line: `start` runs everything in one process; the other commands run one role
 // or one operator task. `npm run cardlink -- <command>`.
-import { ConfigError, loadConfig, type Config } from "./config/index.ts";
+import type { Config } from "./config/index.ts";
 import { DataDirLockedError } from "./app/data-dir-lock.ts";
 import { PortInUseError } from "./app/port.ts";
 import { SIMULATOR_USAGE } from "../simulators/host/usage.ts";
 import { CommandError, OptionError, type Usage } from "./cli/connection.ts";
 
 // Each command loads its modules when it runs: `help` or `trigger` never loads the service, the database
-// or the bus, so a short command answers in a fraction of a second.
+// or the bus, and `help` not even the config's schema, so a short command answers in a fraction of a second.
 const serve = () => import("./app/serve.ts");
 const tasks = () => import("./app/tasks.ts");
 const simulators = () => import("../simulators/host/cli.ts");
@@ -108,8 +108,10 @@ const COMMANDS: Record<string, (args: string[], config: Config, usage: Usage) =>
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
-  const config = loadConfig();
   const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (run === help) return help();
+  const { loadConfig } = await import("./config/index.ts");
+  const config = loadConfig();
   if (!run) throw new UsageError(command ? `unknown command ${command}` : "no command given");
   await run(rest, config, (m) => new UsageError(m));
 }
@@ -130,7 +132,9 @@ process.on("unhandledRejection", fatal("unhandled rejection"));
 
 // A command that fails says why in one line on stderr and exits non-zero (64 for a usage mistake); the stack
 // only with LOG_LEVEL=debug.
-main(process.argv.slice(2)).catch((err: unknown) => {
+main(process.argv.slice(2)).catch(async (err: unknown) => {
+  // A config error's class is loaded with the config's schema, which a failing `help` never loaded.
+  const { ConfigError } = await import("./config/index.ts");
   const [command] = process.argv.slice(2);
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof UsageError) process.stderr.write(`${message}\n\n${USAGE}`);

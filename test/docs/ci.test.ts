@@ -79,6 +79,9 @@ it("names the tarball npm pack writes", () => {
 });
 
 let github: { dir: string; env: NodeJS.ProcessEnv; steps: Step[] };
+/** One `run:` step as the runner runs it: `bash --noprofile --norc -eo pipefail {0}` in the workspace. */
+const githubStep = (step: Step): Promise<Ran> => shell(step.run!, { cwd: github.dir, env: github.env, args: ["--noprofile", "--norc", "-eo", "pipefail"] });
+
 
 it("GitHub Actions: installs the package, starts Cardlink, runs the flows and passes", async () => {
   const dir = workspace("github");
@@ -96,9 +99,6 @@ it("GitHub Actions: installs the package, starts Cardlink, runs the flows and pa
   }
   expect(readFileSync(join(dir, "reports/flows.xml"), "utf8")).toMatch(/<testsuites[^>]* failures="0"/);
 }, 600_000);
-
-/** One `run:` step as the runner runs it: `bash --noprofile --norc -eo pipefail {0}` in the workspace. */
-const githubStep = (step: Step): Promise<Ran> => shell(step.run!, { cwd: github.dir, env: github.env, args: ["--noprofile", "--norc", "-eo", "pipefail"] });
 
 it("GitHub Actions: fails the job when a flow's expectation breaks", async () => {
   writeFileSync(join(github.dir, "flows", "broken.yaml"), BROKEN);
