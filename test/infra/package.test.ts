@@ -1,6 +1,6 @@
 // The npm package as an integrator gets it: `npm pack`, then `npm install ./cardlink-*.tgz` in an empty
 // folder and `npx cardlink` there — start, listen, trigger, run — with no other file of this repository.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -74,3 +74,18 @@ it("starts, listens, triggers a signed webhook and runs a flow from the empty fo
   const flow = await succeed(run("npx", ["cardlink", "run", "node_modules/cardlink/flows/qualification.yaml"], { cwd: app, env }), "npx cardlink run");
   expect(flow).toMatch(/^PASS node_modules\/cardlink\/flows\/qualification\.yaml/m);
 }, 300_000);
+
+it("in a checkout, runs the sources when they changed after the last build, and dist/ again once rebuilt", async () => {
+  // packCardlink's copy of the repository, built by npm pack's prepare.
+  const checkout = join(work, "cardlink-source");
+  const help = () => succeed(run(process.execPath, ["bin/cardlink.mjs", "help"], { cwd: checkout }), "cardlink help");
+  const compiled = () => readFileSync(join(checkout, "dist/src/main.js"), "utf8");
+  expect(await help()).toMatch(/^Usage: cardlink <command>/);
+  const main = join(checkout, "src/main.ts");
+  writeFileSync(main, readFileSync(main, "utf8").replace("Usage: cardlink <command>", "Usage (changed): cardlink <command>"));
+  expect(compiled()).not.toContain("Usage (changed)");
+  expect(await help()).toMatch(/^Usage \(changed\): cardlink <command>/);
+  await succeed(run("npm", ["run", "build"], { cwd: checkout }), "npm run build");
+  expect(compiled()).toContain("Usage (changed)");
+  expect(await help()).toMatch(/^Usage \(changed\): cardlink <command>/);
+}, 120_000);
