@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".data/", ".stack/", "load/**/*.js", "coverage/", "dist/"] },
+  { ignores: ["node_modules/", ".data/", ".stack/", "load/**/*.js", "coverage/", "dist/", "clients/typescript/dist/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -124,7 +124,7 @@ export default tseslint.config(
     languageOptions: { globals: { window: "readonly", document: "readonly", EventSource: "readonly" } },
   },
   {
-    files: ["bin/**", "*.config.*", "eslint.config.js"],
-    languageOptions: { globals: { process: "readonly", console: "readonly" } },
+    files: ["bin/**", "scripts/**/*.mjs", "*.config.*", "eslint.config.js"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },
 );

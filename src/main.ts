@@ -1,17 +1,16 @@
 // The Cardlink command line: `start` runs everything in one process; the other commands run one role
 // or one operator task. `npm run cardlink -- <command>`.
-import { ConfigError, loadConfig, type Config } from "./config/index.ts";
+import type { Config } from "./config/index.ts";
 import { DataDirLockedError } from "./app/data-dir-lock.ts";
 import { PortInUseError } from "./app/port.ts";
-import { apiCommand, roleCommand, startCommand } from "./app/serve.ts";
-import { simulatorCommand } from "./app/simulator.ts";
-import { accountCommand, midInsightsCommand, migrateCommand } from "./app/tasks.ts";
-import { SIMULATOR_USAGE, faultsCommand, simulateCommand, trafficCommand } from "../simulators/host/cli.ts";
-import { listenCommand } from "./cli/listen.ts";
-import { triggerCommand } from "./cli/trigger.ts";
-import { keysCommand } from "./cli/keys.ts";
-import { runCommand } from "./cli/run.ts";
+import { SIMULATOR_USAGE } from "../simulators/host/usage.ts";
 import { CommandError, OptionError, type Usage } from "./cli/connection.ts";
+
+// Each command loads its modules when it runs: `help` or `trigger` never loads the service, the database
+// or the bus, and `help` not even the config's schema, so a short command answers in a fraction of a second.
+const serve = () => import("./app/serve.ts");
+const tasks = () => import("./app/tasks.ts");
+const simulators = () => import("../simulators/host/cli.ts");
 
 const USAGE = `Usage: cardlink <command> [options]
 
@@ -63,17 +62,18 @@ const help = () => void process.stdout.write(USAGE);
 
 /** Each command: its arguments, the parsed config and the usage error to refuse with. */
 const COMMANDS: Record<string, (args: string[], config: Config, usage: Usage) => Promise<void> | void> = {
-  start: (_args, config) => startCommand(config),
-  api: (_args, config) => apiCommand(config),
-  qualifier: (_args, config, usage) => roleCommand("qualifier", config, usage),
-  dispatcher: (_args, config, usage) => roleCommand("dispatcher", config, usage),
-  workers: (_args, config, usage) => roleCommand("workers", config, usage),
-  simulator: simulatorCommand,
-  migrate: (_args, config) => migrateCommand(config),
-  account: accountCommand,
-  "mid-insights": midInsightsCommand,
+  start: async (_args, config) => (await serve()).startCommand(config),
+  api: async (_args, config) => (await serve()).apiCommand(config),
+  qualifier: async (_args, config, usage) => (await serve()).roleCommand("qualifier", config, usage),
+  dispatcher: async (_args, config, usage) => (await serve()).roleCommand("dispatcher", config, usage),
+  workers: async (_args, config, usage) => (await serve()).roleCommand("workers", config, usage),
+  simulator: async (args, config, usage) => (await import("./app/simulator.ts")).simulatorCommand(args, config, usage),
+  migrate: async (_args, config) => (await tasks()).migrateCommand(config),
+  account: async (args, config, usage) => (await tasks()).accountCommand(args, config, usage),
+  "mid-insights": async (args, config, usage) => (await tasks()).midInsightsCommand(args, config, usage),
   async listen(args, config, usage) {
     // A client of a running Cardlink: it holds none of the service's parts, only its receiver and its hooks.
+    const { listenCommand } = await import("./cli/listen.ts");
     const listening = await listenCommand(
       args,
       config,
@@ -87,18 +87,20 @@ const COMMANDS: Record<string, (args: string[], config: Config, usage: Usage) =>
     process.once("SIGTERM", stop);
   },
   async trigger(args, config, usage) {
+    const { triggerCommand } = await import("./cli/trigger.ts");
     const { lines, ok } = await triggerCommand(args, config, usage);
     print(lines);
     if (!ok) process.exitCode = 1;
   },
   async run(args, config, usage) {
+    const { runCommand } = await import("./cli/run.ts");
     const { ok } = await runCommand(args, config, usage, (line) => process.stdout.write(`${line}\n`));
     if (!ok) process.exitCode = 1;
   },
-  keys: async (args, config, usage) => print(await keysCommand(args, config, usage)),
-  simulate: (args, _config, usage) => print([`wrote ${simulateCommand(args, usage)}`]),
-  faults: async (args, config, usage) => print([JSON.stringify(await faultsCommand(args, config, usage), null, 2)]),
-  traffic: async (args, config, usage) => print([JSON.stringify(await trafficCommand(args, config, usage), null, 2)]),
+  keys: async (args, config, usage) => print(await (await import("./cli/keys.ts")).keysCommand(args, config, usage)),
+  simulate: async (args, _config, usage) => print([`wrote ${(await simulators()).simulateCommand(args, usage)}`]),
+  faults: async (args, config, usage) => print([JSON.stringify(await (await simulators()).faultsCommand(args, config, usage), null, 2)]),
+  traffic: async (args, config, usage) => print([JSON.stringify(await (await simulators()).trafficCommand(args, config, usage), null, 2)]),
   help,
   "--help": help,
   "-h": help,
@@ -106,8 +108,10 @@ const COMMANDS: Record<string, (args: string[], config: Config, usage: Usage) =>
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
-  const config = loadConfig();
   const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (run === help) return help();
+  const { loadConfig } = await import("./config/index.ts");
+  const config = loadConfig();
   if (!run) throw new UsageError(command ? `unknown command ${command}` : "no command given");
   await run(rest, config, (m) => new UsageError(m));
 }
@@ -128,7 +132,9 @@ process.on("unhandledRejection", fatal("unhandled rejection"));
 
 // A command that fails says why in one line on stderr and exits non-zero (64 for a usage mistake); the stack
 // only with LOG_LEVEL=debug.
-main(process.argv.slice(2)).catch((err: unknown) => {
+main(process.argv.slice(2)).catch(async (err: unknown) => {
+  // A config error's class is loaded with the config's schema, which a failing `help` never loaded.
+  const { ConfigError } = await import("./config/index.ts");
   const [command] = process.argv.slice(2);
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof UsageError) process.stderr.write(`${message}\n\n${USAGE}`);

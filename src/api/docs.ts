@@ -1,13 +1,17 @@
-// The API docs page at /docs: Swagger UI over /v1/openapi.json, its assets served from the installed
-// swagger-ui-dist package (nothing from a CDN, so the page works offline).
-import { readFileSync } from "node:fs";
+// The API docs page at /docs: Swagger UI over /v1/openapi.json, its assets served from this package
+// (nothing from a CDN, so the page works offline).
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Hono } from "hono";
 import type { AppEnv } from "./context.ts";
 
-const require = createRequire(import.meta.url);
-const distDir = dirname(require.resolve("swagger-ui-dist/package.json"));
+// `npm run build` copies Swagger UI's files beside the compiled module (scripts/build.mjs), so the built
+// package needs no swagger-ui-dist at run time, nor the install-time telemetry package it depends on
+// (docs/packaging.md); run from the sources, they come from the swagger-ui-dist devDependency.
+const built = fileURLToPath(new URL("./swagger-ui/", import.meta.url));
+const distDir = existsSync(built) ? built : dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 
 const ASSETS: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",

@@ -147,6 +147,14 @@ describe("docker-compose.yml", () => {
     expect(result.status).toBe(0);
   }, 300_000);
 
+  it("passes `docker compose config` where the Compose plugin is installed, and compose-go where it is not", () => {
+    // No Docker engine is needed: `config` only loads, interpolates and validates the file.
+    const plugin = spawnSync("docker", ["compose", "version"], { encoding: "utf8" });
+    const result = plugin.status === 0 ? spawnSync("docker", ["compose", "-f", "docker-compose.yml", "config", "--quiet"], { cwd: root, encoding: "utf8" }) : composeCheck("docker-compose.yml");
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+  }, 300_000);
+
   it("compose-go refuses a file the schema refuses", () => {
     const dir = mkdtempSync(join(tmpdir(), "cardlink-compose-"));
     const file = join(dir, "docker-compose.yml");
@@ -161,13 +169,23 @@ describe("Dockerfile", () => {
   const dockerfile = readFileSync(`${root}Dockerfile`, "utf8");
   const dockerignore = readFileSync(`${root}.dockerignore`, "utf8").split("\n").map((l) => l.trim());
 
-  it("builds one node:20-slim image with npm ci whose entrypoint is the Cardlink CLI", () => {
-    expect(dockerfile).toMatch(/^FROM node:20-slim$/m);
+  it("builds in one stage and runs the compiled CLI in a node:20-slim stage of its own (test/infra/image.test.ts runs them)", () => {
+    expect(dockerfile).toMatch(/^FROM node:20-slim AS build$/m);
     expect(dockerfile).toMatch(/^RUN npm ci\b/m);
-    expect(dockerfile).toMatch(/^ENTRYPOINT \["npx", ?"tsx", ?"src\/main\.ts"\]$/m);
-    // package-lock.json must reach the image for npm ci, node_modules must not.
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", ?"bin\/cardlink\.mjs"\]$/m);
+    // package-lock.json must reach the build stage for npm ci, node_modules and dist must not; the build script must.
     expect(dockerignore).toContain("node_modules");
+    expect(dockerignore).toContain("dist");
+    expect(dockerignore).toContain("!scripts/build.mjs");
     expect(dockerignore).not.toContain("package-lock.json");
     expect(dockerignore).not.toContain("src");
+  });
+
+  it("is the image of every Cardlink role in docker-compose.yml", () => {
+    const services = load().services ?? {};
+    for (const name of Object.keys(roles)) {
+      expect(services[name]?.build, name).toBe(".");
+      expect(services[name]?.image, name).toBe("cardlink:local");
+    }
   });
 });
