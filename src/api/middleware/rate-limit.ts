@@ -9,6 +9,7 @@ import type { IncomingMessage } from "node:http";
 import type { Db } from "../../services/db.ts";
 import { takeTokens } from "../../services/rate-limits.ts";
 import { ApiError } from "../errors.ts";
+import { groupCommit } from "../../platform/group-commit.ts";
 
 export interface RateLimiter {
   /** Takes one token for `key`, or throws 429 with the seconds until one is free. */
@@ -103,47 +104,22 @@ export function createAccountLimiter(db: Db, perSecond: number, burst: number): 
 }
 
 /**
- * The per-account limit in the database, batched: one statement in flight at a time, carrying every
- * request that arrived meanwhile (each account's requests summed into one demand).
+ * The per-account limit in the database, in rounds (group commit): one statement in flight at a time,
+ * carrying every request that arrived meanwhile (each account's requests summed into one demand, granted
+ * in the order they came).
  */
 function sharedAccountLimiter(db: Db, perSecond: number, burst: number): AccountLimiter {
-  type Waiter = { resolve: () => void; reject: (err: unknown) => void };
-  let pending = new Map<string, Waiter[]>();
-  let flushing = false;
-
-  async function flush() {
-    while (pending.size > 0) {
-      const batch = pending;
-      pending = new Map();
-      try {
-        const answers = await takeTokens(db, [...batch].map(([key, waiters]) => ({ key, count: waiters.length })), { perSecond, burst });
-        for (const { key, granted, tokens } of answers) {
-          const waiters = batch.get(key) ?? [];
-          waiters.slice(0, granted).forEach((w) => w.resolve());
-          const refused = waiters.slice(granted);
-          if (refused.length > 0) {
-            const error = limited("account", retryAfterSeconds(tokens, perSecond));
-            for (const w of refused) w.reject(error);
-          }
-        }
-      } catch (err) {
-        for (const waiters of batch.values()) for (const w of waiters) w.reject(err);
-      }
-    }
-    flushing = false;
-  }
-
-  return {
-    take(accountId) {
-      return new Promise<void>((resolve, reject) => {
-        const waiters = pending.get(accountId);
-        if (waiters) waiters.push({ resolve, reject });
-        else pending.set(accountId, [{ resolve, reject }]);
-        if (flushing) return;
-        // The requests of this turn of the event loop go in one statement; later ones wait for the next.
-        flushing = true;
-        setImmediate(() => void flush());
-      });
-    },
-  };
+  const take = groupCommit<string, void>(async (accountIds) => {
+    const demand = new Map<string, number>();
+    for (const id of accountIds) demand.set(id, (demand.get(id) ?? 0) + 1);
+    const answers = new Map((await takeTokens(db, [...demand].map(([key, count]) => ({ key, count })), { perSecond, burst })).map((a) => [a.key, a]));
+    const granted = new Map<string, number>();
+    return accountIds.map((id) => {
+      const answer = answers.get(id);
+      const n = granted.get(id) ?? 0;
+      granted.set(id, n + 1);
+      return answer && n < answer.granted ? { ok: undefined } : { error: limited("account", retryAfterSeconds(answer?.tokens ?? 0, perSecond)) };
+    });
+  });
+  return { take };
 }
