@@ -4,6 +4,7 @@ the rejections scripts/schemathesis_hooks.py accepted as documented (a rule the 
 Usage: schemathesis-summary.py <label> <report-dir>. Prints one line and exits 1 when any request got a
 5xx answer or any check failed (a schema violation in either direction, or any other check).
 """
+import base64
 import glob
 import json
 import sys
@@ -18,6 +19,17 @@ if not paths:
 operations, requests, successes, server_errors, documented = set(), 0, 0, 0, 0
 failed = Counter()
 examples = []
+answers = []
+
+
+def text(content, limit=300):
+    """A recorded body, decoded and cut short."""
+    if not content:
+        return ""
+    raw = base64.b64decode(content["$base64"]).decode("utf-8", "replace") if isinstance(content, dict) else str(content)
+    return raw if len(raw) <= limit else raw[:limit] + "…"
+
+
 for line in open(paths[-1], encoding="utf-8"):
     event = json.loads(line)
     finished = event.get("ScenarioFinished")
@@ -34,6 +46,10 @@ for line in open(paths[-1], encoding="utf-8"):
             successes += 1
         if response.get("status_code", 0) >= 500:
             server_errors += 1
+            request = interaction.get("request") or {}
+            if len(answers) < 10:
+                answers.append(f"  {response['status_code']} after {response.get('elapsed', 0):.1f} s: {request.get('method')} {request.get('uri')} "
+                               f"{text(request.get('body'))} -> {text(response.get('content'))}")
     for case_id, checks in recorder.get("checks", {}).items():
         for check in checks:
             if check["status"] == "failure":
@@ -46,6 +62,6 @@ violations = sum(n for name, n in failed.items() if name != "not_a_server_error"
 detail = ", ".join(f"{name}={n}" for name, n in sorted(failed.items()))
 print(f"schemathesis {label}: operations={len(operations)} requests={requests} 2xx={successes} 5xx={server_errors} "
       f"violations={violations} documented-rejections={documented}" + (f" ({detail})" if detail else ""))
-for example in examples:
-    print(example)
+for line in examples + answers:
+    print(line)
 sys.exit(1 if server_errors or failed else 0)

@@ -48,6 +48,9 @@ OFFER_UPDATE_RULES = OFFER_RULES + [
     r"endDate: an extension is at most \d+ months at a time; the latest now is [0-9T:-]+",
 ]
 
+# A test location whose MIDs on the purchase's scheme the client removed after onboarding (PATCH mids: []).
+LOCATION_WITHOUT_MIDS = r"locationId: the location has no \w+ MIDs \(they were removed after onboarding\); give it some with PATCH .*"
+
 # (operation label regex, status, rule regexes). Each rule is stated in the operation's 400 response
 # ("Beyond the schema, also 400: …", invalidWhen in src/api/schemas.ts) or where the comment says.
 DOCUMENTED = [
@@ -57,6 +60,7 @@ DOCUMENTED = [
     (r"POST /v1/transactions/test", 400, [
         r"Test transactions need a test key; live transactions come from the networks\.",
         r"locationId: the location is not in the card's program",
+        LOCATION_WITHOUT_MIDS,
         # TestTransaction.amount: whole cents (its description; purchaseAmount in src/domain/field-rules.ts).
         r"amount: must have at most 2 decimal places",
     ]),
@@ -66,6 +70,7 @@ DOCUMENTED = [
         r"\w+: does not apply to [\w.-]+",
         r"scheme: the card \S+ is a \w+ card",
         r"(cardId|locationId): the (card|location) is in program \S+, not \S+",
+        LOCATION_WITHOUT_MIDS,
         r"currency: a purchase at (a location in [A-Z]{3} is in \S+|the fixtures location \(GBR\) is in GBP)",
         r"amount: (the test network fails requests of .*|[\d.]+ is a failing test amount; use missing-transaction-request\.failed)",
         r"amount: must have at most 2 decimal places",

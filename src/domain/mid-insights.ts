@@ -291,3 +291,7 @@ export function schemeIdentifiers(scheme: Scheme, ids: Partial<Record<string, un
  */
 export const sameMid = (a: MidIdentifiers, b: MidIdentifiers): boolean =>
   IDENTIFIER_FIELDS.some((field) => field !== "visaBin" && !!a[field] && a[field] === b[field]);
+
+/** Whether `full` carries every identifier `given` has, with the same value (the network filled in the rest). */
+export const fillsIn = (full: MidIdentifiers, given: MidIdentifiers): boolean =>
+  IDENTIFIER_FIELDS.every((field) => !given[field] || given[field] === full[field]);

@@ -8,7 +8,7 @@ import type { MerchantIds, OnboardingReply, OnboardingRequest } from "../bus/mes
 import { TOPICS } from "../bus/topics.ts";
 import type { Scheme } from "../domain/card-number.ts";
 import { answerKind, networkTransition, type NetworkStatus } from "../domain/location-status.ts";
-import { sameMid, schemeIdentifiers, type MidIdentifiers } from "../domain/mid-insights.ts";
+import { fillsIn, sameMid, schemeIdentifiers, type MidIdentifiers } from "../domain/mid-insights.ts";
 import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
 import { locationRecord } from "./locations.ts";
@@ -207,7 +207,7 @@ interface AnsweredRow {
   account_id: string;
   program_id: string;
   client_mids: MidIdentifiers[];
-  mids: MidIdentifiers[];
+  answered: Date | null;
 }
 
 export type ReplyOutcome = "applied" | "stale" | "unknown";
@@ -222,7 +222,7 @@ export type ReplyOutcome = "applied" | "stale" | "unknown";
 export async function applyOnboardingReply(db: Db, reply: OnboardingReply, now: Date): Promise<ReplyOutcome> {
   return db.tx(async (tx) => {
     const [row] = await tx.query<AnsweredRow>(
-      `select n.location_id, n.scheme, n.status, l.live, l.account_id, l.program_id, n.client_mids, n.mids
+      `select n.location_id, n.scheme, n.status, l.live, l.account_id, l.program_id, n.client_mids, n.answered
        from location_networks n join locations l on l.id = n.location_id
        where n.request_id = $1 and n.scheme = $2 for update of n`,
       [reply.requestId, reply.scheme],
@@ -230,8 +230,16 @@ export async function applyOnboardingReply(db: Db, reply: OnboardingReply, now: 
     if (!row) return "unknown";
     const mids = reply.mids.map((m) => schemeIdentifiers(row.scheme, m as unknown as Record<string, unknown>)).filter((m) => Object.keys(m).length > 0);
     if (!row.live) {
-      if (row.mids.length > 0) return "stale";
-      await tx.query("update location_networks set mids = $3::jsonb where location_id = $1 and scheme = $2", [row.location_id, row.scheme, JSON.stringify(mids)]);
+      if (row.answered) return "stale";
+      // The client's MIDs stay, each as the network completed it (a Visa BIN alone gains the network's vmid
+      // and vsid, which its messages carry): the ids the service matches are the ids the messages carry.
+      const completed = row.client_mids.length === 0 ? mids : row.client_mids.map((given) => mids.find((full) => fillsIn(full, given)) ?? given);
+      await tx.query("update location_networks set mids = $3::jsonb, answered = $4 where location_id = $1 and scheme = $2", [
+        row.location_id,
+        row.scheme,
+        JSON.stringify(completed),
+        now,
+      ]);
       return "applied";
     }
     const next = networkTransition(row.status, reply.status === "ACTIVE" ? "network-confirmed" : "network-issue");
@@ -244,7 +252,7 @@ export async function applyOnboardingReply(db: Db, reply: OnboardingReply, now: 
     ]);
     const at = new Date(reply.respondedAt);
     if (next.status === "Active") {
-      await tx.query("update location_networks set status = 'Active', mids = $3::jsonb, updated = $4 where location_id = $1 and scheme = $2", [
+      await tx.query("update location_networks set status = 'Active', mids = $3::jsonb, answered = $4, updated = $4 where location_id = $1 and scheme = $2", [
         row.location_id,
         row.scheme,
         JSON.stringify(mids),
@@ -312,6 +320,7 @@ export async function addNetworks(db: Db, networks: NewNetwork[], now: Date): Pr
 }
 
 /** A location's MIDs at one network (the publisher's own, or one a missing-transaction look-up found). */
+/** MIDs a network showed the location has (a missing-transaction look-up's). */
 export async function setNetworkMids(db: Db, locationId: string, scheme: Scheme, mids: unknown[], now: Date): Promise<void> {
   await db.query("update location_networks set mids = $3::jsonb, updated = $4 where location_id = $1 and scheme = $2", [
     locationId,
@@ -319,6 +328,23 @@ export async function setNetworkMids(db: Db, locationId: string, scheme: Scheme,
     JSON.stringify(mids),
     now,
   ]);
+}
+
+/**
+ * The client's MIDs for one scheme of a location. A test network is told them, as at creation: a new
+ * onboarding request carries them (sent after the transaction), and until it answers the location's
+ * purchases on the scheme wait, so none goes out under MIDs the network does not hold. No MIDs means
+ * none to tell: the location then has none on the scheme, and a purchase there is refused.
+ */
+export async function setClientMids(db: Db, locationId: string, scheme: Scheme, mids: unknown[], { now, tellTestNetwork }: { now: Date; tellTestNetwork: boolean }): Promise<void> {
+  await db.query(
+    `update location_networks set mids = $3::jsonb, client_mids = $3::jsonb, updated = $4,
+       request_id = case when $5 then gen_random_uuid() else request_id end,
+       request_sent = case when $5 then null else request_sent end,
+       answered = case when $5 then null else answered end
+     where location_id = $1 and scheme = $2`,
+    [locationId, scheme, JSON.stringify(mids), now, tellTestNetwork && mids.length > 0],
+  );
 }
 
 /** Generated locations' networks (the MID-insights seed): Active with their MIDs, or Idle. */

@@ -13,7 +13,7 @@ import { getProgram } from "./programs.ts";
 import { newId } from "./ids.ts";
 import { enqueueEvent } from "./outbox.ts";
 import type { TransactionLocation } from "./network-transaction.ts";
-import { addNetworks, beginSync, closeFinishedSync, setNetworkMids, trySendOnboardingRequests } from "./location-sync.ts";
+import { addNetworks, beginSync, closeFinishedSync, setClientMids, trySendOnboardingRequests } from "./location-sync.ts";
 
 export interface VisaMid {
   vmid?: string;
@@ -277,7 +277,7 @@ export interface LocationPatch {
 }
 
 export async function updateLocation(ctx: Ctx, id: string, patch: LocationPatch): Promise<Location> {
-  return ctx.db.tx(async (db) => {
+  const updated = await ctx.db.tx(async (db) => {
     await findRow(db, ctx, id);
     if (Object.values(patch).every((v) => v === undefined)) return getLocation({ ...ctx, db }, id);
     const now = ctx.clock.now();
@@ -307,10 +307,12 @@ export async function updateLocation(ctx: Ctx, id: string, patch: LocationPatch)
     for (const scheme of SCHEMES) {
       const mids = patch.mids?.[scheme];
       if (mids === undefined) continue;
-      await setNetworkMids(db, id, scheme, mids, now);
+      await setClientMids(db, id, scheme, mids, { now, tellTestNetwork: !ctx.live });
     }
     return getLocation({ ...ctx, db }, id);
   });
+  if (!ctx.live && patch.mids !== undefined) await trySendOnboardingRequests(ctx.db, ctx.bus, ctx.clock.now(), { locationIds: [id] });
+  return updated;
 }
 
 export async function deleteLocation(ctx: Ctx, id: string): Promise<void> {

@@ -98,6 +98,8 @@ interface PurchaseLocation {
   scheme: Scheme;
   status: string;
   mids: Record<string, string>[];
+  /** When the network answered the location's onboarding; null while it has not. */
+  answered: Date | null;
 }
 
 interface PurchaseCard {
@@ -129,7 +131,10 @@ function purchaseOf({ ctx, input }: PurchaseRequest, card: PurchaseCard | undefi
   if (!location || location.account_id !== ctx.accountId || location.live !== ctx.live) throw notFound("location", input.locationId);
   if (location.program_id !== card.program_id) throw invalid("locationId", "the location is not in the card's program");
   if (location.status !== "Active") throw invalid("locationId", `the location is ${location.status} on ${card.scheme}, not Active`);
-  if (location.mids.length === 0) return { notOnboarded: card.scheme };
+  if (location.mids.length === 0) {
+    if (location.answered === null) return { notOnboarded: card.scheme };
+    throw invalid("locationId", `the location has no ${card.scheme} MIDs (they were removed after onboarding); give it some with PATCH /locations/{locationId} mids.${card.scheme}`);
+  }
   const purchaseId = crypto.randomUUID();
   return {
     scheme: card.scheme,
@@ -166,7 +171,7 @@ const preparePurchases = perHandle((db: Db) =>
     const [cards, locations] = await Promise.all([
       db.query<PurchaseCard>("select id, account_id, live, program_id, scheme, first_numbers, last_numbers from cards where id = any($1::uuid[])", [cardIds]),
       db.query<PurchaseLocation>(
-        `select l.*, b.name as brand_name, n.scheme, n.status, n.mids from locations l join brands b on b.id = l.brand_id
+        `select l.*, b.name as brand_name, n.scheme, n.status, n.mids, n.answered from locations l join brands b on b.id = l.brand_id
          join location_networks n on n.location_id = l.id where l.id = any($1::uuid[])`,
         [locationIds],
       ),

@@ -4196,7 +4196,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingTransaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key (test keys only); locationId: a location that is not in the card's program; amount: more than 2 decimal places (the networks carry whole cents). */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key (test keys only); locationId: a location that is not in the card's program; locationId: a location whose MIDs on the card's scheme were removed after onboarding (PATCH /locations/{locationId} mids); one whose onboarding the test network has not answered yet is waited for, then 503 with Retry-After; amount: more than 2 decimal places (the networks carry whole cents). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5301,7 +5301,7 @@ export interface paths {
                         "application/json": components["schemas"]["TriggerResult"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key: trigger works in the test environment only; a field the event does not use (`scheme: does not apply to offer.extended`); scheme: not the given card's scheme; cardId, locationId: not in the program; currency: not the currency of the location's country; amount: a failing test amount (10.01–10.06) for missing-transaction-request.succeeded, or another for .failed. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key: trigger works in the test environment only; a field the event does not use (`scheme: does not apply to offer.extended`); scheme: not the given card's scheme; cardId, locationId: not in the program; locationId: a location whose MIDs on the card's scheme were removed after onboarding (PATCH /locations/{locationId} mids); currency: not the currency of the location's country; amount: a failing test amount (10.01–10.06) for missing-transaction-request.succeeded, or another for .failed. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9243,7 +9243,7 @@ export interface components {
             mids?: components["schemas"]["LocationMids"];
         };
         /**
-         * @description MIDs the location already has on each network; known MIDs speed onboarding.
+         * @description MIDs the location already has on each network; known MIDs speed onboarding. The network fills in the fields a MID leaves out (a Visa BIN alone gains the network's vmid and vsid), and the location keeps each MID so completed: its purchases carry those ids.
          * @example {
          *       "visa": [
          *         {
@@ -9271,7 +9271,7 @@ export interface components {
             last?: string;
         };
         /**
-         * @description Fields to change; fields left out keep their value. `geolocation: null` and `metadata: null` clear them. Each scheme given in `mids` replaces that scheme's MIDs. The brand and the country cannot change: add a new location instead.
+         * @description Fields to change; fields left out keep their value. `geolocation: null` and `metadata: null` clear them. Each scheme given in `mids` replaces that scheme's MIDs. On a test location the MIDs given go to that scheme's test network as a new onboarding request, answered at once; until it answers, purchases there on that scheme wait for it. `[]` leaves the scheme with no MIDs: a test purchase there is then refused (400, locationId). The brand and the country cannot change: add a new location instead.
          * @example {
          *       "postcode": "SW1A 2AA",
          *       "mids": {

@@ -68,7 +68,10 @@ export const mids = z
   })
   .optional()
   .openapi("LocationMids", {
-    description: "MIDs the location already has on each network; known MIDs speed onboarding.",
+    description:
+      "MIDs the location already has on each network; known MIDs speed onboarding. The network fills in the fields a MID " +
+      "leaves out (a Visa BIN alone gains the network's vmid and vsid), and the location keeps each MID so completed: " +
+      "its purchases carry those ids.",
     example: { visa: [{ vmid: "12345678", vsid: "87654321" }], amex: [{ seNumber: "1234567890" }] },
   });
 

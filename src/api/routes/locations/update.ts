@@ -20,7 +20,10 @@ const body = z
   .openapi("LocationUpdate", {
     description:
       "Fields to change; fields left out keep their value. `geolocation: null` and `metadata: null` clear them. " +
-      "Each scheme given in `mids` replaces that scheme's MIDs. The brand and the country cannot change: add a " +
+      "Each scheme given in `mids` replaces that scheme's MIDs. On a test location the MIDs given go to that scheme's " +
+      "test network as a new onboarding request, answered at once; until it answers, purchases there on that scheme wait " +
+      "for it. `[]` leaves the scheme with no MIDs: a test purchase there is then refused (400, locationId). The brand " +
+      "and the country cannot change: add a " +
       "new location instead.",
     example: { postcode: "SW1A 2AA", mids: { amex: [{ seNumber: "1234567890" }] } },
   });

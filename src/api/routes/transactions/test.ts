@@ -45,6 +45,8 @@ export const route = createRoute({
     400: invalidWhen([
       "a live key (test keys only)",
       "locationId: a location that is not in the card's program",
+      "locationId: a location whose MIDs on the card's scheme were removed after onboarding (PATCH /locations/{locationId} mids); " +
+        "one whose onboarding the test network has not answered yet is waited for, then 503 with Retry-After",
       "amount: more than 2 decimal places (the networks carry whole cents)",
     ]),
   },

@@ -93,6 +93,7 @@ export const route = createRoute({
       "a live key: trigger works in the test environment only",
       "a field the event does not use (`scheme: does not apply to offer.extended`)",
       "scheme: not the given card's scheme; cardId, locationId: not in the program",
+      "locationId: a location whose MIDs on the card's scheme were removed after onboarding (PATCH /locations/{locationId} mids)",
       "currency: not the currency of the location's country",
       "amount: a failing test amount (10.01–10.06) for missing-transaction-request.succeeded, or another for .failed",
     ]),
