@@ -94,12 +94,12 @@ export async function emitStageEvents(db: Db, row: TransactionRow, names: string
   return names.filter((event) => won.has(stageKey(row.id, event)));
 }
 
-/** Events not yet fanned out to hooks, oldest first, locked (skipping those another dispatcher holds). */
-export async function undispatchedEvents(db: Db, limit: number): Promise<string[]> {
-  const rows = await db.query<{ id: string }>(`select id from outbox where dispatched is null order by created, id limit $1 for update skip locked`, [limit]);
-  return rows.map((r) => r.id);
-}
-
-export async function markDispatched(db: Db, ids: string[], now: Date): Promise<void> {
-  await db.query("update outbox set dispatched = $2 where id = any($1::uuid[])", [ids, now]);
-}
+/**
+ * The statement that marks the oldest events not yet fanned out to hooks as dispatched at `$now` (at most
+ * `$limit`, skipping those another dispatcher holds) and returns them as `e`: its caller writes their
+ * deliveries in the same statement, so a round of fan-out is one statement, not a transaction of several.
+ */
+export const dispatchEvents = ({ limit, now }: { limit: string; now: string }) =>
+  `update outbox e set dispatched = ${now}
+   where e.id in (select id from outbox where dispatched is null order by created, id limit ${limit} for update skip locked)
+   returning e.id, e.account_id, e.live, e.event, e.program_id, e.data`;
