@@ -179,10 +179,9 @@ export function createDispatcher({
     const headers = signedHeaders(delivery.secret, delivery.eventId, delivery.body);
     const done = client
       .post(delivery.url, headers, delivery.body, stopping.signal)
-      .then(({ responseCode, error, responseBody, retryAfter }) => {
+      .then(({ responseCode, error, cancelled, responseBody, retryAfter }) => {
         const latencyMs = performance.now() - held.started;
         const succeeded = responseCode !== null && responseCode >= 200 && responseCode < 300;
-        const cancelled = error === STOPPING.message;
         e.inFlight--;
         if (succeeded) {
           // Fast answers double the window, slow ones halve it (a slow answer may be our own busy event loop).
