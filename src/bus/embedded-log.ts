@@ -6,8 +6,8 @@ import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, r
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { abortableSleep } from "./abortable-sleep.ts";
-import { normalize, type AvroSchema } from "./avro.ts";
-import { BusError, DEFAULT_MAX_BATCH, retryDelayMs, batchHandlerOf, type BatchHandler, type Bus, type BusMessage, type ConsumerObserver, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
+import { normalize } from "./avro.ts";
+import { BusError, DEFAULT_MAX_BATCH, retryDelayMs, batchHandlerOf, type BatchHandler, type Bus, type BusMessage, type ConsumerObserver, type Published, type SubscribeOptions, type Subscription, type TopicSpec, type AvroSchema } from "./bus.ts";
 import { partitionFor } from "./partitioner.ts";
 
 export interface EmbeddedLogOptions {

@@ -6,7 +6,8 @@ import { Kafka, Partitioners, logLevel, type Consumer, type ConsumerConfig, type
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from "@kafkajs/confluent-schema-registry";
 import type { Logger } from "pino";
 import { abortableSleep } from "./abortable-sleep.ts";
-import { normalize, type AvroSchema } from "./avro.ts";
+import { normalize } from "./avro.ts";
+import type { AvroSchema } from "./bus.ts";
 import { BusError, DEFAULT_MAX_BATCH, batchHandlerOf, retryDelayMs, type Bus, type BusMessage, type ConsumerObserver, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
 import { partitionFor } from "./partitioner.ts";
 import { deadLetter, deadLetterTopic } from "./dead-letter.ts";

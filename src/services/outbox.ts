@@ -6,7 +6,6 @@
 // written here.
 import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
-import { toTransaction, type TransactionRow } from "./transactions.ts";
 
 /** Notified when outbox events are written (a trigger, migration 012), once the writing transaction commits. */
 export const OUTBOX_WRITTEN = "cardlink_outbox";
@@ -83,16 +82,6 @@ export async function claimStages(db: Db, claims: StageClaim[], now: Date): Prom
   return new Set(won.map((w) => stageKey(w.transaction_id, w.event)));
 }
 
-/** Claims `names` for one transaction, its record as of now the events' data; returns the events won. */
-export async function emitStageEvents(db: Db, row: TransactionRow, names: string[], now: Date): Promise<string[]> {
-  const data = toTransaction(row);
-  const won = await claimStages(
-    db,
-    names.map((event) => ({ transactionId: row.id, event, eventId: newId(), accountId: row.account_id, live: row.live, programId: row.program_id, data })),
-    now,
-  );
-  return names.filter((event) => won.has(stageKey(row.id, event)));
-}
 
 /**
  * The statement that marks the oldest events not yet fanned out to hooks as dispatched at `$now` (at most

@@ -6,7 +6,9 @@ import { NO_CLEARINGS, type ClearingsSoFar, type OfferResult } from "../domain/q
 import type { Identifiers, NetworkTransaction, TransactionCard as CardRow, TransactionLocation as LocationOfCard } from "./network-transaction.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
-import { placeOfLocation } from "./locations.ts";
+import { placeOfLocation } from "./location-records.ts";
+import { claimStages, stageKey } from "./outbox.ts";
+import { newId } from "./ids.ts";
 
 export interface TransactionCard {
   id: string;
@@ -362,4 +364,15 @@ export async function settleQualification(db: Db, id: string, offer: OfferResult
     [id, JSON.stringify(offer), now],
   );
   return row!;
+}
+
+/** Claims `names` for one transaction, its record as of now the events' data; returns the events won. */
+export async function emitStageEvents(db: Db, row: TransactionRow, names: string[], now: Date): Promise<string[]> {
+  const data = toTransaction(row);
+  const won = await claimStages(
+    db,
+    names.map((event) => ({ transactionId: row.id, event, eventId: newId(), accountId: row.account_id, live: row.live, programId: row.program_id, data })),
+    now,
+  );
+  return names.filter((event) => won.has(stageKey(row.id, event)));
 }
