@@ -163,5 +163,3 @@ export class BusValidationError extends BusError {
   override name = "BusValidationError";
 }
 
-/** How long a failing handler waits before the same message is delivered again. */
-export const retryDelayMs = (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 10), 5_000);
