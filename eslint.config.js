@@ -38,7 +38,7 @@ export default tseslint.config(
       "no-restricted-imports": ["error", {
         patterns: [{
           group: ["../api/**", "../dashboard/**", "../cli/**", "../main.ts", "../app/**", "../qualifier/*", "../../simulators/*", "!../../simulators/host"],
-          message: "Services sit below the transports and the roles: refuse with src/services/errors.ts, take a Ctx from src/services/context.ts, reach the simulators through simulators/host.",
+          message: "Services sit below the transports and the roles: refuse with src/domain/errors.ts, take a Ctx from src/services/context.ts, reach the simulators through simulators/host.",
         }],
       }],
     },

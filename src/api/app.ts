@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { MiddlewareHandler } from "hono";
 import type { Services } from "../app/services.ts";
 import { ApiError, fromDomainError, RETRY_AFTER_SECONDS, unavailable, type ErrorBody } from "./errors.ts";
-import { DomainError } from "../services/errors.ts";
+import { DomainError } from "../domain/errors.ts";
 import { router } from "./router.ts";
 import { SUPPORTED_VERSIONS, adminAuth, insightsAuth, keyAuth } from "./middleware/auth.ts";
 import { randomBase62 } from "../services/ids.ts";

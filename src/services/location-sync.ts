@@ -2,7 +2,7 @@
 // location sync: a program's sync (one running at a time), the onboarding request of each location and
 // scheme on the bus, and the networks' answers — Active with the scheme's MIDs (MID records and insights
 // follow) or Not found with a case — each reported as a location.status event.
-import { DomainError } from "./errors.ts";
+import { DomainError } from "../domain/errors.ts";
 import type { Bus } from "../bus/bus.ts";
 import type { MerchantIds, OnboardingReply, OnboardingRequest } from "../bus/messages.ts";
 import { TOPICS } from "../bus/topics.ts";

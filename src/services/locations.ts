@@ -2,7 +2,7 @@
 // sync status per scheme with the MIDs known for that scheme.
 import type { Ctx } from "./context.ts";
 import type { SeedLocation } from "./mid-insights-generator.ts";
-import { invalid, notFound } from "./errors.ts";
+import { invalid, notFound } from "../domain/errors.ts";
 import { SCHEMES, type Scheme } from "../domain/card-number.ts";
 import { countryByAlpha3 } from "../domain/countries.ts";
 import { initialNetworkStatus } from "../domain/location-status.ts";

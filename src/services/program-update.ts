@@ -1,7 +1,7 @@
 // Changing a program: its name and metadata, and with `status: syncing` the start of its live location sync
 // (the sync and the onboarding requests are location-sync.ts's), in one transaction.
 import type { Ctx } from "./context.ts";
-import { DomainError } from "./errors.ts";
+import { DomainError } from "../domain/errors.ts";
 import { getProgram, setProgramFields, type Program } from "./programs.ts";
 import { beginSync, trySendOnboardingRequests } from "./location-sync.ts";
 

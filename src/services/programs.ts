@@ -1,6 +1,6 @@
 // Programs: the container for cards, locations and hooks of one publisher in one environment.
 import type { Ctx } from "./context.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "../domain/errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { newId } from "./ids.ts";
 import type { Db } from "./db.ts";

@@ -1,7 +1,7 @@
 // Transactions as the API and the webhooks show them: the spec's Transaction with its offer result.
 import type { Ctx } from "./context.ts";
 import type { Db } from "./db.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "../domain/errors.ts";
 import { NO_CLEARINGS, type ClearingsSoFar, type OfferResult } from "../domain/qualification.ts";
 import type { Identifiers, NetworkTransaction, TransactionCard as CardRow, TransactionLocation as LocationOfCard } from "./network-transaction.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";

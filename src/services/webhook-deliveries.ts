@@ -3,7 +3,7 @@
 // health, which is the hooks service's to write).
 import type { Db } from "./db.ts";
 import type { Ctx } from "./context.ts";
-import { invalid, notFound } from "./errors.ts";
+import { invalid, notFound } from "../domain/errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getTransaction } from "./transactions.ts";
 import { HOOK_DISABLED, recordEndpointHealth, type EndpointPolicy, type EndpointTally } from "./hooks.ts";
