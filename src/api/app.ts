@@ -5,7 +5,7 @@ import type { Services } from "../app/services.ts";
 import { ApiError, fromDomainError, RETRY_AFTER_SECONDS, unavailable, type ErrorBody } from "./errors.ts";
 import { DomainError } from "../domain/errors.ts";
 import { router } from "./router.ts";
-import { SUPPORTED_VERSIONS, adminAuth, insightsAuth, keyAuth } from "./middleware/auth.ts";
+import { SUPPORTED_VERSIONS, adminAuth, inProcessApi, insightsAuth, keyAuth } from "./middleware/auth.ts";
 import { randomBase62 } from "../services/ids.ts";
 import { mountAdmin } from "./routes/admin/index.ts";
 import { mountV1 } from "./routes/index.ts";
@@ -215,7 +215,7 @@ export function createApp(services: Services, options: { adminToken: string }) {
 
   mountV1(app);
   mountAdmin(app);
-  mountDashboard(app, { adminToken: options.adminToken, fetch: (request, env) => app.fetch(request, env) });
+  mountDashboard(app, { adminToken: options.adminToken, api: inProcessApi(app, services.config.SERVICE_NAME) });
 
   // The methods each route path answers, for 405 and its Allow header on the others (HEAD with GET).
   // A path is matched by its most specific route paths (fewest parameters): /transactions/test is not
