@@ -5,71 +5,60 @@ import type { Config } from "../config/index.ts";
 import { DataDirLockedError } from "../app/data-dir-lock.ts";
 import { PortInUseError } from "../app/port.ts";
 import { CommandError, parse, UsageError, type Command } from "./args.ts";
-import { account } from "./commands/account.ts";
-import { api } from "./commands/api.ts";
-import { faults } from "./commands/faults.ts";
-import { keys } from "./commands/keys.ts";
-import { listen } from "./commands/listen.ts";
-import { midInsights } from "./commands/mid-insights.ts";
-import { migrate } from "./commands/migrate.ts";
-import { dispatcher, qualifier, workers } from "./commands/role.ts";
-import { run } from "./commands/run.ts";
-import { simulate } from "./commands/simulate.ts";
-import { simulator } from "./commands/simulator.ts";
-import { start } from "./commands/start.ts";
-import { traffic } from "./commands/traffic.ts";
-import { trigger } from "./commands/trigger.ts";
 
-/** Every command by name, in the order `help` lists them. */
-const COMMANDS: Record<string, Command> = {
-  start,
-  api,
-  qualifier,
-  dispatcher,
-  workers,
-  migrate,
-  listen,
-  trigger,
-  run,
-  keys,
-  account,
-  "mid-insights": midInsights,
-  simulate,
-  simulator,
-  faults,
-  traffic,
-} as Record<string, Command>;
+/** Every command by name, in the order `help` lists them; each module is loaded when its command runs. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  start: async () => (await import("./commands/start.ts")).start,
+  api: async () => (await import("./commands/api.ts")).api,
+  qualifier: async () => (await import("./commands/role.ts")).qualifier,
+  dispatcher: async () => (await import("./commands/role.ts")).dispatcher,
+  workers: async () => (await import("./commands/role.ts")).workers,
+  migrate: async () => (await import("./commands/migrate.ts")).migrate,
+  listen: async () => (await import("./commands/listen.ts")).listen,
+  trigger: async () => (await import("./commands/trigger.ts")).trigger,
+  run: async () => (await import("./commands/run.ts")).run,
+  keys: async () => (await import("./commands/keys.ts")).keys,
+  account: async () => (await import("./commands/account.ts")).account,
+  "mid-insights": async () => (await import("./commands/mid-insights.ts")).midInsights,
+  simulate: async () => (await import("./commands/simulate.ts")).simulate,
+  simulator: async () => (await import("./commands/simulator.ts")).simulator,
+  faults: async () => (await import("./commands/faults.ts")).faults,
+  traffic: async () => (await import("./commands/traffic.ts")).traffic,
+};
 
-const USAGE = `Usage: cardlink <command> [options]
+/** `cardlink help`: assembled from every command's own usage lines. */
+async function usage(): Promise<string> {
+  const commands = await Promise.all(Object.values(COMMANDS).map((load) => load()));
+  return `Usage: cardlink <command> [options]
 
 Commands:
   help [COMMAND]            this list, or one command's usage
-${Object.values(COMMANDS)
-  .map((c) => c.usage)
-  .join("")}
+${commands.map((c) => c.usage).join("")}
 The key defaults to the demo test key npm start keeps in DATA_DIR/credentials.json; the server (for every
 command that talks to one) to --url, else CARDLINK_URL, else the URL the running npm start wrote in
 DATA_DIR/cardlink.lock, else http://localhost:3000.
 `;
+}
 
 const HELP = new Set(["help", "--help", "-h"]);
 
-function help(topic: string | undefined): void {
-  if (topic === undefined) return void process.stdout.write(USAGE);
-  const c = Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
-  if (!c) throw new UsageError(`help: unknown command ${topic} (cardlink help lists the commands)`);
-  process.stdout.write(c.usage);
+async function help(topic: string | undefined): Promise<void> {
+  if (topic === undefined) return void process.stdout.write(await usage());
+  const load = Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
+  if (!load) throw new UsageError(`help: unknown command ${topic} (cardlink help lists the commands)`);
+  process.stdout.write((await load()).usage);
 }
 
 /** Runs one command line; answers the exit status. */
 async function dispatch([name, ...args]: string[]): Promise<number> {
   if (name === undefined) throw new UsageError("no command given (cardlink help lists the commands)");
   if (HELP.has(name)) {
-    help(args[0]);
+    await help(args[0]);
     return 0;
   }
-  const c = Object.hasOwn(COMMANDS, name) ? COMMANDS[name]! : undefined;
-  if (!c) throw new UsageError(`unknown command ${name} (cardlink help lists the commands)`);
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) throw new UsageError(`unknown command ${name} (cardlink help lists the commands)`);
+  const c = await load();
   const parsed = parse(name, c, args);
   const { loadConfig } = await import("../config/index.ts");
   const config: Config = loadConfig();
