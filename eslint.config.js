@@ -75,15 +75,14 @@ export default tseslint.config(
   },
   // Nothing reaches into a role: the qualifier is started through src/qualifier/index.ts, the simulators
   // through simulators/host. And nothing imports the command line (src/cli), the outermost transport, but
-  // its entry (src/main.ts) and src/flows, the engine of `cardlink run`, which reaches a server as the other
-  // commands do (connection.ts, own-hooks.ts); the simulators' commands are src/cli/commands, not theirs.
+  // its entry (src/main.ts); the simulators' commands are src/cli/commands, not theirs.
   {
     files: ["src/**"],
-    ignores: ["src/qualifier/**", "src/domain/**", "src/services/**", "src/cli/**", "src/main.ts", "src/flows/**"],
+    ignores: ["src/qualifier/**", "src/domain/**", "src/services/**", "src/cli/**", "src/main.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: [ROLE_INTERNALS, COMMAND_LINE] }] },
   },
   {
-    files: ["src/cli/**", "src/main.ts", "src/flows/**"],
+    files: ["src/cli/**", "src/main.ts"],
     rules: { "no-restricted-imports": ["error", { patterns: [ROLE_INTERNALS] }] },
   },
   {

@@ -45,6 +45,7 @@ describe("layer rules", () => {
     ["src/api/routes/example.ts", 'import { UsageError } from "../../cli/args.ts";\nexport const u = UsageError;\n'],
     ["src/app/example.ts", 'import type { Command } from "../cli/args.ts";\nexport type C = Command;\n'],
     ["src/qualifier/example.ts", 'import { connect } from "../cli/connection.ts";\nexport const c = connect;\n'],
+    ["src/webhooks/example.ts", 'import { registerOwnHooks } from "../cli/own-hooks.ts";\nexport const r = registerOwnHooks;\n'],
     ["src/services/example.ts", 'import { serverUrl } from "../cli/connection.ts";\nexport const s = serverUrl;\n'],
     ["simulators/host/example.ts", 'import { serverUrl } from "../../src/cli/connection.ts";\nexport const s = serverUrl;\n'],
     ["simulators/engine/example.ts", 'import { UsageError } from "../../src/cli/args.ts";\nexport const u = UsageError;\n'],
@@ -69,7 +70,7 @@ describe("layer rules", () => {
     ["src/main.ts", 'import { runCli } from "./cli/index.ts";\nexport const r = runCli;\n'],
     ["src/cli/commands/example.ts", 'import { openSystem } from "../../app/system.ts";\nexport const o = openSystem;\n'],
     ["src/cli/commands/example.ts", 'import { startSimulators } from "../../../simulators/host/hub.ts";\nexport const s = startSimulators;\n'],
-    ["src/flows/example.ts", 'import { answer } from "../cli/connection.ts";\nexport const a = answer;\n'],
+    ["src/cli/flows/example.ts", 'import { answer } from "../connection.ts";\nexport const a = answer;\n'],
   ])("%s may %s", async (path, source) => {
     expect(await restricted(path, source)).toEqual([]);
   }, 60_000);

@@ -1,9 +1,9 @@
-// `cardlink run FILE…`: runs flow files (src/flows) against a running Cardlink and prints a line per flow
+// `cardlink run FILE…`: runs flow files (src/cli/flows) against a running Cardlink and prints a line per flow
 // and, for a failure, the step, the expectation and what arrived; `--schema` prints the flow JSON Schema;
 // `--junit FILE` writes a JUnit report. The exit status is 0 when every expectation held.
 import { writeFileSync } from "node:fs";
 import { knownAdminToken, readCredentials } from "../../config/credentials.ts";
-import type { FlowResult } from "../../flows/run.ts";
+import type { FlowResult } from "../flows/run.ts";
 import { command, print, UsageError, wholeNumber } from "../args.ts";
 
 function report(r: FlowResult): string[] {
@@ -30,7 +30,7 @@ export const run = command({
   positionals: true,
   async run({ values, positionals }, config) {
     if (values.schema) {
-      const { flowJsonSchema } = await import("../../flows/schema.ts");
+      const { flowJsonSchema } = await import("../flows/schema.ts");
       return print([JSON.stringify(flowJsonSchema(), null, 2)]);
     }
     if (positionals.length === 0) throw new UsageError("run: name one or more flow files (YAML), e.g. cardlink run flows/*.yaml");
@@ -40,9 +40,9 @@ export const run = command({
       if (key !== undefined && !key.startsWith(prefix)) throw new UsageError(`--${option}: must be a ${prefix}… secret key`);
     }
     const [{ FlowFileError, parseFlow }, { runFlows }, { junitReport }, { serverUrl }] = await Promise.all([
-      import("../../flows/parse.ts"),
-      import("../../flows/run.ts"),
-      import("../../flows/junit.ts"),
+      import("../flows/parse.ts"),
+      import("../flows/run.ts"),
+      import("../flows/junit.ts"),
       import("../connection.ts"),
     ]);
 
