@@ -1,6 +1,6 @@
 // `cardlink faults get|set|clear`: a simulated network's faults, through the running service's /admin API.
 import { command, print, UsageError } from "../args.ts";
-import { schemeOption } from "./scheme-option.ts";
+import { schemeOption } from "../scheme-option.ts";
 
 const FAULT_FLAGS = {
   "latency-ms": "latencyMs",

@@ -1,7 +1,7 @@
 // `cardlink simulate`: writes a scheme simulator's dry run (simulators/host/dry-run.ts) to --out.
 import { writeFileSync } from "node:fs";
 import { command, print, UsageError, wholeNumber } from "../args.ts";
-import { schemeOption } from "./scheme-option.ts";
+import { schemeOption } from "../scheme-option.ts";
 
 const text = { type: "string" } as const;
 

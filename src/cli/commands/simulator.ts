@@ -1,7 +1,7 @@
 // `cardlink simulator --scheme X`: one scheme's simulator as a process of its own on Kafka, with a store of
 // its own (src/app/simulator.ts wires it).
 import { command, UsageError } from "../args.ts";
-import { schemeOption } from "./scheme-option.ts";
+import { schemeOption } from "../scheme-option.ts";
 
 export const simulator = command({
   usage: `  simulator --scheme visa|mastercard|amex

@@ -1,5 +1,6 @@
 // `cardlink start`: the API and every background role in one process (the embedded defaults), the demo
-// account made on the first start, and the banner with what to try (src/cli/banner.ts).
+// account made on the first start, and the banner with what to try (src/cli/banner.ts: apart, so that
+// `help`, which loads every command for its usage, does not load the config's schema with it).
 import type { Config } from "../../config/index.ts";
 import { readCredentials, resolveAdminToken, writeCredentials } from "../../config/credentials.ts";
 import type { Services } from "../../app/services.ts";
