@@ -86,10 +86,11 @@ export async function runSimulator(config: Config, scheme: Scheme): Promise<void
   shutdown.add("clock sync", stopClockSync);
   const running = await startSimulators({ db, bus, clock, log, seed: config.SIMULATOR_SEED }, [scheme]);
   shutdown.add("roles", () => running.stop());
-  log.info({ scheme, store: store.describe }, "simulator running");
   if (config.HEALTH_PORT) {
     const server = await serveHealth(health, config.HEALTH_PORT, "simulator", metrics, config.HOST);
     shutdown.add("health port", () => server.close());
   }
+  // Said once everything answers, its health port included.
+  log.info({ scheme, store: store.describe }, "simulator running");
   drainOnSignal(shutdown, { log, timeoutSeconds: config.DRAIN_TIMEOUT_SECONDS });
 }
