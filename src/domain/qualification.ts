@@ -171,16 +171,17 @@ export function decision(
   const awards: ({ cashback: number; performanceFee: number } | null)[] = [];
   let newest = 0;
   let best = -1;
-  candidates.forEach((offer, i) => {
+  for (let i = 0; i < candidates.length; i++) {
+    const offer = candidates[i]!;
     if (isNewer(offer, candidates[newest]!)) newest = i;
     const reason = rejection(offer, tx, activationOf(offer.id));
     reasons.push(reason);
     const a = reason === null ? award(offer, tx) : null;
     awards.push(a);
-    if (!a) return;
+    if (!a) continue;
     const top = best < 0 ? null : awards[best]!;
     if (!top || a.cashback > top.cashback || (a.cashback === top.cashback && isNewer(offer, candidates[best]!))) best = i;
-  });
+  }
   const considered = consideredOffers(candidates, reasons, awards, best, tx.currency);
   if (best < 0) return { result: notQualified(candidates[newest]!.id, reasons[newest]!), considered };
   const winner = candidates[best]!;

@@ -287,12 +287,6 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
       plan.claimItems.push(item);
     }
   };
-  const recorded = (item: Item, transactionId: string): Verdict => {
-    plan.transactionOf.set(item, transactionId);
-    plan.marks.push({ scheme: item.tx.scheme, messageId: item.tx.messageId, transactionId, stage: item.tx.stage });
-    keepMessage(item, transactionId);
-    return OK;
-  };
   /**
    * The scheme's message a stage of the row was made from, as received: the first of each stage. A row the
    * batch inserts carries it; a recorded row gets it in its stage update, which keeps a stored one.
@@ -304,9 +298,15 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
       inserted.native_messages = { [stage]: item.raw.value, ...inserted.native_messages };
       return;
     }
-    const added = plan.messages.get(transactionId) ?? {};
+    const added: NativeMessages = plan.messages.get(transactionId) ?? {};
     added[stage] ??= item.raw.value;
     plan.messages.set(transactionId, added);
+  };
+  const recorded = (item: Item, transactionId: string): Verdict => {
+    plan.transactionOf.set(item, transactionId);
+    plan.marks.push({ scheme: item.tx.scheme, messageId: item.tx.messageId, transactionId, stage: item.tx.stage });
+    keepMessage(item, transactionId);
+    return OK;
   };
   const touchMid = (tx: NetworkTransaction, programId: string, transactionId: string, zone: string) => {
     if (tx.stage !== "auth" && tx.stage !== "clearing") return;

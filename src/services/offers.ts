@@ -519,13 +519,3 @@ export async function qualifiableOfferRows(db: Db, now: Date): Promise<(OfferRow
     [now],
   );
 }
-
-/** The names of the caller's offers among `ids` (in the caller's environment), by id; a deleted or another account's offer is absent. */
-export async function offerNames(ctx: Pick<Ctx, "db" | "accountId" | "live">, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await ctx.db.query<{ id: string; name: string }>(
-    "select id, name from offers where id = any($1::uuid[]) and account_id = $2 and live = $3",
-    [ids, ctx.accountId, ctx.live],
-  );
-  return new Map(rows.map((r) => [r.id, r.name]));
-}

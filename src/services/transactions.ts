@@ -8,7 +8,6 @@ import type { Identifiers, NetworkTransaction, Stage, TransactionCard as CardRow
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 import { placeOfLocation } from "./locations.ts";
-import { offerNames } from "./offers.ts";
 
 export interface TransactionCard {
   id: string;
@@ -210,6 +209,17 @@ export interface TransactionQualification {
 }
 
 const STAGE_ORDER: Stage[] = ["auth", "clearing", "void", "refund"];
+
+/** The names of the caller's offers among `ids`, by id (a read of the offers table; a deleted offer is absent). */
+async function offerNames(ctx: Ctx, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db.query<{ id: string; name: string }>("select id, name from offers where id = any($1::uuid[]) and account_id = $2 and live = $3", [
+    ids,
+    ctx.accountId,
+    ctx.live,
+  ]);
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
 
 /** The caller's transaction's qualification: what its decision weighed and the native message of each stage. */
 export async function getTransactionQualification(ctx: Ctx, id: string): Promise<TransactionQualification> {
