@@ -16,6 +16,7 @@ import type { Location } from "../../services/locations.ts";
 import type { ConsideredOfferView, Transaction, TransactionQualification } from "../../services/transactions.ts";
 import type { Delivery } from "../../services/webhook-deliveries.ts";
 import type { Offer } from "../../services/offers.ts";
+import { CONSIDERED_LIMIT } from "../../domain/qualification.ts";
 
 const stageOf = (t: Transaction) => (t.type === "refund" ? "refund" : t.cleared ? "clearing" : "auth");
 
@@ -63,7 +64,7 @@ const ConsideredRow = ({ o, currency }: { o: ConsideredOfferView; currency: stri
         <Badge text={label} tone={tone} />
       </td>
       <td>{o.cashback !== null ? `cashback ${money(o.cashback, currency)}, fee ${money(o.performanceFee ?? 0, currency)}` : "—"}</td>
-      <td>{o.reason ?? (o.outcome === "won" ? "Paid the most: the transaction is decided on this offer." : "—")}</td>
+      <td>{o.reason ?? "—"}</td>
     </tr>
   );
 };
@@ -102,7 +103,11 @@ function OffersConsidered({ t, q }: { t: Transaction; q: TransactionQualificatio
           ))}
         </Table>
       )}
-      {q.moreConsidered > 0 && <p class="hint">And {q.moreConsidered} more offers, not listed (the record keeps the first 20).</p>}
+      {q.moreConsidered > 0 && (
+        <p class="hint">
+          And {q.moreConsidered} more offers that paid less or were rejected, not listed (the record keeps {CONSIDERED_LIMIT}).
+        </p>
+      )}
     </section>
   );
 }
