@@ -2,7 +2,9 @@
 import type { Ctx } from "./context.ts";
 import type { Db } from "./db.ts";
 import { notFound } from "./errors.ts";
+import { z } from "zod";
 import type { Scheme } from "../domain/scheme.ts";
+import { amexTransactionSchema, mastercardTransactionSchema, visaTransactionSchema } from "../bus/validators.generated.ts";
 import { NO_CLEARINGS, type ClearingsSoFar, type ConsideredOffer, type OfferResult, type OffersConsidered } from "../domain/qualification.ts";
 import type { Identifiers, NetworkTransaction, Stage, TransactionCard as CardRow, TransactionLocation as LocationOfCard } from "./network-transaction.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
@@ -210,6 +212,29 @@ export interface TransactionQualification {
 
 const STAGE_ORDER: Stage[] = ["auth", "clearing", "void", "refund"];
 
+const MESSAGE_SCHEMAS: Record<Scheme, z.ZodType> = { visa: visaTransactionSchema, mastercard: mastercardTransactionSchema, amex: amexTransactionSchema };
+
+/** The fields of an object schema (through nullable and optional), or null. */
+function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | null {
+  if (schema instanceof z.ZodObject) return schema.shape as Record<string, z.ZodType>;
+  if (schema instanceof z.ZodNullable || schema instanceof z.ZodOptional) return shapeOf(schema.unwrap() as z.ZodType);
+  return null;
+}
+
+/**
+ * jsonb keeps keys in its own order; a native message is shown in its scheme's field order (the Avro
+ * schema's, as the network lays it out), nested objects too, any field the schema does not know after.
+ */
+function inSchemaOrder(value: unknown, schema: z.ZodType): unknown {
+  const shape = shapeOf(schema);
+  if (!shape || value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const record = value as Record<string, unknown>;
+  const ordered: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(shape)) if (key in record) ordered[key] = inSchemaOrder(record[key], field);
+  for (const key of Object.keys(record)) if (!(key in ordered)) ordered[key] = record[key];
+  return ordered;
+}
+
 /** The names of the caller's offers among `ids`, by id (a read of the offers table; a deleted offer is absent). */
 async function offerNames(ctx: Ctx, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
@@ -249,7 +274,7 @@ export async function getTransactionQualification(ctx: Ctx, id: string): Promise
       if (value === null || typeof value !== "object") return [];
       const record = value as Record<string, unknown>;
       const kind = typeof record.messageType === "string" ? record.messageType : null;
-      return [{ stage, scheme: row.scheme as Scheme, kind, value: record }];
+      return [{ stage, scheme: row.scheme as Scheme, kind, value: inSchemaOrder(record, MESSAGE_SCHEMAS[row.scheme as Scheme]) as Record<string, unknown> }];
     }),
   };
 }

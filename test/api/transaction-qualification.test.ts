@@ -64,6 +64,9 @@ it("lists the winner, the offer that paid less and the rejected one, and keeps e
     merchant: { vmid: expect.any(String), vsid: expect.any(String), caid: expect.any(String), acquirerBin: expect.any(String) },
   });
   expect(auth!.value.transactionId).toMatch(/^\d{15}$/);
+  // In the scheme's own field order (the message's schema), not the store's.
+  expect(Object.keys(auth!.value).slice(0, 3)).toEqual(["messageId", "messageType", "transactionId"]);
+  expect(Object.keys(auth!.value.merchant as object).slice(0, 3)).toEqual(["vmid", "vsid", "caid"]);
 
   // The public record and its webhooks stay as they were: no offers considered, no native message.
   const record = await expectStatus<Record<string, unknown>>(await w.client.get(`/v1/transactions/${tx.id}`), 200);
