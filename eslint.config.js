@@ -2,6 +2,15 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+const ROLE_INTERNALS = {
+  group: ["**/qualifier/*", "!**/qualifier/index.ts", "**/simulators/*", "!**/simulators/host"],
+  message: "Use a role's entry (src/qualifier/index.ts, simulators/host/*), not its internals.",
+};
+const COMMAND_LINE = {
+  group: ["**/cli/*"],
+  message: "Nothing imports the command line (src/cli) but its entry, src/main.ts: put what a command shares with another module below it.",
+};
+
 export default tseslint.config(
   { ignores: ["node_modules/", ".data/", ".stack/", "load/**/*.js", "coverage/", "dist/", "clients/typescript/dist/"] },
   js.configs.recommended,
@@ -38,7 +47,7 @@ export default tseslint.config(
       "no-restricted-imports": ["error", {
         patterns: [{
           group: ["../api/**", "../dashboard/**", "../cli/**", "../main.ts", "../app/**", "../qualifier/*", "../../simulators/*", "!../../simulators/host"],
-          message: "Services sit below the transports and the roles: refuse with src/services/errors.ts, take a Ctx from src/services/context.ts, reach the simulators through simulators/host.",
+          message: "Services sit below the transports and the roles: refuse with src/domain/errors.ts, take a Ctx from src/services/context.ts, reach the simulators through simulators/host.",
         }],
       }],
     },
@@ -65,25 +74,27 @@ export default tseslint.config(
     },
   },
   // Nothing reaches into a role: the qualifier is started through src/qualifier/index.ts, the simulators
-  // through simulators/host.
+  // through simulators/host. And nothing imports the command line (src/cli), the outermost transport, but
+  // its entry (src/main.ts); the simulators' commands are src/cli/commands, not theirs.
   {
     files: ["src/**"],
-    ignores: ["src/qualifier/**", "src/domain/**", "src/services/**"],
-    rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [{
-          group: ["**/qualifier/*", "!**/qualifier/index.ts", "**/simulators/*", "!**/simulators/host"],
-          message: "Use a role's entry (src/qualifier/index.ts, simulators/host/*), not its internals.",
-        }],
-      }],
-    },
+    ignores: ["src/qualifier/**", "src/domain/**", "src/services/**", "src/cli/**", "src/main.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [ROLE_INTERNALS, COMMAND_LINE] }] },
+  },
+  {
+    files: ["src/cli/**", "src/main.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [ROLE_INTERNALS] }] },
+  },
+  {
+    files: ["src/qualifier/**", "simulators/host/**"],
+    rules: { "no-restricted-imports": ["error", { patterns: [COMMAND_LINE] }] },
   },
   // The composition root (src/app) is the one place that opens the database, the bus and the clock and
-  // starts the roles; the entry points (src/main.ts, the tests, the benchmarks) call it. Below it, code
-  // takes the Services it built (as a type) and never builds its own.
+  // starts the roles; the entry points (src/main.ts and the commands of src/cli, the tests, the benchmarks)
+  // call it. Below it, code takes the Services it built (as a type) and never builds its own.
   {
     files: ["src/**", "simulators/host/**"],
-    ignores: ["src/app/**", "src/main.ts"],
+    ignores: ["src/app/**", "src/main.ts", "src/cli/**"],
     rules: {
       "@typescript-eslint/no-restricted-imports": ["error", {
         patterns: [

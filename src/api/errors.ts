@@ -1,6 +1,6 @@
 // The one error contract: a code from one list, its HTTP status, and the JSON body every failure has.
-// Services refuse with domain errors (src/services/errors.ts); this module maps them to HTTP.
-import type { DomainError, DomainErrorKind } from "../services/errors.ts";
+// Services refuse with domain errors (src/domain/errors.ts); this module maps them to HTTP.
+import type { DomainError, DomainErrorKind } from "../domain/errors.ts";
 export const errorStatus = {
   invalid_request: 400,
   unauthorized: 401,
@@ -68,7 +68,7 @@ export const unavailable = () =>
   });
 
 // Routes refuse input with the services' own helpers, so a rule's message is written once.
-export { invalid, notFound } from "../services/errors.ts";
+export { invalid, notFound } from "../domain/errors.ts";
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; requestId: string };

@@ -1,10 +1,9 @@
-// The simulated networks' stores, and `simulator --scheme X`: one network as a process of its own on Kafka,
+// The simulated networks' stores, and the process of `simulator --scheme X`: one network on Kafka,
 // with a store of its own (it never opens DATABASE_URL). It knows the service only over the bus: its settings
 // and the service clock's advance arrive on simulator.settings and are kept in its store, which its clock
 // follows. Its parts stop through the one shutdown path, in the reverse order they started.
 import type { Config } from "../config/index.ts";
 import { secureDataDir, tightenDataDir } from "./data-dir.ts";
-import type { Usage } from "../cli/connection.ts";
 import { configuredClock } from "../clock/index.ts";
 import { shareClock } from "../clock/shared.ts";
 import { openBus } from "../bus/index.ts";
@@ -13,7 +12,6 @@ import { serveHealth } from "../health/server.ts";
 import { createLogger } from "../log.ts";
 import { createMetrics } from "../metrics/index.ts";
 import { openPglite, openPostgres, type Db } from "../services/db.ts";
-import { simulatorScheme } from "../../simulators/host/cli.ts";
 import { startSimulators } from "../../simulators/host/hub.ts";
 import { announcedClock, migrateSimulatorStore, simulatorDataDir } from "../../simulators/host/store.ts";
 import type { Scheme } from "../domain/scheme.ts";
@@ -62,8 +60,8 @@ export async function inProcessSimulatorStore(config: Config, serviceDb: Db): Pr
   return { db, close: async () => own?.close() };
 }
 
-export async function simulatorCommand(args: string[], config: Config, usage: Usage): Promise<void> {
-  const scheme = simulatorScheme(args, config, usage);
+/** Runs `scheme`'s simulator on its own store and the bus until a signal drains it. */
+export async function runSimulator(config: Config, scheme: Scheme): Promise<void> {
   const shutdown = createShutdown();
   const store = await openSimulatorStore(config, scheme, `simulator --scheme ${scheme}`);
   const { db, lock } = store;

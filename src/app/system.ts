@@ -54,6 +54,16 @@ export async function openSystem(config: Config, { command, bus }: { command: st
   return systemOf(opened.services, opened.migrations, shutdown, lock);
 }
 
+/** Runs `task` on a system of its own (no bus), closed afterwards whether the task succeeded or not. */
+export async function withSystem<T>(config: Config, command: string, task: (system: System) => Promise<T>): Promise<T> {
+  const system = await openSystem(config, { command, bus: false });
+  try {
+    return await task(system);
+  } finally {
+    await system.close();
+  }
+}
+
 /** A system on a database, clock and bus the caller opened (the test harness, benchmarks); close closes them. */
 export function assembleSystem(parts: Parameters<typeof assembleServices>[0]): System {
   const shutdown = createShutdown();

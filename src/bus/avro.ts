@@ -2,9 +2,8 @@
 // same way on both implementations (Kafka additionally encodes with them through the registry).
 import { readFileSync } from "node:fs";
 import avro from "avsc";
-import { BusValidationError } from "./bus.ts";
+import { BusValidationError, type AvroSchema } from "./bus.ts";
 
-export type AvroSchema = Record<string, unknown>;
 
 const dir = new URL("./schemas/", import.meta.url);
 

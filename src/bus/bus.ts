@@ -1,7 +1,9 @@
 // The bus interface both implementations keep: keyed topics with partitions, consumer groups with
 // committed offsets, at-least-once delivery, values checked against the topic's Avro schema.
-import type { AvroSchema } from "./avro.ts";
 import { groupCommit } from "../platform/group-commit.ts";
+
+/** An Avro schema as JSON (`src/bus/schemas/*.avsc`). */
+export type AvroSchema = Record<string, unknown>;
 
 export interface TopicSpec {
   name: string;
@@ -161,5 +163,3 @@ export class BusValidationError extends BusError {
   override name = "BusValidationError";
 }
 
-/** How long a failing handler waits before the same message is delivered again. */
-export const retryDelayMs = (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 10), 5_000);

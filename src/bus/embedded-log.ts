@@ -5,9 +5,9 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { abortableSleep } from "./abortable-sleep.ts";
-import { normalize, type AvroSchema } from "./avro.ts";
-import { BusError, DEFAULT_MAX_BATCH, retryDelayMs, batchHandlerOf, type BatchHandler, type Bus, type BusMessage, type ConsumerObserver, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
+import { handOver } from "./hand-over.ts";
+import { normalize } from "./avro.ts";
+import { BusError, DEFAULT_MAX_BATCH, batchHandlerOf, type BatchHandler, type Bus, type BusMessage, type ConsumerObserver, type Published, type SubscribeOptions, type Subscription, type TopicSpec, type AvroSchema } from "./bus.ts";
 import { partitionFor } from "./partitioner.ts";
 
 export interface EmbeddedLogOptions {
@@ -387,29 +387,21 @@ export function createEmbeddedLog(options: EmbeddedLogOptions = {}): Bus {
           batch.push({ topic, partition: partition.index, offset: o, key: stored.k, value: stored.v, ...(stored.t !== undefined ? { timestamp: stored.t } : {}) });
         }
         const receivedMs = performance.now();
-        const received = observer ? batch.slice() : batch;
-        // One offset commit per batch; on failure, what the handler marked handled is committed and
-        // the rest is delivered again after a backoff.
-        for (let attempt = 0; batch.length > 0; attempt++) {
-          let through = -1;
-          try {
-            await member.handler(batch, (m) => (through = Math.max(through, m.offset)));
-            offset = batch[batch.length - 1]!.offset + 1;
+        // One offset commit per batch (hand-over.ts: what a failed call marked handled is committed first).
+        const handed = await handOver(batch, {
+          handler: member.handler,
+          commitThrough: (through) => {
+            offset = through + 1;
             commit(groupId, topic, partition, offset);
-            observer?.committed({ groupId, topic, partition: partition.index, messages: received, handledMs: performance.now() - receivedMs, lag: partition.high - offset });
-            break;
-          } catch (err) {
-            if (through >= 0) {
-              offset = through + 1;
-              commit(groupId, topic, partition, offset);
-              batch.splice(0, through - batch[0]!.offset + 1);
-            }
-            log?.warn({ err, groupId, topic, partition: partition.index, offset, attempt }, "handler failed; the batch will be delivered again");
-            if (abort.signal.aborted) return;
-            await abortableSleep(retryDelayMs(attempt), abort.signal);
-            if (abort.signal.aborted) return;
-          }
-        }
+          },
+          signal: abort.signal,
+          onFailure: (err, from, attempt) =>
+            log?.warn({ err, groupId, topic, partition: partition.index, offset: from, attempt }, "handler failed; the batch will be delivered again"),
+        });
+        if (!handed.taken) return;
+        offset = batch[batch.length - 1]!.offset + 1;
+        commit(groupId, topic, partition, offset);
+        observer?.committed({ groupId, topic, partition: partition.index, messages: batch, handledMs: performance.now() - receivedMs, lag: partition.high - offset });
       }
     })();
     return { abort, done };

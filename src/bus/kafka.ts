@@ -5,9 +5,10 @@
 import { Kafka, Partitioners, logLevel, type Consumer, type ConsumerConfig, type EachBatchPayload, type LogEntry, type Message } from "kafkajs";
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from "@kafkajs/confluent-schema-registry";
 import type { Logger } from "pino";
-import { abortableSleep } from "./abortable-sleep.ts";
-import { normalize, type AvroSchema } from "./avro.ts";
-import { BusError, DEFAULT_MAX_BATCH, batchHandlerOf, retryDelayMs, type Bus, type BusMessage, type ConsumerObserver, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
+import { handOver } from "./hand-over.ts";
+import { normalize } from "./avro.ts";
+import type { AvroSchema } from "./bus.ts";
+import { BusError, DEFAULT_MAX_BATCH, batchHandlerOf, type Bus, type BusMessage, type ConsumerObserver, type Published, type SubscribeOptions, type Subscription, type TopicSpec } from "./bus.ts";
 import { partitionFor } from "./partitioner.ts";
 import { deadLetter, deadLetterTopic } from "./dead-letter.ts";
 
@@ -301,24 +302,14 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
         const lastOffset = Number(raws[raws.length - 1]!.offset);
         const receivedMs = performance.now();
         const received = (await Promise.all(raws.map((raw) => decoded(topic, partition, raw)))).filter((m): m is BusMessage => m !== null);
-        let messages = received;
-        for (let attempt = 0; messages.length > 0; attempt++) {
-          let through = -1;
-          try {
-            await handler(messages, (m) => (through = Math.max(through, m.offset)));
-            break;
-          } catch (err) {
-            if (through >= 0) {
-              await commit(through);
-              messages = messages.filter((m) => m.offset > through);
-            }
-            if (stopping.signal.aborted) throw err; // left uncommitted for the next member
-            log?.warn({ err, groupId, topic, partition, offset: messages[0]?.offset, attempt }, "handler failed; the batch will be delivered again");
-            await abortableSleep(retryDelayMs(attempt), stopping.signal);
-            if (stopping.signal.aborted) throw err;
-            await heartbeat();
-          }
-        }
+        const handed = await handOver(received, {
+          handler,
+          commitThrough: commit,
+          signal: stopping.signal,
+          onFailure: (err, offset, attempt) => log?.warn({ err, groupId, topic, partition, offset, attempt }, "handler failed; the batch will be delivered again"),
+          beforeRetry: heartbeat,
+        });
+        if (!handed.taken) throw handed.error; // stopped: the rest is left uncommitted for the next member
         await commit(lastOffset);
         options.observer?.committed({ groupId, topic, partition, messages: received, handledMs: performance.now() - receivedMs, lag: Math.max(0, Number(batch.highWatermark) - lastOffset - 1) });
         await heartbeat();

@@ -11,7 +11,7 @@
 // - `doc` becomes the declaration's comment.
 // Each validator `satisfies` the declaration of its name, so the compiler holds the two together.
 import { readdirSync, readFileSync } from "node:fs";
-import type { AvroSchema } from "./avro.ts";
+import type { AvroSchema } from "./bus.ts";
 
 type AvroType = string | AvroSchema | AvroType[];
 

@@ -6,7 +6,8 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type avro from "avsc";
-import { avroType, type AvroSchema } from "./avro.ts";
+import { avroType } from "./avro.ts";
+import type { AvroSchema } from "./bus.ts";
 import { BusError } from "./bus.ts";
 import type { ValueCodec } from "./kafka.ts";
 

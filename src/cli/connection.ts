@@ -1,25 +1,20 @@
-// How `trigger`, `listen`, `run`, `keys`, `faults` and `traffic` reach a running Cardlink: the URL from --url, CARDLINK_URL,
+// How the commands that talk to a running Cardlink (`trigger`, `listen`, `run`, `keys`, `faults`, `traffic`) reach it: the URL from --url, CARDLINK_URL,
 // the server holding DATA_DIR (the URL it records in its lock) or http://localhost:3000; the key from --key or the demo test key `npm start` keeps in credentials.json;
 // the admin token from ADMIN_TOKEN or credentials.json. They speak the typed client of clients/typescript.
-import { createCardlinkClient, type CardlinkClient } from "../../clients/typescript/src/index.ts";
+import { resolve as resolvePath } from "node:path";
+import { createAdminClient, createCardlinkClient, type CardlinkClient } from "../../clients/typescript/src/index.ts";
 import type { Config } from "../config/index.ts";
 import { knownAdminToken, readCredentials } from "../config/credentials.ts";
 import { lockHolder } from "../config/data-dir-holder.ts";
-
-export type Usage = (message: string) => Error;
-
-/** A failure to print as it is, without the usage text (exit 1). */
-export class CommandError extends Error {}
-
-/** A bad option value: one line naming the option, without the usage text (exit 64). */
-export class OptionError extends Error {}
+import { DataDirLockedError, usesDataDir } from "../app/data-dir-lock.ts";
+import { CommandError, UsageError } from "./args.ts";
 
 export const DEFAULT_URL = "http://localhost:3000";
 
 /** --url, else CARDLINK_URL, else the URL the server running on DATA_DIR serves, else DEFAULT_URL. */
-export function serverUrl(given: string | undefined, env: Record<string, string | undefined>, usage: Usage, dataDir?: string): string {
+export function serverUrl(given: string | undefined, env: Record<string, string | undefined>, dataDir?: string): string {
   const url = given ?? (env.CARDLINK_URL || undefined) ?? (dataDir === undefined ? undefined : lockHolder(dataDir)?.url) ?? DEFAULT_URL;
-  if (!/^https?:\/\/[^/]+/.test(url)) throw usage(`--url: must be an http(s) URL such as ${DEFAULT_URL}`);
+  if (!/^https?:\/\/[^/]+/.test(url)) throw new UsageError(`--url: must be an http(s) URL such as ${DEFAULT_URL}`);
   return url.replace(/\/+$/, "");
 }
 
@@ -30,24 +25,45 @@ export interface Connection {
   client: CardlinkClient;
 }
 
-export function connect(config: Config, given: { url?: string | undefined; key?: string | undefined }, usage: Usage): Connection {
-  const url = serverUrl(given.url, process.env, usage, config.DATA_DIR);
+export function connect(config: Config, given: { url?: string | undefined; key?: string | undefined }): Connection {
+  const url = serverUrl(given.url, process.env, config.DATA_DIR);
   const key = given.key ?? readCredentials(config).demo?.test;
   if (!key) {
-    throw usage(`--key: give a secret key, or run \`npm start\` once: it keeps a demo test key in ${config.DATA_DIR}/credentials.json`);
+    throw new UsageError(`--key: give a secret key, or run \`npm start\` once: it keeps a demo test key in ${config.DATA_DIR}/credentials.json`);
   }
-  if (!/^sk_(test|live)_/.test(key)) throw usage("--key: must be a secret key, sk_test_… or sk_live_…");
+  if (!/^sk_(test|live)_/.test(key)) throw new UsageError("--key: must be a secret key, sk_test_… or sk_live_…");
   return { url, key, live: key.startsWith("sk_live_"), client: createCardlinkClient({ baseUrl: url, key, serviceName: config.SERVICE_NAME }) };
 }
 
 /** The admin token for /admin calls: ADMIN_TOKEN, or the one `npm start` generated and kept. */
-export function adminToken(config: Config, usage: Usage): string {
+function adminToken(config: Config): string {
   const token = knownAdminToken(config);
-  if (!token) throw usage(`set ADMIN_TOKEN, or run \`npm start\` once: it keeps the generated token in ${config.DATA_DIR}/credentials.json`);
+  if (!token) throw new UsageError(`set ADMIN_TOKEN, or run \`npm start\` once: it keeps the generated token in ${config.DATA_DIR}/credentials.json`);
   return token;
 }
 
-/** The answer's data, or a CommandError with the API's message (or why the server could not be reached). */
+/** The typed client of the /admin API at the server `connect` would find, with the operator's token. */
+export function connectAdmin(config: Config, given: { url?: string | undefined }) {
+  const url = serverUrl(given.url, process.env, config.DATA_DIR);
+  return { url, admin: createAdminClient({ baseUrl: url, adminToken: adminToken(config) }) };
+}
+
+/**
+ * The server a data-changing task (`account create`, `mid-insights seed`) goes through: the one holding
+ * DATA_DIR, whose embedded database no other process may open; undefined when none does (the task opens
+ * the database itself).
+ */
+export function dataDirServer(config: Config) {
+  if (!usesDataDir(config, { bus: false })) return undefined;
+  const holder = lockHolder(config.DATA_DIR);
+  if (!holder) return undefined;
+  if (!holder.url) throw new DataDirLockedError(resolvePath(config.DATA_DIR), holder);
+  const token = knownAdminToken(config);
+  if (!token) throw new UsageError(`ADMIN_TOKEN: set it to the admin token of the server at ${holder.url} (it holds ${config.DATA_DIR})`);
+  return { url: holder.url, admin: createAdminClient({ baseUrl: holder.url, adminToken: token }) };
+}
+
+/** The answer's data (undefined for 204), or a CommandError with the API's message (or why the server could not be reached). */
 export async function answer<T>(url: string, call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   let result: { data?: T; error?: unknown; response: Response };
   try {
@@ -56,7 +72,7 @@ export async function answer<T>(url: string, call: Promise<{ data?: T; error?: u
     const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
     throw new CommandError(`cannot reach Cardlink at ${url} (${reason}); is \`npm start\` running? (--url or CARDLINK_URL to point elsewhere)`);
   }
-  if (result.data !== undefined && result.response.ok) return result.data;
+  if (result.response.ok) return result.data as T;
   const body = result.error as { error?: { code?: string; message?: string } } | undefined;
   throw new CommandError(`${result.response.status} ${body?.error?.code ?? ""}: ${body?.error?.message ?? result.response.statusText}`);
 }

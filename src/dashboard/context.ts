@@ -1,15 +1,19 @@
 // What dashboard handlers reach: the API's services, the session, and the in-process API call that
 // every read and action goes through, so each validation rule and error message is the API's own.
 import type { Context } from "hono";
-import type { AppEnv } from "../api/context.ts";
-import { INTERNAL_CALLER, SUPPORTED_VERSIONS, type InternalEnv } from "../api/middleware/auth.ts";
+import type { AppEnv, Caller } from "../api/context.ts";
 import type { Flash, Session } from "./session.ts";
+
+/**
+ * The API as the dashboard reaches it: its routes run in this process, without HTTP, for the caller a
+ * session names (null: the operator, whose request carries the admin token), at the API's current version.
+ */
+export type ApiPort = (request: Request, caller: Caller | null) => Promise<Response>;
 
 export interface DashboardDeps {
   adminToken: string;
   secret: string;
-  /** The API app's fetch: the dashboard's calls run its routes in this process, without HTTP. */
-  fetch: (request: Request, env: InternalEnv) => Response | Promise<Response>;
+  api: ApiPort;
 }
 
 export interface DashEnv {
@@ -27,9 +31,8 @@ export type ApiResult<T> = { ok: true; status: number; data: T } | { ok: false; 
 
 /** Calls the API as the session's caller: the key's account and environment, or the operator. */
 export async function callApi<T>(c: DashContext, method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
-  const { config } = c.var.services;
   const session = c.var.session;
-  const headers: Record<string, string> = { [`${config.SERVICE_NAME}-Version`]: SUPPORTED_VERSIONS[0] };
+  const headers: Record<string, string> = {};
   if (session.kind === "operator") headers.Authorization = `Bearer ${c.var.deps.adminToken}`;
   if (body !== undefined) headers["content-type"] = "application/json";
   const request = new Request(new URL(path, "http://dashboard.internal"), {
@@ -37,8 +40,7 @@ export async function callApi<T>(c: DashContext, method: string, path: string, b
     headers,
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  const env: InternalEnv = session.kind === "key" ? { [INTERNAL_CALLER]: session.caller } : {};
-  const res = await c.var.deps.fetch(request, env);
+  const res = await c.var.deps.api(request, session.kind === "key" ? session.caller : null);
   if (res.status === 204) return { ok: true, status: 204, data: undefined as T };
   const json = (await res.json()) as T & { error?: ApiErrorBody };
   if (!res.ok) return { ok: false, status: res.status, error: json.error ?? { code: "internal_error", message: res.statusText } };
@@ -48,9 +50,7 @@ export async function callApi<T>(c: DashContext, method: string, path: string, b
 /** The raw API answer, for downloads streamed through to the browser. */
 export async function fetchApi(c: DashContext, path: string): Promise<Response> {
   const session = c.var.session;
-  const env: InternalEnv = session.kind === "key" ? { [INTERNAL_CALLER]: session.caller } : {};
-  const headers: Record<string, string> = { [`${c.var.services.config.SERVICE_NAME}-Version`]: SUPPORTED_VERSIONS[0] };
-  return c.var.deps.fetch(new Request(new URL(path, "http://dashboard.internal"), { headers }), env);
+  return c.var.deps.api(new Request(new URL(path, "http://dashboard.internal")), session.kind === "key" ? session.caller : null);
 }
 
 /** A failed read the page cannot do without: shown as the page, with the API's status and message. */

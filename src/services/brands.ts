@@ -3,7 +3,7 @@
 import { randomInt } from "node:crypto";
 import type { Ctx } from "./context.ts";
 import type { SeedBrand } from "./mid-insights-generator.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "../domain/errors.ts";
 import type { Db } from "./db.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { newId } from "./ids.ts";

@@ -3,7 +3,7 @@
 import type { Ctx } from "./context.ts";
 import type { Db } from "./db.ts";
 import type { TransactionCard } from "./network-transaction.ts";
-import { invalid, notFound } from "./errors.ts";
+import { invalid, notFound } from "../domain/errors.ts";
 import { checkCardNumber, expiryProblem, type Scheme } from "../domain/card-number.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";

@@ -1,6 +1,6 @@
 // The opaque `start` cursor: base64url of the last row's sort key, so pages stay stable
 // while rows are inserted (keyset pagination).
-import { invalid } from "./errors.ts";
+import { invalid } from "../domain/errors.ts";
 
 export type CursorKey = [value: string | number | null, id: string];
 

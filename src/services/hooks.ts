@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { Ctx } from "./context.ts";
 import type { Db } from "./db.ts";
-import { DomainError, invalid, notFound } from "./errors.ts";
+import { DomainError, invalid, notFound } from "../domain/errors.ts";
 import { checkTarget, type TargetPolicy } from "../domain/webhook-targets.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";

@@ -2,7 +2,7 @@
 // location sync: a program's sync (one running at a time), the onboarding request of each location and
 // scheme on the bus, and the networks' answers — Active with the scheme's MIDs (MID records and insights
 // follow) or Not found with a case — each reported as a location.status event.
-import { DomainError } from "./errors.ts";
+import { DomainError } from "../domain/errors.ts";
 import type { Bus } from "../bus/bus.ts";
 import type { MerchantIds, OnboardingReply, OnboardingRequest } from "../bus/messages.ts";
 import { TOPICS } from "../bus/topics.ts";
@@ -11,61 +11,11 @@ import { answerKind, networkTransition, type NetworkStatus } from "../domain/loc
 import { fillsIn, sameMid, schemeIdentifiers, type MidIdentifiers } from "../domain/mid-insights.ts";
 import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
-import { locationRecord } from "./locations.ts";
+import { locationRecord } from "./location-records.ts";
+import { latestSyncs, SYNC_COLUMNS, toSync, type ProgramSync, type SyncRow } from "./program-syncs.ts";
 import { recordOnboardingReply } from "./mid-insights.ts";
 import { setProgramStatus } from "./programs.ts";
 import { enqueueEvent } from "./outbox.ts";
-
-export interface ProgramSync {
-  id: string;
-  status: "running" | "completed";
-  started: string;
-  ended: string | null;
-  /** Locations in the sync. */
-  locations: number;
-  /** Onboarding requests (one per location and scheme) by answer so far. */
-  requests: { total: number; pending: number; active: number; notFound: number };
-}
-
-interface SyncRow {
-  id: string;
-  program_id: string;
-  status: "running" | "completed";
-  started: Date;
-  ended: Date | null;
-  locations: number;
-  total: number;
-  pending: number;
-  active: number;
-  not_found: number;
-}
-
-const toSync = (r: SyncRow): ProgramSync => ({
-  id: r.id,
-  status: r.status,
-  started: r.started.toISOString(),
-  ended: r.ended?.toISOString() ?? null,
-  locations: r.locations,
-  requests: { total: r.total, pending: r.pending, active: r.active, notFound: r.not_found },
-});
-
-const SYNC_COLUMNS = `s.id, s.program_id, s.status, s.started, s.ended,
-  (select count(distinct n.location_id)::int from location_networks n where n.sync_id = s.id) as locations,
-  (select count(*)::int from location_networks n where n.sync_id = s.id) as total,
-  (select count(*)::int from location_networks n where n.sync_id = s.id and n.status = 'Syncing') as pending,
-  (select count(*)::int from location_networks n where n.sync_id = s.id and n.status = 'Active') as active,
-  (select count(*)::int from location_networks n where n.sync_id = s.id and n.status = 'Not found') as not_found`;
-
-/** The latest sync of each program (running or not), by program id. */
-export async function latestSyncs(db: Db, programIds: string[]): Promise<Map<string, ProgramSync>> {
-  if (programIds.length === 0) return new Map();
-  const rows = await db.query<SyncRow>(
-    `select distinct on (s.program_id) ${SYNC_COLUMNS} from program_syncs s
-     where s.program_id = any($1::uuid[]) order by s.program_id, s.started desc, s.id desc`,
-    [programIds],
-  );
-  return new Map(rows.map((r) => [r.program_id, toSync(r)]));
-}
 
 function conflict(sync: ProgramSync): DomainError {
   return new DomainError(

@@ -2,7 +2,7 @@
 // browsing them, adopting one into a publisher's program, and a provider's changes reaching every
 // publisher who adopted it (offer.extended, offer.targeting.updated in the outbox).
 import type { Ctx } from "./context.ts";
-import { DomainError, notFound } from "./errors.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import {
   adoptedTerms,

@@ -1,7 +1,7 @@
 // MID insight exports: the file is written when the export is requested, in chunks, and kept with
 // the request; the recipients are recorded (the simulator sends no mail).
 import type { Ctx } from "./context.ts";
-import { invalid, notFound } from "./errors.ts";
+import { invalid, notFound } from "../domain/errors.ts";
 import { newId } from "./ids.ts";
 import { getProgram } from "./programs.ts";
 import { allMidInsights, type MidInsightFilters } from "./mid-insights-list.ts";

@@ -1,7 +1,7 @@
 // Generates brands, locations, MIDs and insights for a program and writes them in large batches through
 // their services (each a statement over a JSON array: json_to_recordset works on PostgreSQL and PGlite
 // alike; COPY does not).
-import { DomainError, notFound } from "./errors.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
 import type { Db } from "./db.ts";
 import {
   brandBlocks,

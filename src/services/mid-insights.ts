@@ -1,7 +1,7 @@
 // MID insights: the record, the writers (one per network or transaction event), the offboard request and
 // the simulated network's offboarding. The filtered, sorted, keyset-paged list is mid-insights-list.ts.
 import type { Ctx } from "./context.ts";
-import { DomainError, notFound } from "./errors.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
 import type { Db } from "./db.ts";
 import type { SeedMid } from "./mid-insights-generator.ts";
 import { newId } from "./ids.ts";

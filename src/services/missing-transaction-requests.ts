@@ -2,7 +2,7 @@
 // not receive. Test requests are answered at once; live ones wait until 4 days after the transaction
 // date, then a look-up goes on the bus to the card's scheme network, whose reply ends the request.
 import type { Ctx } from "./context.ts";
-import { invalid, notFound } from "./errors.ts";
+import { invalid, notFound } from "../domain/errors.ts";
 import type { Bus } from "../bus/bus.ts";
 import type { LookupReply, LookupRequest, LookupTransaction } from "../bus/messages.ts";
 import { TOPICS } from "../bus/topics.ts";

@@ -1,7 +1,7 @@
 // The scheme-neutral view of one network message (the qualifier's normalised form, and what the services
 // record), and the card and location rows it is matched to.
 import type { MerchantIds, Scheme } from "../bus/messages.ts";
-import type { LocationRow } from "./locations.ts";
+import type { LocationRow } from "./location-records.ts";
 
 export type Stage = "auth" | "clearing" | "refund" | "void";
 

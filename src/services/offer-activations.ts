@@ -1,7 +1,7 @@
 // Activation of activation-enabled offers on cards: activate, deactivate, list each card's state, and
 // count qualified transactions (for the qualifier) up to the offer's qualifiedTransactionsLimit.
 import type { Ctx } from "./context.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { DomainError, invalid } from "../domain/errors.ts";
 import { nextActivation, type ActivationState, type DeactivationReason } from "../domain/offer-activation.ts";
 import type { Db } from "./db.ts";
 import { getCard } from "./cards.ts";

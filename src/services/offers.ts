@@ -1,7 +1,7 @@
 // Offers of a publisher: create, read, list with status filters, update (with extension and targeting
 // events in the outbox), delete, and linking to locations. Rules come from src/domain/offer*.ts.
 import type { Ctx } from "./context.ts";
-import { DomainError, invalid, notFound } from "./errors.ts";
+import { DomainError, invalid, notFound } from "../domain/errors.ts";
 import {
   activationConflict,
   activationConflictProblem,

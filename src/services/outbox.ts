@@ -6,7 +6,6 @@
 // written here.
 import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
-import { toTransaction, type TransactionRow } from "./transactions.ts";
 
 /** Notified when outbox events are written (a trigger, migration 012), once the writing transaction commits. */
 export const OUTBOX_WRITTEN = "cardlink_outbox";
@@ -83,23 +82,13 @@ export async function claimStages(db: Db, claims: StageClaim[], now: Date): Prom
   return new Set(won.map((w) => stageKey(w.transaction_id, w.event)));
 }
 
-/** Claims `names` for one transaction, its record as of now the events' data; returns the events won. */
-export async function emitStageEvents(db: Db, row: TransactionRow, names: string[], now: Date): Promise<string[]> {
-  const data = toTransaction(row);
-  const won = await claimStages(
-    db,
-    names.map((event) => ({ transactionId: row.id, event, eventId: newId(), accountId: row.account_id, live: row.live, programId: row.program_id, data })),
-    now,
-  );
-  return names.filter((event) => won.has(stageKey(row.id, event)));
-}
 
-/** Events not yet fanned out to hooks, oldest first, locked (skipping those another dispatcher holds). */
-export async function undispatchedEvents(db: Db, limit: number): Promise<string[]> {
-  const rows = await db.query<{ id: string }>(`select id from outbox where dispatched is null order by created, id limit $1 for update skip locked`, [limit]);
-  return rows.map((r) => r.id);
-}
-
-export async function markDispatched(db: Db, ids: string[], now: Date): Promise<void> {
-  await db.query("update outbox set dispatched = $2 where id = any($1::uuid[])", [ids, now]);
-}
+/**
+ * The statement that marks the oldest events not yet fanned out to hooks as dispatched at `$now` (at most
+ * `$limit`, skipping those another dispatcher holds) and returns them as `e`: its caller writes their
+ * deliveries in the same statement, so a round of fan-out is one statement, not a transaction of several.
+ */
+export const dispatchEvents = ({ limit, now }: { limit: string; now: string }) =>
+  `update outbox e set dispatched = ${now}
+   where e.id in (select id from outbox where dispatched is null order by created, id limit ${limit} for update skip locked)
+   returning e.id, e.account_id, e.live, e.event, e.program_id, e.data`;

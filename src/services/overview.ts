@@ -3,7 +3,7 @@
 // query each, whatever the number of rows.
 import type { Ctx } from "./context.ts";
 import { getProgram } from "./programs.ts";
-import { invalid } from "./errors.ts";
+import { invalid } from "../domain/errors.ts";
 
 export interface MinuteFigures {
   /** Start of the bucket (a minute, an hour or a day), ISO 8601 UTC. */

@@ -1,10 +1,10 @@
 // Programs: the container for cards, locations and hooks of one publisher in one environment.
 import type { Ctx } from "./context.ts";
-import { DomainError, notFound } from "./errors.ts";
+import { notFound } from "../domain/errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { newId } from "./ids.ts";
 import type { Db } from "./db.ts";
-import { beginSync, latestSyncs, trySendOnboardingRequests, type ProgramSync } from "./location-sync.ts";
+import { latestSyncs, type ProgramSync } from "./program-syncs.ts";
 
 async function withSyncs(db: Db, rows: ProgramRow[]): Promise<Program[]> {
   const syncs = await latestSyncs(
@@ -80,26 +80,20 @@ export async function getProgram(ctx: Ctx, id: string): Promise<Program> {
   return (await withSyncs(ctx.db, [row]))[0]!;
 }
 
-export async function updateProgram(
-  ctx: Ctx,
+/** A program's name and metadata as given (left out: kept); the row as it is now. */
+export async function setProgramFields(
+  db: Db,
   id: string,
-  patch: { name?: string; metadata?: Record<string, unknown> | null; status?: "syncing" },
-): Promise<Program> {
-  const now = ctx.clock.now();
-  const syncId = await ctx.db.tx(async (db) => {
-    await getProgram({ ...ctx, db }, id);
-    const [row] = await db.query<ProgramRow>(
-      `update programs set name = coalesce($2, name),
-         metadata = case when $3::boolean then $4::jsonb else metadata end, updated = $5
-       where id = $1 returning *`,
-      [id, patch.name ?? null, patch.metadata !== undefined, JSON.stringify(patch.metadata ?? null), now],
-    );
-    if (patch.status !== "syncing") return undefined;
-    if (!ctx.live) throw new DomainError("invalid", "status: syncing works only for live programs with a live key.");
-    return (await beginSync(db, { accountId: ctx.accountId, live: row!.live, programId: id }, now, null)).id;
-  });
-  if (syncId) await trySendOnboardingRequests(ctx.db, ctx.bus, now, { syncId });
-  return getProgram(ctx, id);
+  patch: { name?: string; metadata?: Record<string, unknown> | null },
+  now: Date,
+): Promise<{ live: boolean }> {
+  const [row] = await db.query<ProgramRow>(
+    `update programs set name = coalesce($2, name),
+       metadata = case when $3::boolean then $4::jsonb else metadata end, updated = $5
+     where id = $1 returning *`,
+    [id, patch.name ?? null, patch.metadata !== undefined, JSON.stringify(patch.metadata ?? null), now],
+  );
+  return row!;
 }
 
 /** The program's status while a location sync runs ("syncing") and once it has ended ("idle"). */

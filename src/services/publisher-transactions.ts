@@ -6,9 +6,8 @@ import { decision } from "../domain/qualification.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
 import { stageEvents } from "../domain/stage-events.ts";
 import { activationStates, recordQualifiedTransaction } from "./offer-activations.ts";
-import { emitStageEvents } from "./outbox.ts";
 import { findCardRow } from "./cards.ts";
-import { insertTransactionRows, transactionExists, transactionRowOf } from "./transactions.ts";
+import { emitStageEvents, insertTransactionRows, transactionExists, transactionRowOf } from "./transactions.ts";
 import type { Offer } from "./offers.ts";
 import type { NetworkTransaction } from "./network-transaction.ts";
 

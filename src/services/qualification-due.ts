@@ -1,9 +1,8 @@
 // Return periods: a purchase whose offer has one qualifies once the period has passed on the service
 // clock, unless it was refunded in full meanwhile. This is the due work that finishes it.
 import type { Db } from "./db.ts";
-import { lockQualificationsDue, refundedAmount, settleQualification, type TransactionRow } from "./transactions.ts";
+import { emitStageEvents, lockQualificationsDue, refundedAmount, settleQualification, type TransactionRow } from "./transactions.ts";
 import { recordQualifiedTransaction } from "./offer-activations.ts";
-import { emitStageEvents } from "./outbox.ts";
 
 export async function runQualificationsDue(db: Db, now: Date, batch = 200): Promise<number> {
   const today = now.toISOString().slice(0, 10);

@@ -2,7 +2,7 @@
 // so it takes the path network traffic takes; then, for the caller's convenience, a short wait for
 // the qualifier to record it.
 import type { Ctx } from "./context.ts";
-import { DomainError, invalid, notFound } from "./errors.ts";
+import { DomainError, invalid, notFound } from "../domain/errors.ts";
 import type { PurchaseInput, SimulatorControl } from "../../simulators/host/control.ts";
 import { BusValidationError } from "../bus/bus.ts";
 import { DependencyUnavailableError } from "../health/index.ts";

@@ -1,7 +1,7 @@
 // Transactions as the API and the webhooks show them: the spec's Transaction with its offer result.
 import type { Ctx } from "./context.ts";
 import type { Db } from "./db.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "../domain/errors.ts";
 import { z } from "zod";
 import type { Scheme } from "../domain/scheme.ts";
 import { amexTransactionSchema, mastercardTransactionSchema, visaTransactionSchema } from "../bus/validators.generated.ts";
@@ -9,7 +9,9 @@ import { NO_CLEARINGS, type ClearingsSoFar, type ConsideredOffer, type OfferResu
 import type { Identifiers, NetworkTransaction, Stage, TransactionCard as CardRow, TransactionLocation as LocationOfCard } from "./network-transaction.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
-import { placeOfLocation } from "./locations.ts";
+import { placeOfLocation } from "./location-records.ts";
+import { claimStages, stageKey } from "./outbox.ts";
+import { newId } from "./ids.ts";
 
 export interface TransactionCard {
   id: string;
@@ -481,4 +483,15 @@ export async function settleQualification(db: Db, id: string, offer: OfferResult
     [id, JSON.stringify(offer), now],
   );
   return row!;
+}
+
+/** Claims `names` for one transaction, its record as of now the events' data; returns the events won. */
+export async function emitStageEvents(db: Db, row: TransactionRow, names: string[], now: Date): Promise<string[]> {
+  const data = toTransaction(row);
+  const won = await claimStages(
+    db,
+    names.map((event) => ({ transactionId: row.id, event, eventId: newId(), accountId: row.account_id, live: row.live, programId: row.program_id, data })),
+    now,
+  );
+  return names.filter((event) => won.has(stageKey(row.id, event)));
 }

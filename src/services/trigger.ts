@@ -2,7 +2,7 @@
 // the qualifier, the outbox and the dispatcher — on fixtures kept in a program of the caller's test
 // environment (made on first use, reused after), then waits for the event and its first delivery.
 import type { Ctx } from "./context.ts";
-import { DomainError, invalid } from "./errors.ts";
+import { DomainError, invalid } from "../domain/errors.ts";
 import type { SimulatorControl } from "../../simulators/host/control.ts";
 import { addDays, localAt } from "../domain/local-dates.ts";
 import { createProgram } from "./programs.ts";

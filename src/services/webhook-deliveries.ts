@@ -3,11 +3,11 @@
 // health, which is the hooks service's to write).
 import type { Db } from "./db.ts";
 import type { Ctx } from "./context.ts";
-import { invalid, notFound } from "./errors.ts";
+import { invalid, notFound } from "../domain/errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getTransaction } from "./transactions.ts";
 import { HOOK_DISABLED, recordEndpointHealth, type EndpointPolicy, type EndpointTally } from "./hooks.ts";
-import { markDispatched, undispatchedEvents } from "./outbox.ts";
+import { dispatchEvents } from "./outbox.ts";
 
 /**
  * The hooks an event `e` goes to (`h`): the account's of its environment registered for it, on its
@@ -18,22 +18,20 @@ const HOOKS_OF_EVENT = `h.account_id = e.account_id and h.live = e.live and h.ev
   and (e.program_id is null or h.program_id = e.program_id)
   and not (e.event = '${HOOK_DISABLED}' and h.id::text = e.data->>'id')`;
 
-/** Turns undispatched outbox events into one pending delivery per matching hook. Returns events handled. */
+/** Turns undispatched outbox events into one pending delivery per matching hook, in one statement. Returns events handled. */
 export async function fanOut(db: Db, now: Date, batch = 500): Promise<number> {
-  return db.tx(async (tx) => {
-    const ids = await undispatchedEvents(tx, batch);
-    if (ids.length === 0) return 0;
-    // An event without a program (offer events) goes to the publisher's hooks on every program.
-    await tx.query(
-      `insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
+  // An event without a program (offer events) goes to the publisher's hooks on every program.
+  const [row] = await db.query<{ events: number }>(
+    `with e as (${dispatchEvents({ limit: "$1", now: "$2" })}),
+     d as (
+       insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
        select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $2, $2, $2
-       from outbox e join hooks h on ${HOOKS_OF_EVENT}
-       where e.id = any($1::uuid[])`,
-      [ids, now],
-    );
-    await markDispatched(tx, ids, now);
-    return ids.length;
-  });
+       from e join hooks h on ${HOOKS_OF_EVENT}
+     )
+     select count(*)::int as events from e`,
+    [batch, now],
+  );
+  return row!.events;
 }
 
 export interface DueDelivery {

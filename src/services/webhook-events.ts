@@ -3,7 +3,7 @@
 // sent, the answer's status, latency and the first 4 KB of its body. Read-only: the outbox is written by
 // the modules whose changes the events report, deliveries and attempts by webhook-deliveries.ts.
 import type { Ctx } from "./context.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "../domain/errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 import type { HookEvent } from "./hooks.ts";

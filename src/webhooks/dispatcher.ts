@@ -79,6 +79,8 @@ interface Held {
 /** Outcomes written in one batch at most, and how long a batch waits to fill. */
 const RECORD_BATCH = 500;
 const BATCH_LINGER_MS = 10;
+/** Outbox events fanned out to their hooks in one round at most. */
+const FAN_OUT_BATCH = 500;
 /** Claims are at least this far apart unless the last one filled its limit, so each claims many. */
 const CLAIM_INTERVAL_MS = 10;
 
@@ -177,10 +179,9 @@ export function createDispatcher({
     const headers = signedHeaders(delivery.secret, delivery.eventId, delivery.body);
     const done = client
       .post(delivery.url, headers, delivery.body, stopping.signal)
-      .then(({ responseCode, error, responseBody, retryAfter }) => {
+      .then(({ responseCode, error, cancelled, responseBody, retryAfter }) => {
         const latencyMs = performance.now() - held.started;
         const succeeded = responseCode !== null && responseCode >= 200 && responseCode < 300;
-        const cancelled = error === STOPPING.message;
         e.inFlight--;
         if (succeeded) {
           // Fast answers double the window, slow ones halve it (a slow answer may be our own busy event loop).
@@ -264,7 +265,12 @@ export function createDispatcher({
       let claimed = -1;
       let limit = 0;
       try {
-        if (withFanOut) while ((await fanOut(db, clock.now())) > 0);
+        // One batch of fan-out a round, then a claim: under a steady stream of events, deliveries go out
+        // between the batches instead of waiting for the outbox to be empty. A full batch asks for another.
+        if (withFanOut && (await fanOut(db, clock.now(), FAN_OUT_BATCH)) === FAN_OUT_BATCH) {
+          fanOutWanted = true;
+          woken = true;
+        }
         // Bounded twice: requests in flight, and outcomes not yet written (the database may be slow).
         const free = Math.min(concurrency - inFlight.size, 2 * concurrency - inFlight.size - unrecorded.length);
         if (free > 0 && running) {

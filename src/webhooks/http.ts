@@ -9,6 +9,8 @@ import { checkTarget, refusedAddress, type TargetPolicy } from "../domain/webhoo
 export interface PostResult {
   responseCode: number | null;
   error: string | null;
+  /** The caller's signal cut the attempt short (`error` is its reason); no answer, and no mark against the endpoint. */
+  cancelled: boolean;
   /** The first RESPONSE_BODY_LIMIT bytes of the answer's body (UTF-8), null when no answer came. */
   responseBody: string | null;
   /** The answer's `Retry-After` header as sent, if any. */
@@ -75,7 +77,7 @@ export function createWebhookClient({ timeoutMs, connectTimeoutMs, targets = "lo
     async post(url, headers, body, signal) {
       // An address literal is never looked up: it is checked here (the policy may be stricter than when the hook was made).
       const target = checkTarget(url, targets);
-      if (!target.ok) return { responseCode: null, error: `refused by the webhook target policy: ${target.rule}`, responseBody: null, retryAfter: null };
+      if (!target.ok) return { responseCode: null, error: `refused by the webhook target policy: ${target.rule}`, cancelled: false, responseBody: null, retryAfter: null };
       const attempt = new AbortController();
       let timedOut = false;
       const timer = setTimeout(() => {
@@ -90,14 +92,16 @@ export function createWebhookClient({ timeoutMs, connectTimeoutMs, targets = "lo
         return {
           responseCode: res.statusCode,
           error: null,
+          cancelled: false,
           responseBody: await bodyHead(res.body),
           retryAfter: Array.isArray(retryAfter) ? (retryAfter[0] ?? null) : (retryAfter ?? null),
         };
       } catch (err) {
-        if (signal.aborted && !timedOut) return { responseCode: null, error: reasonOf(signal), responseBody: null, retryAfter: null };
+        if (signal.aborted && !timedOut) return { responseCode: null, error: reasonOf(signal), cancelled: true, responseBody: null, retryAfter: null };
         return {
           responseCode: null,
           error: describeFailure(err, { timedOut, timeoutMs, connectTimeoutMs, policy: targets }),
+          cancelled: false,
           responseBody: null,
           retryAfter: null,
         };

@@ -355,6 +355,36 @@ for (const impl of implementations) {
       expect(redelivered).toEqual(expect.arrayContaining(failedBatch));
     });
 
+    it("commits what a failed batch marked handled and delivers again only the rest", async () => {
+      const name = await topic("partial-retry");
+      for (let n = 0; n < 5; n++) await bus.publish(name, "one-card", event(`p-${n}`, n));
+      const deliveries: number[][] = [];
+      let failed = false;
+      await bus
+        .subscribe({
+          groupId: `${run}-partial-retry`,
+          topics: [name],
+          batchHandler: async (batch, handled) => {
+            deliveries.push(batch.map((m) => (m.value as Event).n));
+            if (failed) return;
+            for (const m of batch) {
+              if ((m.value as Event).n === 3) {
+                failed = true;
+                throw new Error("database down at the fourth message");
+              }
+              handled(m);
+            }
+          },
+        })
+        .then((s) => subscriptions.push(s));
+      await waitFor(() => deliveries.flat().filter((n) => n === 3).length === 2);
+      const failedBatch = deliveries.find((d) => d.includes(3))!;
+      const redelivered = deliveries[deliveries.indexOf(failedBatch) + 1]!;
+      // The messages before the failure were committed: the next delivery starts at the one that failed.
+      expect(redelivered[0]).toBe(3);
+      expect(deliveries.flat().filter((n) => n < 3)).toEqual([0, 1, 2]);
+    });
+
     it("dead-letters a poison message and commits the rest of its batch", async () => {
       const name = await topic("poison");
       await bus.createTopics([{ name: `${name}.dead-letter`, partitions: 1, schema: loadSchema("dead-letter") }]);

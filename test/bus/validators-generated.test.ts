@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import type { z } from "zod";
 import { afterAll, describe, expect, it } from "vitest";
-import type { AvroSchema } from "../../src/bus/avro.ts";
+import type { AvroSchema } from "../../src/bus/bus.ts";
 import { simulatorCommandSchema } from "../../src/bus/validators.generated.ts";
 import { GENERATED_VALIDATORS, busSchemas, declarationsOf, generatedValidators, validatorsOf } from "../../src/bus/schema-types.ts";
 import { OUTER_SCHEMA } from "./fixtures/generator-schema.ts";

@@ -15,7 +15,17 @@ describe("cardlink command", () => {
     }
   });
 
-  it("exits 64 with the usage for an unknown command", () => {
+  it("lists every command's usage, and prints one command's alone for help <command>", () => {
+    const all = run(["help"]).stdout;
+    for (const command of ["start", "api", "qualifier", "dispatcher", "workers", "migrate", "listen", "trigger", "run", "keys", "account", "mid-insights", "simulate", "simulator", "faults", "traffic"]) {
+      const one = run(["help", command]);
+      expect(one.status).toBe(0);
+      expect(one.stdout).toMatch(new RegExp(`^  ${command}\\b`));
+      expect(all).toContain(one.stdout);
+    }
+  });
+
+  it("exits 64 naming an unknown command", () => {
     const result = run(["frobnicate"]);
     expect(result.status).toBe(64);
     expect(result.stderr).toMatch(/^unknown command frobnicate/);

@@ -69,6 +69,27 @@ describe("failures are one line", () => {
     expect(oneLine(r)).toMatch(/^trigger: Unknown option '--unknown-option'/);
   });
 
+  it("a usage mistake of every kind, a simulator command's among them: one line naming it, exit 64", async () => {
+    for (const [args, message] of [
+      [["frobnicate"], "unknown command frobnicate (cardlink help lists the commands)"],
+      [[], "no command given (cardlink help lists the commands)"],
+      [["start", "--frobnicate"], /^start: Unknown option '--frobnicate'.*\(cardlink help lists the options\)$/],
+      [["migrate", "now"], "migrate: takes no argument now (cardlink help lists the options)"],
+      [["faults", "reset", "--scheme", "visa"], "faults: the subcommand is get, set or clear (cardlink help faults shows its usage)"],
+      [["faults", "set", "--scheme", "visa", "--drop-rate", "lots"], "--drop-rate: must be a number"],
+      [["traffic", "start", "--seed", "1"], "--rate: must be a number of purchases per second"],
+      [["simulate", "--scheme", "visa", "--seed", "1", "--count", "0", "--out", join(dataDir, "x.jsonl")], "--count: must be a whole number of at least 1"],
+      [["simulator", "--scheme", "discover"], "--scheme: must be visa, mastercard or amex"],
+      [["help", "frobnicate"], "help: unknown command frobnicate (cardlink help lists the commands)"],
+    ] as const) {
+      const r = await run([...args], { DATA_DIR: dataDir });
+      expect(r.status, args.join(" ")).toBe(64);
+      expect(r.stdout).toBe("");
+      if (typeof message === "string") expect(oneLine(r)).toBe(message);
+      else expect(oneLine(r)).toMatch(message);
+    }
+  }, 120_000);
+
   it("listen on a port in use", async () => {
     const r = await run(["listen", "--secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "--port", String(takenPort)], { DATA_DIR: dataDir });
     expect(r.status).toBe(1);

@@ -1,5 +1,5 @@
 // The layer rules in eslint.config.js (domain ← services ← transports ← the composition root; no role's
-// internals; the simulated networks on the bus's contracts): each arrow that must not come back fails lint. Linted as text at
+// internals; the simulated networks on the bus's contracts; nothing imports the command line but its entry): each arrow that must not come back fails lint. Linted as text at
 // the path the import would be written in, so the tree itself stays untouched.
 import { ESLint } from "eslint";
 import { fileURLToPath } from "node:url";
@@ -42,6 +42,14 @@ describe("layer rules", () => {
     ["src/webhooks/example.ts", 'import { createEmbeddedLog } from "../bus/embedded-log.ts";\nexport const c = createEmbeddedLog;\n'],
     ["simulators/host/example.ts", 'import { createKafkaBus } from "../../src/bus/kafka.ts";\nexport const c = createKafkaBus;\n'],
     ["src/qualifier/example.ts", 'import { createClock } from "../clock/index.ts";\nexport const c = createClock;\n'],
+    ["src/api/routes/example.ts", 'import { UsageError } from "../../cli/args.ts";\nexport const u = UsageError;\n'],
+    ["src/app/example.ts", 'import type { Command } from "../cli/args.ts";\nexport type C = Command;\n'],
+    ["src/qualifier/example.ts", 'import { connect } from "../cli/connection.ts";\nexport const c = connect;\n'],
+    ["src/webhooks/example.ts", 'import { registerOwnHooks } from "../cli/own-hooks.ts";\nexport const r = registerOwnHooks;\n'],
+    ["src/services/example.ts", 'import { serverUrl } from "../cli/connection.ts";\nexport const s = serverUrl;\n'],
+    ["simulators/host/example.ts", 'import { serverUrl } from "../../src/cli/connection.ts";\nexport const s = serverUrl;\n'],
+    ["simulators/engine/example.ts", 'import { UsageError } from "../../src/cli/args.ts";\nexport const u = UsageError;\n'],
+    ["src/cli/commands/example.ts", 'import { normalise } from "../../qualifier/normalise/index.ts";\nexport const n = normalise;\n'],
   ])("%s may not %s", async (path, source) => {
     expect(await restricted(path, source)).toHaveLength(1);
   }, 60_000);
@@ -59,6 +67,10 @@ describe("layer rules", () => {
     ["simulators/host/example.ts", 'import type { Services } from "../../src/app/services.ts";\nexport type S = Services;\n'],
     ["src/webhooks/example.ts", 'import type { Clock } from "../clock/index.ts";\nexport type C = Clock;\n'],
     ["src/bus/example.ts", 'import { createEmbeddedLog } from "./embedded-log.ts";\nexport const c = createEmbeddedLog;\n'],
+    ["src/main.ts", 'import { runCli } from "./cli/index.ts";\nexport const r = runCli;\n'],
+    ["src/cli/commands/example.ts", 'import { openSystem } from "../../app/system.ts";\nexport const o = openSystem;\n'],
+    ["src/cli/commands/example.ts", 'import { startSimulators } from "../../../simulators/host/hub.ts";\nexport const s = startSimulators;\n'],
+    ["src/cli/flows/example.ts", 'import { answer } from "../connection.ts";\nexport const a = answer;\n'],
   ])("%s may %s", async (path, source) => {
     expect(await restricted(path, source)).toEqual([]);
   }, 60_000);

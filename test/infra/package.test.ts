@@ -79,10 +79,10 @@ it("in a checkout, runs the sources when they changed after the last build, and 
   // packCardlink's copy of the repository, built by npm pack's prepare.
   const checkout = join(work, "cardlink-source");
   const help = () => succeed(run(process.execPath, ["bin/cardlink.mjs", "help"], { cwd: checkout }), "cardlink help");
-  const compiled = () => readFileSync(join(checkout, "dist/src/main.js"), "utf8");
+  const compiled = () => readFileSync(join(checkout, "dist/src/cli/index.js"), "utf8");
   expect(await help()).toMatch(/^Usage: cardlink <command>/);
-  const main = join(checkout, "src/main.ts");
-  writeFileSync(main, readFileSync(main, "utf8").replace("Usage: cardlink <command>", "Usage (changed): cardlink <command>"));
+  const cli = join(checkout, "src/cli/index.ts");
+  writeFileSync(cli, readFileSync(cli, "utf8").replace("Usage: cardlink <command>", "Usage (changed): cardlink <command>"));
   expect(compiled()).not.toContain("Usage (changed)");
   expect(await help()).toMatch(/^Usage \(changed\): cardlink <command>/);
   await succeed(run("npm", ["run", "build"], { cwd: checkout }), "npm run build");

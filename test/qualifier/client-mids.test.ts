@@ -4,24 +4,28 @@
 import { expect, it } from "vitest";
 import { expectStatus } from "../support/harness.ts";
 import { usePipeline } from "../support/pipeline.ts";
-import { expect400, localIn, world } from "../support/offers-world.ts";
+import { expect400, localIn, world, type World } from "../support/offers-world.ts";
 
 const pipeline = usePipeline(["simulators", "qualifier", "workers"]);
 
-it("matches a purchase to the location by the vmid and vsid the client supplied", async () => {
-  const { h } = pipeline;
-  const w = await world(h);
-  const location = await expectStatus<{ id: string }>(
+/** A new location of the world's brand, with the MIDs the client gives it. */
+const locationWith = async (w: World, mids: Record<string, Record<string, string>[]>) =>
+  expectStatus<{ id: string }>(
     await w.client.post(`/v1/programs/${w.programId}/locations`, {
       brandId: w.brandId,
       address: "2 High Street",
       city: "London",
       postcode: "SW1A 1AA",
       countryCode: "GBR",
-      mids: { visa: [{ vmid: "12345678", vsid: "87654321" }] },
+      mids,
     }),
     201,
   );
+
+it("matches a purchase to the location by the vmid and vsid the client supplied", async () => {
+  const { h } = pipeline;
+  const w = await world(h);
+  const location = await locationWith(w, { visa: [{ vmid: "12345678", vsid: "87654321" }] });
   const offer = await w.offer({ startDate: localIn(h, -1) });
   await expectStatus(await w.client.post(`/v1/offers/${offer.id}/locations/${location.id}`), 201);
   const tx = await expectStatus<{ location: { id: string }; identifiers: { MID: string }; offer: { qualified: boolean } }>(
@@ -64,17 +68,7 @@ it("matches a purchase by the MIDs the client gave a location after it was onboa
 it("matches a purchase at a location the client gave only a Visa acquirer BIN, by the ids the network completed it with", async () => {
   const { h } = pipeline;
   const w = await world(h);
-  const location = await expectStatus<{ id: string }>(
-    await w.client.post(`/v1/programs/${w.programId}/locations`, {
-      brandId: w.brandId,
-      address: "3 High Street",
-      city: "London",
-      postcode: "SW1A 1AA",
-      countryCode: "GBR",
-      mids: { visa: [{ visaBin: "412345" }] },
-    }),
-    201,
-  );
+  const location = await locationWith(w, { visa: [{ visaBin: "412345" }] });
   const tx = await expectStatus<{ location: { id: string } }>(
     await w.client.post("/v1/transactions/test", { cardId: w.cardId, locationId: location.id, amount: 30 }),
     201,

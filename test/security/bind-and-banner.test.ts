@@ -6,7 +6,7 @@ import { createHarness, type Harness } from "../support/harness.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import { serveApi } from "../../src/app/http.ts";
 import { serveHealth } from "../../src/health/server.ts";
-import { startBanner } from "../../src/app/serve.ts";
+import { startBanner } from "../../src/cli/banner.ts";
 
 let h: Harness;
 beforeAll(async () => {

@@ -94,12 +94,13 @@ describe("hook URLs at connect time", () => {
     expect(refused).toEqual({
       responseCode: null,
       error: "refused by the webhook target policy: rebind.example resolves to a loopback address",
+      cancelled: false,
       responseBody: null,
       retryAfter: null,
     });
     expect(receiver.received.length).toBe(before);
     // The same name under local reaches the receiver: what refused it was the policy, not the name.
-    expect(await post("local", `http://rebind.example:${port}/hooks`)).toEqual({ responseCode: 200, error: null, responseBody: "", retryAfter: null });
+    expect(await post("local", `http://rebind.example:${port}/hooks`)).toEqual({ responseCode: 200, error: null, cancelled: false, responseBody: "", retryAfter: null });
   });
 
   it("records a refused delivery as a failed attempt saying so", async () => {

@@ -41,10 +41,10 @@ describe("simulate (dry run)", () => {
     expect(a!.toString()).toBe(dryRun(ADAPTERS.mastercard, options(42, 300)));
   });
 
-  it("refuses missing or bad arguments with the usage", { timeout: 120_000 }, async () => {
+  it("refuses a bad argument in one line naming it, exit 64", { timeout: 120_000 }, async () => {
     const err = await cli("simulate", "--scheme", "discover", "--seed", "1", "--count", "5", "--out", join(dir, "x")).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 64 });
-    expect((err as { stderr: string }).stderr).toMatch(/^--scheme: must be visa, mastercard or amex\n\nUsage: cardlink/);
+    expect((err as { stderr: string }).stderr).toBe("--scheme: must be visa, mastercard or amex\n");
   });
 
   it("lists every message as the bus would carry it, in publishing order", () => {

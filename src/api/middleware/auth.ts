@@ -36,10 +36,21 @@ async function limitingFailures<T>(c: Ctx, presents: boolean, authenticate: () =
  * caller its signed session names, so it holds no key in clear. A symbol in the fetch environment
  * cannot come from an HTTP request; every other rule (environment, tier, version, rate limit) still applies.
  */
-export const INTERNAL_CALLER = Symbol("cardlink.internalCaller");
-export interface InternalEnv {
+const INTERNAL_CALLER = Symbol("cardlink.internalCaller");
+interface InternalEnv {
   [INTERNAL_CALLER]?: Caller;
 }
+
+/**
+ * The API as the dashboard's port (src/dashboard/context.ts ApiPort): `app`'s routes in this process for
+ * `caller` (null: as the request's own credentials say), at the current version unless the request names one.
+ */
+export const inProcessApi =
+  (app: { fetch(request: Request, env: InternalEnv): Response | Promise<Response> }, serviceName: string) =>
+  async (request: Request, caller: Caller | null): Promise<Response> => {
+    if (!request.headers.has(`${serviceName}-Version`)) request.headers.set(`${serviceName}-Version`, SUPPORTED_VERSIONS[0]);
+    return app.fetch(request, caller ? { [INTERNAL_CALLER]: caller } : {});
+  };
 const internalCaller = (env: unknown): Caller | undefined =>
   env && typeof env === "object" ? (env as InternalEnv)[INTERNAL_CALLER] : undefined;
 

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
-import { createApp } from "../../src/api/app.ts";
-import { ADMIN_TOKEN, createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
+import { createApp } from "../../../src/api/app.ts";
+import { ADMIN_TOKEN, createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
 
 let h: Harness;
 let server: ServerType;

@@ -4,11 +4,11 @@
 // flow creates, one path per flow so flows run side by side.
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
-import { createCardlinkClient } from "../../clients/typescript/src/index.ts";
-import { HOOK_EVENTS } from "../services/hooks.ts";
-import { listen, type VerifiedEvent } from "../webhooks/listen.ts";
-import { newReceiverSecret, registerOwnHooks, removeHooks } from "../cli/own-hooks.ts";
-import type { Connection } from "../cli/connection.ts";
+import { createCardlinkClient } from "../../../clients/typescript/src/index.ts";
+import { HOOK_EVENTS } from "../../services/hooks.ts";
+import { listen, type VerifiedEvent } from "../../webhooks/listen.ts";
+import { newReceiverSecret, registerOwnHooks, removeHooks } from "../own-hooks.ts";
+import type { Connection } from "../connection.ts";
 import { ACTIONS, pathParams, type Action, type Flow, type Step, type WebhookExpectation } from "./schema.ts";
 import { resolve, ReferenceError, type Scope } from "./interpolate.ts";
 import { fieldFailures } from "./expect.ts";

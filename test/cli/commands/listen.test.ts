@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
-import { expectStatus } from "../support/harness.ts";
-import { startReceiver } from "../support/receiver.ts";
-import { runCli, useServed } from "../support/served.ts";
+import { expectStatus } from "../../support/harness.ts";
+import { startReceiver } from "../../support/receiver.ts";
+import { runCli, useServed } from "../../support/served.ts";
 
 const served = useServed();
 

@@ -1,4 +1,4 @@
-// The flow runner (src/flows, `cardlink run`) against a whole Cardlink on a real port: every shipped flow
+// The flow runner (src/cli/flows, `cardlink run`) against a whole Cardlink on a real port: every shipped flow
 // in flows/ passes; a failing expectation names the step, the expectation and what arrived, and the exit
 // status is 1; a bad file is one line naming the file, line and field; --junit writes the report; and
 // flows/flow.schema.json is the schema `run --schema` prints.
@@ -6,10 +6,10 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseFlow, FlowFileError } from "../../src/flows/parse.ts";
-import { runFlows, type RunOptions } from "../../src/flows/run.ts";
-import { flowJsonSchema } from "../../src/flows/schema.ts";
-import { runCli, useServed } from "../support/served.ts";
+import { parseFlow, FlowFileError } from "../../../src/cli/flows/parse.ts";
+import { runFlows, type RunOptions } from "../../../src/cli/flows/run.ts";
+import { flowJsonSchema } from "../../../src/cli/flows/schema.ts";
+import { runCli, useServed } from "../../support/served.ts";
 
 const served = useServed();
 const SHIPPED = readdirSync("flows").filter((f) => f.endsWith(".yaml")).sort().map((f) => join("flows", f));

@@ -1,7 +1,7 @@
 // `cardlink trigger` as a process against a running Cardlink: overrides reach the purchase, --json prints
 // one JSON object and nothing else, and a bad option is one line, exit 64, no stack trace.
 import { describe, expect, it } from "vitest";
-import { runCli, useServed } from "../support/served.ts";
+import { runCli, useServed } from "../../support/served.ts";
 
 const served = useServed();
 
