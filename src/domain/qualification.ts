@@ -114,6 +114,35 @@ const notQualified = (id: string | null, message: string): OfferResult => ({
   message: [message],
 });
 
+/** One offer the decision weighed, and how it fared. Absent fields are not stored (the row keeps it compact). */
+export interface ConsideredOffer {
+  offerId: string;
+  /** won: the offer the transaction is decided on; lost: eligible, but another paid more (or as much and is newer); rejected: a rule refused it. */
+  outcome: "won" | "lost" | "rejected";
+  /** What it pays (won) or would have paid (lost); absent when rejected. */
+  cashback?: number;
+  performanceFee?: number;
+  /** Why it lost or was rejected; absent for the winner. */
+  reason?: string;
+}
+
+/** The offers a decision weighed: the winner first, then the others that would have paid, then the rejected. */
+export interface OffersConsidered {
+  offers: ConsideredOffer[];
+  /** How many more were weighed beyond the first CONSIDERED_LIMIT, not listed. */
+  more: number;
+}
+
+/** The most offers a transaction keeps in its list of those considered. */
+export const CONSIDERED_LIMIT = 20;
+
+export const NONE_CONSIDERED: OffersConsidered = { offers: [], more: 0 };
+
+export interface Decision {
+  result: OfferResult;
+  considered: OffersConsidered;
+}
+
 /**
  * Decides a purchase against the live offers linked to its location (one brand and location).
  * The highest cashback wins, the most recent offer at equal cashback; when none is eligible, the
@@ -125,37 +154,99 @@ export function decide(
   activationOf: (offerId: string) => ActivationState,
   now: string,
 ): OfferResult {
-  if (candidates.length === 0) return notQualified(null, "No live offer is linked to this location.");
-  // One pass, no copies: the best eligible offer (highest cashback, the newest at equal cashback) and
-  // the newest offer of all, whose rejection is the message when none is eligible.
-  let newest = candidates[0]!;
-  let best: CandidateOffer | null = null;
-  let bestCashback = 0;
-  let bestFee = 0;
-  for (const offer of candidates) {
-    if (isNewer(offer, newest)) newest = offer;
-    if (rejection(offer, tx, activationOf(offer.id)) !== null) continue;
-    const a = award(offer, tx);
-    if (!best || a.cashback > bestCashback || (a.cashback === bestCashback && isNewer(offer, best))) {
-      best = offer;
-      bestCashback = a.cashback;
-      bestFee = a.performanceFee;
-    }
+  return decision(candidates, tx, activationOf, now).result;
+}
+
+/** `decide`, with every offer it weighed: each one's award, or why it lost or was rejected. */
+export function decision(
+  candidates: CandidateOffer[],
+  tx: TransactionFacts,
+  activationOf: (offerId: string) => ActivationState,
+  now: string,
+): Decision {
+  if (candidates.length === 0) return { result: notQualified(null, "No live offer is linked to this location."), considered: NONE_CONSIDERED };
+  // One pass: each offer's rejection or award, the best eligible offer (highest cashback, the newest at
+  // equal cashback) and the newest offer of all, whose rejection is the message when none is eligible.
+  const reasons: (string | null)[] = [];
+  const awards: ({ cashback: number; performanceFee: number } | null)[] = [];
+  let newest = 0;
+  let best = -1;
+  for (let i = 0; i < candidates.length; i++) {
+    const offer = candidates[i]!;
+    if (isNewer(offer, candidates[newest]!)) newest = i;
+    const reason = rejection(offer, tx, activationOf(offer.id));
+    reasons.push(reason);
+    const a = reason === null ? award(offer, tx) : null;
+    awards.push(a);
+    if (!a) continue;
+    const top = best < 0 ? null : awards[best]!;
+    if (!top || a.cashback > top.cashback || (a.cashback === top.cashback && isNewer(offer, candidates[best]!))) best = i;
   }
-  if (!best) return notQualified(newest.id, rejection(newest, tx, activationOf(newest.id))!);
-  if (best.returnPeriod) {
-    const qualificationDate = addDays(tx.created.slice(0, 10), best.returnPeriod);
+  const considered = consideredOffers(candidates, reasons, awards, best, tx.currency);
+  if (best < 0) return { result: notQualified(candidates[newest]!.id, reasons[newest]!), considered };
+  const winner = candidates[best]!;
+  const { cashback, performanceFee } = awards[best]!;
+  if (winner.returnPeriod) {
+    const qualificationDate = addDays(tx.created.slice(0, 10), winner.returnPeriod);
     const due = now.slice(0, 10) >= qualificationDate;
-    return {
-      id: best.id,
-      cashback: bestCashback,
-      performanceFee: bestFee,
+    const result: OfferResult = {
+      id: winner.id,
+      cashback,
+      performanceFee,
       qualified: due,
       qualificationDate,
-      message: due ? [] : [`The transaction qualifies on ${qualificationDate}, after the return period of ${best.returnPeriod} days.`],
+      message: due ? [] : [`The transaction qualifies on ${qualificationDate}, after the return period of ${winner.returnPeriod} days.`],
     };
+    return { result, considered };
   }
-  return { id: best.id, cashback: bestCashback, performanceFee: bestFee, qualified: true, qualificationDate: null, message: [] };
+  return { result: { id: winner.id, cashback, performanceFee, qualified: true, qualificationDate: null, message: [] }, considered };
+}
+
+/**
+ * The offers weighed, in the order a reader wants them: the winner, then the eligible ones by what they
+ * would have paid (most first), then the rejected ones, newest first; at most CONSIDERED_LIMIT listed.
+ */
+function consideredOffers(
+  candidates: CandidateOffer[],
+  reasons: (string | null)[],
+  awards: ({ cashback: number; performanceFee: number } | null)[],
+  best: number,
+  currency: string,
+): OffersConsidered {
+  const order = candidates.map((_, i) => i);
+  const rank = (i: number) => (i === best ? 0 : awards[i] ? 1 : 2);
+  order.sort((a, b) => {
+    const byRank = rank(a) - rank(b);
+    if (byRank !== 0) return byRank;
+    const byAward = (awards[b]?.cashback ?? 0) - (awards[a]?.cashback ?? 0);
+    if (byAward !== 0) return byAward;
+    return isNewer(candidates[a]!, candidates[b]!) ? -1 : isNewer(candidates[b]!, candidates[a]!) ? 1 : 0;
+  });
+  const top = best < 0 ? null : awards[best]!;
+  const offers = order.slice(0, CONSIDERED_LIMIT).map((i): ConsideredOffer => {
+    const offerId = candidates[i]!.id;
+    const a = awards[i];
+    if (i === best) return { offerId, outcome: "won", cashback: a!.cashback, performanceFee: a!.performanceFee };
+    if (!a) return { offerId, outcome: "rejected", reason: reasons[i]! };
+    const reason =
+      a.cashback < top!.cashback
+        ? `Paid less than the winning offer: cashback ${a.cashback} vs ${top!.cashback} ${currency}.`
+        : `Paid as much as the winning offer (cashback ${a.cashback} ${currency}); the more recent offer wins.`;
+    return { offerId, outcome: "lost", cashback: a.cashback, performanceFee: a.performanceFee, reason };
+  });
+  return { offers, more: Math.max(candidates.length - CONSIDERED_LIMIT, 0) };
+}
+
+/**
+ * What a decision against one offer weighed, from its result alone: the clearing of part of an
+ * authorisation is decided on the authorisation's offer, and rewarded once across its clearings.
+ */
+export function consideredOfResult(result: OfferResult): OffersConsidered {
+  if (result.id === null) return NONE_CONSIDERED;
+  if (result.qualified || result.qualificationDate !== null) {
+    return { offers: [{ offerId: result.id, outcome: "won", cashback: result.cashback, performanceFee: result.performanceFee }], more: 0 };
+  }
+  return { offers: [{ offerId: result.id, outcome: "rejected", reason: result.message.join(" ") }], more: 0 };
 }
 
 /** The most recent offer wins ties: later `created`, then the greater id. */

@@ -13,6 +13,10 @@
 //   writeBatch         transactions, updates, MID insights, activations, stage claims with their
 //                      outbox events, message marks                          (≤ 6 set-based statements, pipelined)
 //
+// A transaction's row also keeps, in the same insert or update, the offers its decision weighed (each one's
+// award or why it lost) and the scheme's native message of each of its stages, as received: the dashboard's
+// transaction page and GET /v1/transactions/{id}/qualification read them.
+//
 // Every statement is a service's (src/services): this module holds the steps and no SQL. On PostgreSQL
 // the statements of one round are sent together on the transaction's connection (postgres.js pipelines
 // them), so a batch costs about three round trips and the commit. The bus commits the batch's offsets
@@ -25,7 +29,9 @@ import {
   NO_CLEARINGS,
   addClearing,
   clearingResult,
+  consideredOfResult,
   decide,
+  decision,
   liveActivationGate,
   refundResult,
   type ActivationState,
@@ -48,6 +54,7 @@ import {
   toTransaction,
   transactionRowOf,
   updateTransactionStages,
+  type NativeMessages,
   type StoredTransactionRow as Row,
   type TransactionPlace,
   type TransactionRow,
@@ -247,6 +254,8 @@ interface Plan {
   claims: StageClaim[];
   claimItems: Item[];
   marks: MessageMark[];
+  /** The native messages of stages this batch adds to recorded rows (an inserted row carries its own). */
+  messages: Map<string, NativeMessages>;
   midTouches: Map<string, MidTouch>;
   activations: Map<string, ActivationCount & { limitReached: boolean }>;
 }
@@ -260,6 +269,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
     claims: [],
     claimItems: [],
     marks: [],
+    messages: new Map(),
     midTouches: new Map(),
     activations: new Map(),
   };
@@ -277,9 +287,25 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
       plan.claimItems.push(item);
     }
   };
+  /**
+   * The scheme's message a stage of the row was made from, as received: the first of each stage. A row the
+   * batch inserts carries it; a recorded row gets it in its stage update, which keeps a stored one.
+   */
+  const keepMessage = (item: Item, transactionId: string) => {
+    const { stage } = item.tx;
+    const inserted = plan.inserted.get(transactionId);
+    if (inserted) {
+      inserted.native_messages = { [stage]: item.raw.value, ...inserted.native_messages };
+      return;
+    }
+    const added: NativeMessages = plan.messages.get(transactionId) ?? {};
+    added[stage] ??= item.raw.value;
+    plan.messages.set(transactionId, added);
+  };
   const recorded = (item: Item, transactionId: string): Verdict => {
     plan.transactionOf.set(item, transactionId);
     plan.marks.push({ scheme: item.tx.scheme, messageId: item.tx.messageId, transactionId, stage: item.tx.stage });
+    keepMessage(item, transactionId);
     return OK;
   };
   const touchMid = (tx: NetworkTransaction, programId: string, transactionId: string, zone: string) => {
@@ -396,6 +422,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
         card,
         now,
         result,
+        considered: consideredOfResult(result),
         originalId: null,
         qualificationDue: result.qualified ? null : result.qualificationDate,
         place: placeOfRow(existing),
@@ -439,7 +466,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
       plan.verdicts.push(drop(gate));
       continue;
     }
-    const result = decide(
+    const { result, considered } = decision(
       candidates,
       { amount: tx.amount, currency: tx.currency, localDateTime: tx.localDateTime, scheme: tx.scheme, targetingTag: tx.targetingTag, created: nowIso },
       activation,
@@ -452,6 +479,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
       card,
       now,
       result,
+      considered,
       originalId: null,
       qualificationDue: result.qualified ? null : result.qualificationDate,
       place: placeAt(location),
@@ -516,7 +544,7 @@ function purchaseToMatch(r: TransactionRow): PurchaseToMatch {
 async function writeBatch(db: Db, plan: Plan, now: Date): Promise<Map<Item, string[]>> {
   const [, , , , won] = await Promise.all([
     insertTransactionRows(db, [...plan.inserted.values()]),
-    updateTransactionStages(db, [...plan.updated.values()]),
+    updateTransactionStages(db, [...plan.updated.values()], plan.messages),
     recordTransactionsSeen(db, [...plan.midTouches.values()], now),
     saveActivationCounts(db, [...plan.activations.values()], now),
     // A stage's event exists at most once per transaction, whatever is redelivered: claims that lose

@@ -2,7 +2,7 @@
 // (src/qualifier/batch.ts); both record through the same services (transactions, outbox, offer-activations).
 import type { Db } from "./db.ts";
 import type { Clock } from "../clock/index.ts";
-import { decide } from "../domain/qualification.ts";
+import { decision } from "../domain/qualification.ts";
 import { transactionIdFor } from "../domain/transaction-id.ts";
 import { stageEvents } from "../domain/stage-events.ts";
 import { activationStates, recordQualifiedTransaction } from "./offer-activations.ts";
@@ -65,7 +65,7 @@ export async function processPublisherTransaction(
       identifiers: { MID: null, mastercardTransactionSequenceNumber: null, mastercardRefNumber: null, amexApprovalCode: null, visaAuthCode: null, mastercardAuthCode: null },
     };
     const activation = await activationStates(db, card.id, [offer]);
-    const result = decide(
+    const { result, considered } = decision(
       [offer],
       { amount: tx.amount, currency: tx.currency, localDateTime: tx.localDateTime, scheme: tx.scheme, targetingTag: tx.targetingTag, created: now.toISOString() },
       activation,
@@ -78,6 +78,7 @@ export async function processPublisherTransaction(
       card,
       now,
       result,
+      considered,
       originalId: null,
       qualificationDue: result.qualified ? null : result.qualificationDate,
       place: { location_id: null, brand_id: offer.brandId, brand: { id: offer.brandId, name: offer.brandName, logoUrl: offer.brandLogoURL }, location: null },

@@ -2,8 +2,11 @@
 import type { Ctx } from "./context.ts";
 import type { Db } from "./db.ts";
 import { notFound } from "../domain/errors.ts";
-import { NO_CLEARINGS, type ClearingsSoFar, type OfferResult } from "../domain/qualification.ts";
-import type { Identifiers, NetworkTransaction, TransactionCard as CardRow, TransactionLocation as LocationOfCard } from "./network-transaction.ts";
+import { z } from "zod";
+import type { Scheme } from "../domain/scheme.ts";
+import { amexTransactionSchema, mastercardTransactionSchema, visaTransactionSchema } from "../bus/validators.generated.ts";
+import { NO_CLEARINGS, type ClearingsSoFar, type ConsideredOffer, type OfferResult, type OffersConsidered } from "../domain/qualification.ts";
+import type { Identifiers, NetworkTransaction, Stage, TransactionCard as CardRow, TransactionLocation as LocationOfCard } from "./network-transaction.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
 import { placeOfLocation } from "./location-records.ts";
@@ -103,7 +106,14 @@ export interface TransactionRow {
   scheme: string;
   purchase_key: string;
   qualification_due: string | null;
+  /** The offers the qualifier's decision weighed; null on refunds and on rows recorded before it kept them. */
+  considered: OffersConsidered | null;
+  /** The scheme's message each stage was made from, as received; null when none was kept. */
+  native_messages: NativeMessages | null;
 }
+
+/** The scheme's own message of each stage of a transaction, as the qualifier received it off the bus. */
+export type NativeMessages = Partial<Record<Stage, unknown>>;
 
 export const toTransaction = (r: TransactionRow): Transaction => ({
   id: r.id,
@@ -171,6 +181,106 @@ export async function getTransaction(ctx: Ctx, id: string): Promise<Transaction>
   return found;
 }
 
+/** One offer a transaction's decision weighed, as the qualification read shows it. */
+export interface ConsideredOfferView {
+  offerId: string;
+  /** The offer's name while it exists (null once deleted). */
+  offerName: string | null;
+  outcome: ConsideredOffer["outcome"];
+  cashback: number | null;
+  performanceFee: number | null;
+  reason: string | null;
+}
+
+/** The scheme's own message a stage of a transaction was made from. */
+export interface NativeMessage {
+  stage: Stage;
+  scheme: Scheme;
+  /** The scheme's name for the message (its messageType: Visa AUTH, SETTLEMENT…; Mastercard AUTHORIZATION, CLEARING…; Amex AUTH, SUBMISSION…). */
+  kind: string | null;
+  /** The message as the network sent it. */
+  value: Record<string, unknown>;
+}
+
+/** How the qualifier decided a transaction: the offers it weighed and the network's messages it read. */
+export interface TransactionQualification {
+  transactionId: string;
+  /** null when the transaction was not decided against offers (a refund) or was recorded before Cardlink kept them. */
+  considered: ConsideredOfferView[] | null;
+  /** How many more offers were weighed than are listed. */
+  moreConsidered: number;
+  nativeMessages: NativeMessage[];
+}
+
+const STAGE_ORDER: Stage[] = ["auth", "clearing", "void", "refund"];
+
+const MESSAGE_SCHEMAS: Record<Scheme, z.ZodType> = { visa: visaTransactionSchema, mastercard: mastercardTransactionSchema, amex: amexTransactionSchema };
+
+/** The fields of an object schema (through nullable and optional), or null. */
+function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | null {
+  if (schema instanceof z.ZodObject) return schema.shape as Record<string, z.ZodType>;
+  if (schema instanceof z.ZodNullable || schema instanceof z.ZodOptional) return shapeOf(schema.unwrap() as z.ZodType);
+  return null;
+}
+
+/**
+ * jsonb keeps keys in its own order; a native message is shown in its scheme's field order (the Avro
+ * schema's, as the network lays it out), nested objects too, any field the schema does not know after.
+ */
+function inSchemaOrder(value: unknown, schema: z.ZodType): unknown {
+  const shape = shapeOf(schema);
+  if (!shape || value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const record = value as Record<string, unknown>;
+  const ordered: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(shape)) if (key in record) ordered[key] = inSchemaOrder(record[key], field);
+  for (const key of Object.keys(record)) if (!(key in ordered)) ordered[key] = record[key];
+  return ordered;
+}
+
+/** The names of the caller's offers among `ids`, by id (a read of the offers table; a deleted offer is absent). */
+async function offerNames(ctx: Ctx, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db.query<{ id: string; name: string }>("select id, name from offers where id = any($1::uuid[]) and account_id = $2 and live = $3", [
+    ids,
+    ctx.accountId,
+    ctx.live,
+  ]);
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+/** The caller's transaction's qualification: what its decision weighed and the native message of each stage. */
+export async function getTransactionQualification(ctx: Ctx, id: string): Promise<TransactionQualification> {
+  const [row] = await ctx.db.query<Pick<TransactionRow, "id" | "scheme" | "considered" | "native_messages">>(
+    "select id, scheme, considered, native_messages from transactions where id = $1 and account_id = $2 and live = $3",
+    [id, ctx.accountId, ctx.live],
+  );
+  if (!row) throw notFound("transaction", id);
+  const offers = row.considered?.offers ?? [];
+  const names = await offerNames(ctx, [...new Set(offers.map((o) => o.offerId))]);
+  const messages = row.native_messages ?? {};
+  return {
+    transactionId: row.id,
+    considered:
+      row.considered &&
+      offers.map((o) => ({
+        offerId: o.offerId,
+        offerName: names.get(o.offerId) ?? null,
+        outcome: o.outcome,
+        cashback: o.cashback ?? null,
+        performanceFee: o.performanceFee ?? null,
+        reason: o.reason ?? null,
+      })),
+    moreConsidered: row.considered?.more ?? 0,
+    nativeMessages: STAGE_ORDER.flatMap((stage) => {
+      const value = messages[stage];
+      if (value === null || typeof value !== "object") return [];
+      const record = value as Record<string, unknown>;
+      const kind = typeof record.messageType === "string" ? record.messageType : null;
+      return [{ stage, scheme: row.scheme as Scheme, kind, value: inSchemaOrder(record, MESSAGE_SCHEMAS[row.scheme as Scheme]) as Record<string, unknown> }];
+    }),
+  };
+}
+
 export async function listProgramTransactions(
   ctx: Ctx,
   programId: string,
@@ -202,10 +312,10 @@ export async function insertTransactionRows(db: Db, rows: StoredTransactionRow[]
   await db.query(
     `insert into transactions (id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
        original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag,
-       identifiers, card, brand, location, offer, qualification_due, created, updated)
+       identifiers, card, brand, location, offer, qualification_due, considered, native_messages, created, updated)
      select id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
        original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag,
-       identifiers, card, brand, location, offer, qualification_due, created, updated
+       identifiers, card, brand, location, offer, qualification_due, considered, native_messages, created, updated
      from jsonb_populate_recordset(null::transactions, $1::jsonb)`,
     [JSON.stringify(rows)],
   );
@@ -213,15 +323,18 @@ export async function insertTransactionRows(db: Db, rows: StoredTransactionRow[]
 
 /**
  * A later stage of recorded transactions: their stage flags, identifiers, what their clearings came to,
- * the refund linked to them and `updated`.
+ * the refund linked to them and `updated`; with the native messages of the stages `messages` adds (by
+ * transaction id), merged into the row's, a stage's stored message kept.
  */
-export async function updateTransactionStages(db: Db, rows: TransactionRow[]): Promise<void> {
+export async function updateTransactionStages(db: Db, rows: TransactionRow[], messages: ReadonlyMap<string, NativeMessages> = new Map()): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
     `update transactions t set auth = u.auth, cleared = u.cleared, voided = u.voided, identifiers = u.identifiers, clearings = u.clearings,
-       refund_id = u.refund_id, updated = u.updated
+       refund_id = u.refund_id, updated = u.updated,
+       native_messages = coalesce(u.native_messages || t.native_messages, u.native_messages, t.native_messages)
      from jsonb_to_recordset($1::jsonb)
-       as u(id uuid, auth boolean, cleared boolean, voided boolean, identifiers jsonb, clearings jsonb, refund_id uuid, updated timestamptz)
+       as u(id uuid, auth boolean, cleared boolean, voided boolean, identifiers jsonb, clearings jsonb, refund_id uuid, updated timestamptz,
+         native_messages jsonb)
      where t.id = u.id`,
     [
       JSON.stringify(
@@ -234,6 +347,7 @@ export async function updateTransactionStages(db: Db, rows: TransactionRow[]): P
           clearings: r.clearings,
           refund_id: r.refund_id,
           updated: r.updated,
+          native_messages: messages.get(r.id) ?? null,
         })),
       ),
     ],
@@ -281,6 +395,8 @@ export interface NewTransaction {
   card: CardRow;
   now: Date;
   result: OfferResult;
+  /** The offers the decision weighed (absent: not decided against offers, as a refund). */
+  considered?: OffersConsidered;
   originalId: string | null;
   qualificationDue: string | null;
   place: TransactionPlace;
@@ -324,6 +440,9 @@ export function transactionRowOf(i: NewTransaction): StoredTransactionRow {
     card: { id: card.id, firstNumbers: card.first_numbers, lastNumbers: card.last_numbers, scheme: card.scheme, metadata: card.metadata ?? {} },
     offer: i.result,
     qualification_due: i.qualificationDue,
+    considered: i.considered ?? null,
+    // The qualifier adds the network's message of each stage it records (src/qualifier/batch.ts).
+    native_messages: null,
     created: i.now,
     updated: i.now,
   };

@@ -1,5 +1,5 @@
-// Publisher-submitted transactions for oaas offers: decided by the offer's rules, recorded once per
-// reference, reported with the clearing webhooks.
+// Publisher-submitted transactions for oaas offers: decided by the offer's rules (the offer considered kept
+// for the qualification read), recorded once per reference, reported with the clearing webhooks.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { localIn, world } from "../support/offers-world.ts";
@@ -39,10 +39,16 @@ describe("POST /offers/{offerId}/transactions (oaas)", () => {
   });
 
   it("applies targeting to the publisher's tag", async () => {
-    const { submit } = await oaasWorld();
+    const { w, offer, submit } = await oaasWorld();
     const lapsed = await expectStatus<Tx>(await submit({ targetingTag: "lapsed", reference: "order-2" }), 201);
     expect(lapsed.offer).toMatchObject({ qualified: false, cashback: 0 });
     expect(lapsed.offer.message[0]).toMatch(/targets new customers/);
+    // Its qualification: the one offer weighed, rejected by that rule; no network sent a message.
+    const q = await expectStatus<{ considered: unknown[]; nativeMessages: unknown[] }>(await w.client.get(`/v1/transactions/${lapsed.id}/qualification`), 200);
+    expect(q.considered).toEqual([
+      { offerId: offer.id, offerName: "10% off coffee", outcome: "rejected", cashback: null, performanceFee: null, reason: lapsed.offer.message[0] },
+    ]);
+    expect(q.nativeMessages).toEqual([]);
   });
 
   it("refuses offers that are not oaas, unknown cards and bad input, naming the field", async () => {

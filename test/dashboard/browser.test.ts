@@ -1,7 +1,8 @@
 // The dashboard in a real headless Chromium: a publisher signs in with a test key, builds a program
 // through the forms, creates and links an offer, sends a test purchase, watches it arrive qualified in
 // the live feed and opens its delivered webhook; the API's validation message; the operator's clock;
-// a MID-insights export; every page loads nothing from outside; screenshots of each page.
+// a MID-insights export; every page loads nothing from outside; screenshots of each page. The
+// transaction page shows the offers considered and the network's own message.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { usePipeline } from "../support/pipeline.ts";
@@ -151,6 +152,16 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     const delivery = await feed.locator("[data-delivery]").first().textContent();
     expect(delivery).toContain("transaction.auth");
     expect(delivery).toMatch(/#1: 200, \d+ ms/);
+    // Every offer the purchase was weighed against (the one linked, which won), and the Visa message it was made from.
+    const considered = feed.locator("#offers-considered tbody tr");
+    expect(await considered.count()).toBe(1);
+    expect(await considered.first().textContent()).toMatch(/5 off coffee\s*Won\s*cashback 5\.00 GBP/);
+    const native = feed.locator("#network-message .native-message").first();
+    expect(await native.locator("h3").textContent()).toMatch(/visa AUTH\s*\(auth\)/);
+    const sent = await native.locator("pre").textContent();
+    expect(sent).toContain('"messageType": "AUTH"');
+    expect(sent).toContain('"vmid":');
+    expect(sent).toContain('"amount": 20');
     await screenshots(feed, "transaction");
     await feed.getByRole("button", { name: "Redeliver" }).click();
     await expect(flash(feed).textContent()).resolves.toContain("Queued again for 1 hook(s).");

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
+  CONSIDERED_LIMIT,
   award,
+  consideredOfResult,
   decide,
+  decision,
   liveActivationGate,
   localDayOfWeek,
   refundResult,
@@ -144,6 +147,76 @@ describe("decide", () => {
     const o = offer({ activation: { enabled: true, qualifiedTransactionsLimit: 1 } });
     expect(decide([o], tx(), never, NOW).qualified).toBe(false);
     expect(decide([o], tx(), activated, NOW).qualified).toBe(true);
+  });
+});
+
+describe("decision: every offer considered", () => {
+  it("lists the winner with its award, an eligible offer that paid less with why, and a rejected one with its rule", () => {
+    const big = offer({ id: "big", created: "2026-01-01T00:00:00.000Z", type: { name: "discount", value: 10, maxRewardAmount: null }, feeSplit: 2 });
+    const small = offer({ id: "small", created: "2026-01-03T00:00:00.000Z", type: { name: "amount", value: 2, maxRewardAmount: null }, feeSplit: 0 });
+    const ended = offer({ id: "ended", created: "2026-01-04T00:00:00.000Z", endDate: "2026-01-06T23:59:59" });
+    const { result, considered } = decision([ended, small, big], tx(), never, NOW);
+    expect(result).toEqual(decide([ended, small, big], tx(), never, NOW));
+    expect(result).toMatchObject({ id: "big", cashback: 4, qualified: true });
+    expect(considered).toEqual({
+      offers: [
+        { offerId: "big", outcome: "won", cashback: 4, performanceFee: 0.8 },
+        { offerId: "small", outcome: "lost", cashback: 2, performanceFee: 0, reason: "Paid less than the winning offer: cashback 2 vs 4 GBP." },
+        { offerId: "ended", outcome: "rejected", reason: "The offer ended at 2026-01-06T23:59:59." },
+      ],
+      more: 0,
+    });
+  });
+
+  it("says an offer paying as much lost to the more recent one", () => {
+    const older = offer({ id: "older", created: "2026-01-01T00:00:00.000Z" });
+    const newer = offer({ id: "newer", created: "2026-01-02T00:00:00.000Z" });
+    const { considered } = decision([older, newer], tx(), never, NOW);
+    expect(considered.offers.map((o) => [o.offerId, o.outcome])).toEqual([
+      ["newer", "won"],
+      ["older", "lost"],
+    ]);
+    expect(considered.offers[1]!.reason).toBe("Paid as much as the winning offer (cashback 5 GBP); the more recent offer wins.");
+  });
+
+  it("lists every rejection, newest first, when none qualifies: activation, scheme, targeting", () => {
+    const activation = offer({ id: "activation", created: "2026-01-03T00:00:00.000Z", activation: { enabled: true } });
+    const amex = offer({ id: "amex", created: "2026-01-02T00:00:00.000Z", schemes: ["amex"] });
+    const lapsed = offer({ id: "lapsed", created: "2026-01-01T00:00:00.000Z", targeting: { name: "lapsed" } });
+    const { result, considered } = decision([lapsed, amex, activation], tx(), never, NOW);
+    expect(result).toMatchObject({ id: "activation", qualified: false, message: ["The offer has not been activated on this card."] });
+    expect(considered.offers).toEqual([
+      { offerId: "activation", outcome: "rejected", reason: "The offer has not been activated on this card." },
+      { offerId: "amex", outcome: "rejected", reason: "The offer is not available on visa cards." },
+      { offerId: "lapsed", outcome: "rejected", reason: "The offer targets lapsed customers; the transaction carries no segment tag." },
+    ]);
+  });
+
+  it("keeps the winner of a return period, and nothing when no offer is live", () => {
+    expect(decision([offer({ returnPeriod: 30 })], tx(), never, NOW).considered.offers).toEqual([{ offerId: "o1", outcome: "won", cashback: 5, performanceFee: 1 }]);
+    expect(decision([], tx(), never, NOW).considered).toEqual({ offers: [], more: 0 });
+  });
+
+  it(`lists at most ${CONSIDERED_LIMIT} offers, the winner among them, and counts the rest`, () => {
+    const many = Array.from({ length: CONSIDERED_LIMIT + 5 }, (_, i) =>
+      offer({ id: `o${String(i).padStart(2, "0")}`, created: `2026-01-0${(i % 5) + 1}T00:00:00.000Z`, type: { name: "amount", value: i + 1, maxRewardAmount: null } }),
+    );
+    const { result, considered } = decision(many, tx(), never, NOW);
+    expect(considered.offers).toHaveLength(CONSIDERED_LIMIT);
+    expect(considered.more).toBe(5);
+    expect(considered.offers[0]).toMatchObject({ offerId: result.id, outcome: "won", cashback: CONSIDERED_LIMIT + 5 });
+    expect(considered.offers.slice(1).map((o) => o.cashback)).toEqual(Array.from({ length: CONSIDERED_LIMIT - 1 }, (_, i) => CONSIDERED_LIMIT + 4 - i));
+  });
+
+  it("derives a one-offer decision's entry from its result (a clearing of part of an authorisation)", () => {
+    expect(consideredOfResult({ id: "o1", cashback: 2.5, performanceFee: 0.5, qualified: true, qualificationDate: null, message: [] }).offers).toEqual([
+      { offerId: "o1", outcome: "won", cashback: 2.5, performanceFee: 0.5 },
+    ]);
+    const rewarded = "The purchase was rewarded already: its earlier clearings took the offer's whole reward.";
+    expect(consideredOfResult({ id: "o1", cashback: 0, performanceFee: 0, qualified: false, qualificationDate: null, message: [rewarded] }).offers).toEqual([
+      { offerId: "o1", outcome: "rejected", reason: rewarded },
+    ]);
+    expect(consideredOfResult({ id: null, cashback: 0, performanceFee: 0, qualified: false, qualificationDate: null, message: ["none"] })).toEqual({ offers: [], more: 0 });
   });
 });
 

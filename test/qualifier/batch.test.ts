@@ -1,7 +1,7 @@
 // The qualifier over batches: decisions in order per card inside one batch (activation counts), a
 // process killed in the middle of a batch (nothing half-written, nothing twice after the redelivery),
-// a later stage's identifiers merged into the record and its webhook, and the MID insight's last
-// transaction read in the location's time zone.
+// a later stage's identifiers merged into the record and its webhook, each stage's native message kept on
+// its row, and the MID insight's last transaction read in the location's time zone.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectStatus, type Harness } from "../support/harness.ts";
 import { localIn, world, type World } from "../support/offers-world.ts";
@@ -194,6 +194,42 @@ describe("qualifier batches", () => {
     const events = await outboxOf(w.cardId);
     expect(events.filter((e) => e.event === "transaction.clearing").map((e) => e.transaction_id).sort()).toEqual([ids[2], ids[3]].sort());
     expect(events.filter((e) => e.event === "transaction.clearing.qualified").map((e) => e.transaction_id)).toEqual([ids[2]]);
+  });
+
+  it("keeps each stage's native message as received on the row it records, the first of a stage, in a batch and after it", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ startDate: localIn(h, -1), type: { name: "amount", value: 5 } });
+    await expectStatus(await w.client.post(`/v1/offers/${offer.id}/locations/${w.locationId}`), 201);
+    const purchase = await visaPurchase(w, 20, 40);
+    const now = h.services.clock.now();
+    const later = new Date(now.getTime() + 3_600_000);
+    const auth = ADAPTERS.visa.auth(purchase, now);
+    const settlement = ADAPTERS.visa.clearing(purchase, later);
+    // The network sends the auth again under a new message id: the row keeps the first.
+    const resent = (n: number) => ({ ...auth, messageId: `${auth.messageId}-again-${n}`, processedAt: later.toISOString() });
+    for (const m of [auth, resent(1), settlement]) await h.services.bus.publish("visa.transactions", w.cardId, m);
+    const outcomes: Outcome[] = [];
+    qualifier = await startQualifier({ ...h.services, onOutcome: (o) => outcomes.push(o) });
+    await expect.poll(() => outcomes.length, { timeout: 30_000 }).toBe(3);
+    const recordedFirst = outcomes[0]!;
+    const id = recordedFirst.kind === "recorded" ? recordedFirst.transactionId : "";
+    expect(outcomes.map((o) => (o.kind === "recorded" ? o.transactionId : o.kind))).toEqual([id, id, id]);
+    type Qualification = { considered: { offerId: string; outcome: string; cashback: number | null }[]; nativeMessages: { stage: string; kind: string; value: unknown }[] };
+    const read = async () => expectStatus<Qualification>(await w.client.get(`/v1/transactions/${id}/qualification`), 200);
+    const asSent = (m: unknown) => JSON.parse(JSON.stringify(m)) as unknown;
+    const expected = [
+      { stage: "auth", scheme: "visa", kind: "AUTH", value: asSent(auth) },
+      { stage: "clearing", scheme: "visa", kind: "SETTLEMENT", value: asSent(settlement) },
+    ];
+    const first = await read();
+    expect(first.nativeMessages).toEqual(expected);
+    expect(first.considered).toEqual([{ offerId: offer.id, offerName: "10% off coffee", outcome: "won", cashback: 5, performanceFee: expect.any(Number), reason: null }]);
+
+    // A later batch's resend of a stage updates the row and leaves the stage's message as it was.
+    await h.services.bus.publish("visa.transactions", w.cardId, resent(2));
+    await expect.poll(() => outcomes.length, { timeout: 30_000 }).toBe(4);
+    expect(outcomes[3]).toMatchObject({ kind: "recorded", transactionId: id });
+    expect((await read()).nativeMessages).toEqual(expected);
   });
 
   it("merges a later stage's identifiers: the Mastercard clearing's sequence number reaches the record and the clearing webhook", async () => {

@@ -4887,6 +4887,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transactions/{transactionId}/qualification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How a transaction was qualified: the offers weighed and the network's messages
+         * @description Every offer the qualifier weighed for the transaction — the winner with its award, the others with what they would have paid or why a rule rejected them — and the scheme's native message of each stage as the network sent it (Visa, Mastercard or Amex field names). Read-only, for understanding a decision; none of it is in the Transaction record or its webhooks.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    transactionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The transaction's qualification. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["TransactionQualification"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/cards/{cardId}/missing-transaction-requests": {
         parameters: {
             query?: never;
@@ -10238,6 +10324,131 @@ export interface components {
             count: number;
             /** @description Cursor for the next page; absent on the last page. */
             last?: string;
+        };
+        /**
+         * @example {
+         *       "transactionId": "5be80cb4-97fc-8d3f-9a87-9b4d90c1dd88",
+         *       "considered": [
+         *         {
+         *           "offerId": "6ad60367-50cc-4f65-850d-97519fe5b4e9",
+         *           "offerName": "10% off coffee",
+         *           "outcome": "won",
+         *           "cashback": 4.2,
+         *           "performanceFee": 0.84,
+         *           "reason": null
+         *         },
+         *         {
+         *           "offerId": "0f1c7a58-3c5e-4b1f-8d61-1f3b7f9d2a10",
+         *           "offerName": "2 off any drink",
+         *           "outcome": "lost",
+         *           "cashback": 2,
+         *           "performanceFee": 0,
+         *           "reason": "Paid less than the winning offer: cashback 2 vs 4.2 GBP."
+         *         },
+         *         {
+         *           "offerId": "9a3e2d11-5b7c-4e0a-a9f2-6c8d1e4b7f33",
+         *           "offerName": "Mastercard weekend",
+         *           "outcome": "rejected",
+         *           "cashback": null,
+         *           "performanceFee": null,
+         *           "reason": "The offer is not available on visa cards."
+         *         }
+         *       ],
+         *       "moreConsidered": 0,
+         *       "nativeMessages": [
+         *         {
+         *           "stage": "auth",
+         *           "scheme": "visa",
+         *           "kind": "AUTH",
+         *           "value": {
+         *             "messageId": "482913570123456-A",
+         *             "messageType": "AUTH",
+         *             "transactionId": "482913570123456",
+         *             "originalTransactionId": null,
+         *             "cardId": "a5b88be7-93e0-428d-affd-963dc68565df",
+         *             "cardFirstSix": "444400",
+         *             "cardLastFour": "4008",
+         *             "amount": 42,
+         *             "currencyCode": "GBP",
+         *             "transactionDateTime": "2026-01-05T12:30:00",
+         *             "processedAt": "2026-01-05T12:30:00.412Z",
+         *             "authCode": "OBIUV7",
+         *             "cardPresent": true,
+         *             "wallet": null,
+         *             "merchant": {
+         *               "vmid": "12345678",
+         *               "vsid": "87654321",
+         *               "caid": "982434798595147",
+         *               "acquirerBin": "412345",
+         *               "name": "COFFEE HOUSE LONDON",
+         *               "city": "London",
+         *               "postcode": "SW1A 1AA",
+         *               "countryCode": "GBR",
+         *               "mcc": "5814"
+         *             },
+         *             "settlementDate": null,
+         *             "targetingTag": null
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        TransactionQualification: {
+            /** Format: uuid */
+            transactionId: string;
+            /** @description Every live offer of the location the qualifier weighed for this transaction: the winner first, then the offers that would have paid (most first), then the rejected ones (most recent first); at most 20. A clearing of part of an authorisation lists the authorisation's offer only (it is decided on that offer). Empty when no live offer applied; null on a refund (it reverses its purchase's award; see the purchase) and on transactions recorded before Cardlink kept this. */
+            considered: components["schemas"]["ConsideredOffer"][] | null;
+            /**
+             * @description How many more offers were weighed than the 20 listed.
+             * @example 0
+             */
+            moreConsidered: number;
+            /** @description The network's own message each stage was made from, as Cardlink received it, in stage order: a purchase keeps its auth and its clearing (and a void); a clearing of its own and a refund keep their own. The first message of a stage is kept. Empty for a transaction a publisher submitted (no network message) and for transactions recorded before Cardlink kept them. */
+            nativeMessages: components["schemas"]["NativeMessage"][];
+        };
+        ConsideredOffer: {
+            /** Format: uuid */
+            offerId: string;
+            /** @description The offer's name; null once the offer is deleted (the id stays). */
+            offerName: string | null;
+            /**
+             * @description `won`: the offer the transaction is decided on (its result is the transaction's `offer`); `lost`: eligible, but another offer paid more cashback (or as much and is more recent); `rejected`: one of the offer's rules refused the transaction.
+             * @enum {string}
+             */
+            outcome: "won" | "lost" | "rejected";
+            /**
+             * @description What the offer pays (won) or would have paid (lost); null when rejected.
+             * @example 4.2
+             */
+            cashback: number | null;
+            /**
+             * @description Its performance fee, as cashback.
+             * @example 0.84
+             */
+            performanceFee: number | null;
+            /**
+             * @description Why it lost or was rejected, in the words of the transaction's `offer.message`; null for the winner.
+             * @example Paid less than the winning offer: cashback 2 vs 4.2 GBP.
+             */
+            reason: string | null;
+        };
+        NativeMessage: {
+            /**
+             * @description The stage of the transaction the message made.
+             * @enum {string}
+             */
+            stage: "auth" | "clearing" | "void" | "refund";
+            /** @enum {string} */
+            scheme: "visa" | "mastercard" | "amex";
+            /**
+             * @description The scheme's own name for the message (its `messageType`): Visa AUTH, SETTLEMENT, REFUND, VOID; Mastercard AUTHORIZATION, CLEARING, REFUND, REVERSAL; Amex AUTH, SUBMISSION, CREDIT, REVERSAL.
+             * @example AUTH
+             */
+            kind: string | null;
+            /** @description The message as the network sent it, in the scheme's own shape and field names. */
+            value: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @example {

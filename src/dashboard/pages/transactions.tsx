@@ -1,6 +1,7 @@
 // Transactions: the program's transactions as a live feed (server-sent events) with their offer
 // result, stage, card, location and scheme; test purchases and card enrolment; a transaction's
-// detail with its webhook deliveries, clearing and refund.
+// detail with every offer its decision weighed, the network's own messages, its webhook deliveries,
+// clearing and refund.
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
@@ -12,9 +13,10 @@ import { DeliveryTable } from "./webhooks.tsx";
 import { sessionById } from "../session.ts";
 import type { Card } from "../../services/cards.ts";
 import type { Location } from "../../services/locations.ts";
-import type { Transaction } from "../../services/transactions.ts";
+import type { ConsideredOfferView, Transaction, TransactionQualification } from "../../services/transactions.ts";
 import type { Delivery } from "../../services/webhook-deliveries.ts";
 import type { Offer } from "../../services/offers.ts";
+import { CONSIDERED_LIMIT } from "../../domain/qualification.ts";
 
 const stageOf = (t: Transaction) => (t.type === "refund" ? "refund" : t.cleared ? "clearing" : "auth");
 
@@ -49,6 +51,88 @@ export const TxRow = ({ t }: { t: Transaction }) => (
 );
 
 const HEAD = ["When (local)", "Stage", "Amount", "Offer result", "Card", "Location"];
+
+const OUTCOME = { won: ["Won", "active"], lost: ["Lost", "idle"], rejected: ["Rejected", "not-qualified"] } as const;
+
+/** One offer the decision weighed: its name linked while it exists (else its id), how it fared, its award or why it lost. */
+const ConsideredRow = ({ o, currency }: { o: ConsideredOfferView; currency: string }) => {
+  const [label, tone] = OUTCOME[o.outcome];
+  return (
+    <tr data-offer={o.offerId} data-outcome={o.outcome}>
+      <td>{o.offerName !== null ? <a href={`/dashboard/offers/${o.offerId}`}>{o.offerName}</a> : <code>{o.offerId}</code>}</td>
+      <td>
+        <Badge text={label} tone={tone} />
+      </td>
+      <td>{o.cashback !== null ? `cashback ${money(o.cashback, currency)}, fee ${money(o.performanceFee ?? 0, currency)}` : "—"}</td>
+      <td>{o.reason ?? "—"}</td>
+    </tr>
+  );
+};
+
+/** Every offer the qualifier weighed for the transaction, the winner first. */
+function OffersConsidered({ t, q }: { t: Transaction; q: TransactionQualification }) {
+  return (
+    <section aria-labelledby="offers-considered-title">
+      <h2 id="offers-considered-title">Offers considered</h2>
+      {q.considered === null ? (
+        <p id="offers-considered-none">
+          {t.type === "refund" ? (
+            <>
+              A refund is not decided against offers: it reverses its purchase's award
+              {t.originalTransactionId && (
+                <>
+                  {" "}
+                  (<a href={`/dashboard/transactions/${t.originalTransactionId}`}>the purchase</a>)
+                </>
+              )}
+              .
+            </>
+          ) : (
+            "Recorded before Cardlink kept the offers considered."
+          )}
+        </p>
+      ) : (
+        <Table
+          caption="Offers considered, the winner first"
+          head={["Offer", "Outcome", "Award", "Why it lost"]}
+          id="offers-considered"
+          empty="No live offer was linked to the location when the transaction arrived."
+        >
+          {q.considered.map((o) => (
+            <ConsideredRow o={o} currency={t.currency} />
+          ))}
+        </Table>
+      )}
+      {q.moreConsidered > 0 && (
+        <p class="hint">
+          And {q.moreConsidered} more offers that paid less or were rejected, not listed (the record keeps {CONSIDERED_LIMIT}).
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The scheme's own message of each stage, pretty-printed as the network sent it. */
+function NetworkMessages({ t, q }: { t: Transaction; q: TransactionQualification }) {
+  return (
+    <section aria-labelledby="network-message-title" id="network-message">
+      <h2 id="network-message-title">Network message</h2>
+      {q.nativeMessages.length === 0 && (
+        <p>{t.location === null ? "Submitted by the publisher: no network message." : "Recorded before Cardlink kept the networks' messages."}</p>
+      )}
+      {q.nativeMessages.map((m) => (
+        <div class="native-message" data-stage={m.stage}>
+          <h3>
+            {m.scheme} {m.kind ?? "message"} <small>({m.stage})</small>
+          </h3>
+          <pre class="payload" tabindex={0} aria-label={`The ${m.scheme} ${m.kind ?? ""} message of the ${m.stage}`}>
+            {JSON.stringify(m.value, null, 2)}
+          </pre>
+        </div>
+      ))}
+    </section>
+  );
+}
 
 function filtersOf(c: DashContext) {
   return { cardId: c.req.query("cardId"), locationId: c.req.query("locationId") };
@@ -199,11 +283,13 @@ export function mountTransactions(dash: Hono<DashEnv>) {
   dash.get("/transactions/:id", async (c) => {
     const id = c.req.param("id");
     const t = must(await callApi<Transaction>(c, "GET", `/v1/transactions/${encodeURIComponent(id)}`));
-    const [deliveryPage, offerAnswer] = await Promise.all([
+    const [deliveryPage, offerAnswer, qualificationAnswer] = await Promise.all([
       callApi<List<Delivery>>(c, "GET", `/v1/transactions/${t.id}/deliveries?limit=100`),
       t.offer.id ? callApi<Offer>(c, "GET", `/v1/offers/${t.offer.id}`) : undefined,
+      callApi<TransactionQualification>(c, "GET", `/v1/transactions/${t.id}/qualification`),
     ]);
     const deliveries = must(deliveryPage);
+    const qualification = must(qualificationAnswer);
     // The offer may have been deleted since: the record still names its id.
     const offer = offerAnswer?.ok ? offerAnswer.data : undefined;
     const back = `/dashboard/transactions/${t.id}`;
@@ -226,8 +312,8 @@ export function mountTransactions(dash: Hono<DashEnv>) {
             {!t.offer.qualified && t.offer.message.length > 0 && <small class="case">{t.offer.message.join(" ")}</small>}
             <small class="hint">
               {t.offer.qualified
-                ? "When several offers applied, this is the one that paid most; the transaction record keeps only the winner, not the other offers considered or why each lost."
-                : "The transaction record keeps the newest offer considered and why it did not qualify, not every offer considered."}
+                ? "When several offers applied, this is the one that paid most; every offer considered is listed below with why it lost."
+                : "The newest offer considered, when none qualified; every offer considered is listed below with why it did not qualify."}
             </small>
           </dd>
           <dt>Card</dt>
@@ -246,9 +332,7 @@ export function mountTransactions(dash: Hono<DashEnv>) {
               .filter(([, v]) => v)
               .map(([k, v]) => `${k} ${v}`)
               .join(", ") || "—"}
-            <small class="hint">
-              As normalised from the {t.card.scheme} message; the service does not keep the scheme's native message itself.
-            </small>
+            <small class="hint">As normalised from the {t.card.scheme} message, shown below as the network sent it.</small>
           </dd>
         </dl>
         {c.var.session.kind === "key" && !c.var.session.caller.live && t.type === "purchase" && (
@@ -261,6 +345,8 @@ export function mountTransactions(dash: Hono<DashEnv>) {
             </form>
           </div>
         )}
+        <OffersConsidered t={t} q={qualification} />
+        <NetworkMessages t={t} q={qualification} />
         <h2>Webhook deliveries</h2>
         <p>
           <a href={`/dashboard/events${qs({ program: t.programId, transactionId: t.id })}`}>This transaction's events</a>, with their payloads

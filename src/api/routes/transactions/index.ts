@@ -8,6 +8,7 @@ import * as voidPurchase from "./void.ts";
 import * as get from "./get.ts";
 import * as list from "./list.ts";
 import * as deliveries from "./deliveries.ts";
+import * as qualification from "./qualification.ts";
 
 export function mountTransactions(r: OpenAPIHono<AppEnv>) {
   r.openapi(test.route, test.handler);
@@ -17,4 +18,5 @@ export function mountTransactions(r: OpenAPIHono<AppEnv>) {
   r.openapi(get.route, get.handler);
   r.openapi(list.route, list.handler);
   r.openapi(deliveries.route, deliveries.handler);
+  r.openapi(qualification.route, qualification.handler);
 }
