@@ -90,5 +90,5 @@ export async function claimStages(db: Db, claims: StageClaim[], now: Date): Prom
  */
 export const dispatchEvents = ({ limit, now }: { limit: string; now: string }) =>
   `update outbox e set dispatched = ${now}
-   where e.id in (select id from outbox where dispatched is null order by created, id limit ${limit} for update skip locked)
+   where e.id = any(array(select id from outbox where dispatched is null order by created, id limit ${limit} for update skip locked))
    returning e.id, e.account_id, e.live, e.event, e.program_id, e.data`;

@@ -300,7 +300,8 @@ export function createDispatcher({
         }
         continue;
       }
-      if (claimed === 0 && held() === 0) {
+      // Settled: nothing claimed, nothing held, and the fan-out has nothing more to do (a full batch asked for another).
+      if (claimed === 0 && held() === 0 && !fanOutWanted) {
         for (let i = settleWaiters.length - 1; i >= 0; i--) {
           if (settleWaiters[i]!.after < thisRound) settleWaiters.splice(i, 1)[0]!.resolve();
         }

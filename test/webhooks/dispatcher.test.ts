@@ -109,6 +109,19 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
     expect(await hookOf(acct, hook.id)).toMatchObject({ status: "active", consecutiveFailures: 0, disabledReason: null });
   });
 
+  it("is settled only once every event written before has been fanned out, more than one batch of them", async () => {
+    const { acct, programId } = await setup();
+    // 1,200 events no hook takes: three rounds of fan-out (500 a round), none of which claims anything.
+    await h.services.db.query(
+      `insert into outbox (id, account_id, live, program_id, event, data, created)
+       select gen_random_uuid(), $1, false, $2, 'location.status', jsonb_build_object('n', i), $3 from generate_series(1, 1200) as i`,
+      [acct.id, programId, h.services.clock.now()],
+    );
+    await dispatcher.settled();
+    const [left] = await h.services.db.query<{ n: number }>("select count(*)::int as n from outbox where program_id = $1 and dispatched is null", [programId]);
+    expect(left!.n).toBe(0);
+  });
+
   it("sends an event without a program to the publisher's hooks on every program", async () => {
     receiver.respondWith(204);
     const { acct, hook } = await setup("offer.extended");
