@@ -122,7 +122,7 @@ export interface ConsideredOffer {
   /** What it pays (won) or would have paid (lost); absent when rejected. */
   cashback?: number;
   performanceFee?: number;
-  /** Why it lost or was rejected; absent for the winner. */
+  /** Why a rule rejected it (rejected only; why one lost is `lostReason`, said when read). */
   reason?: string;
 }
 
@@ -182,7 +182,7 @@ export function decision(
     const top = best < 0 ? null : awards[best]!;
     if (!top || a.cashback > top.cashback || (a.cashback === top.cashback && isNewer(offer, candidates[best]!))) best = i;
   }
-  const considered = consideredOffers(candidates, reasons, awards, best, tx.currency);
+  const considered = consideredOffers(candidates, reasons, awards, best);
   if (best < 0) return { result: notQualified(candidates[newest]!.id, reasons[newest]!), considered };
   const winner = candidates[best]!;
   const { cashback, performanceFee } = awards[best]!;
@@ -211,7 +211,6 @@ function consideredOffers(
   reasons: (string | null)[],
   awards: ({ cashback: number; performanceFee: number } | null)[],
   best: number,
-  currency: string,
 ): OffersConsidered {
   const order = candidates.map((_, i) => i);
   const rank = (i: number) => (i === best ? 0 : awards[i] ? 1 : 2);
@@ -222,19 +221,26 @@ function consideredOffers(
     if (byAward !== 0) return byAward;
     return isNewer(candidates[a]!, candidates[b]!) ? -1 : isNewer(candidates[b]!, candidates[a]!) ? 1 : 0;
   });
-  const top = best < 0 ? null : awards[best]!;
   const offers = order.slice(0, CONSIDERED_LIMIT).map((i): ConsideredOffer => {
     const offerId = candidates[i]!.id;
     const a = awards[i];
     if (i === best) return { offerId, outcome: "won", cashback: a!.cashback, performanceFee: a!.performanceFee };
     if (!a) return { offerId, outcome: "rejected", reason: reasons[i]! };
-    const reason =
-      a.cashback < top!.cashback
-        ? `Paid less than the winning offer: cashback ${a.cashback} vs ${top!.cashback} ${currency}.`
-        : `Paid as much as the winning offer (cashback ${a.cashback} ${currency}); the more recent offer wins.`;
-    return { offerId, outcome: "lost", cashback: a.cashback, performanceFee: a.performanceFee, reason };
+    return { offerId, outcome: "lost", cashback: a.cashback, performanceFee: a.performanceFee };
   });
   return { offers, more: Math.max(candidates.length - CONSIDERED_LIMIT, 0) };
+}
+
+/**
+ * Why an eligible offer lost to the winner, said when it is read (the qualifier keeps only the figures, so
+ * its hot path formats no text): it paid less, or as much and the winner is the more recent offer.
+ */
+export function lostReason(lost: Pick<ConsideredOffer, "cashback">, winner: Pick<ConsideredOffer, "cashback"> | undefined, currency: string): string {
+  const cashback = lost.cashback ?? 0;
+  const top = winner?.cashback ?? 0;
+  return cashback < top
+    ? `Paid less than the winning offer: cashback ${cashback} vs ${top} ${currency}.`
+    : `Paid as much as the winning offer (cashback ${cashback} ${currency}); the more recent offer wins.`;
 }
 
 /**

@@ -5,7 +5,7 @@ import { notFound } from "../domain/errors.ts";
 import { z } from "zod";
 import type { Scheme } from "../domain/scheme.ts";
 import { amexTransactionSchema, mastercardTransactionSchema, visaTransactionSchema } from "../bus/validators.generated.ts";
-import { NO_CLEARINGS, type ClearingsSoFar, type ConsideredOffer, type OfferResult, type OffersConsidered } from "../domain/qualification.ts";
+import { lostReason, NO_CLEARINGS, type ClearingsSoFar, type ConsideredOffer, type OfferResult, type OffersConsidered } from "../domain/qualification.ts";
 import type { Identifiers, NetworkTransaction, Stage, TransactionCard as CardRow, TransactionLocation as LocationOfCard } from "./network-transaction.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
@@ -250,12 +250,13 @@ async function offerNames(ctx: Ctx, ids: string[]): Promise<Map<string, string>>
 
 /** The caller's transaction's qualification: what its decision weighed and the native message of each stage. */
 export async function getTransactionQualification(ctx: Ctx, id: string): Promise<TransactionQualification> {
-  const [row] = await ctx.db.query<Pick<TransactionRow, "id" | "scheme" | "considered" | "native_messages">>(
-    "select id, scheme, considered, native_messages from transactions where id = $1 and account_id = $2 and live = $3",
+  const [row] = await ctx.db.query<Pick<TransactionRow, "id" | "scheme" | "currency" | "considered" | "native_messages">>(
+    "select id, scheme, currency, considered, native_messages from transactions where id = $1 and account_id = $2 and live = $3",
     [id, ctx.accountId, ctx.live],
   );
   if (!row) throw notFound("transaction", id);
   const offers = row.considered?.offers ?? [];
+  const winner = offers.find((o) => o.outcome === "won");
   const names = await offerNames(ctx, [...new Set(offers.map((o) => o.offerId))]);
   const messages = row.native_messages ?? {};
   return {
@@ -268,7 +269,7 @@ export async function getTransactionQualification(ctx: Ctx, id: string): Promise
         outcome: o.outcome,
         cashback: o.cashback ?? null,
         performanceFee: o.performanceFee ?? null,
-        reason: o.reason ?? null,
+        reason: o.outcome === "lost" ? lostReason(o, winner, row.currency) : (o.reason ?? null),
       })),
     moreConsidered: row.considered?.more ?? 0,
     nativeMessages: STAGE_ORDER.flatMap((stage) => {

@@ -5,6 +5,7 @@ import {
   consideredOfResult,
   decide,
   decision,
+  lostReason,
   liveActivationGate,
   localDayOfWeek,
   refundResult,
@@ -161,11 +162,12 @@ describe("decision: every offer considered", () => {
     expect(considered).toEqual({
       offers: [
         { offerId: "big", outcome: "won", cashback: 4, performanceFee: 0.8 },
-        { offerId: "small", outcome: "lost", cashback: 2, performanceFee: 0, reason: "Paid less than the winning offer: cashback 2 vs 4 GBP." },
+        { offerId: "small", outcome: "lost", cashback: 2, performanceFee: 0 },
         { offerId: "ended", outcome: "rejected", reason: "The offer ended at 2026-01-06T23:59:59." },
       ],
       more: 0,
     });
+    expect(lostReason(considered.offers[1]!, considered.offers[0], "GBP")).toBe("Paid less than the winning offer: cashback 2 vs 4 GBP.");
   });
 
   it("says an offer paying as much lost to the more recent one", () => {
@@ -176,7 +178,7 @@ describe("decision: every offer considered", () => {
       ["newer", "won"],
       ["older", "lost"],
     ]);
-    expect(considered.offers[1]!.reason).toBe("Paid as much as the winning offer (cashback 5 GBP); the more recent offer wins.");
+    expect(lostReason(considered.offers[1]!, considered.offers[0], "GBP")).toBe("Paid as much as the winning offer (cashback 5 GBP); the more recent offer wins.");
   });
 
   it("lists every rejection, newest first, when none qualifies: activation, scheme, targeting", () => {
