@@ -31,17 +31,13 @@ export interface NetworkState<M> {
   updated: string;
 }
 
-export interface Location {
+/** Where a location is: the part of it a transaction's record copies. */
+export type Place = ReturnType<typeof placeOfLocation>;
+
+export interface Location extends Place {
   id: string;
   programId: string;
   brandId: string;
-  address: string;
-  city: string;
-  postcode: string;
-  countryCode: string;
-  timezone: string;
-  geolocation: { latitude: number; longitude: number } | null;
-  metadata: Record<string, unknown>;
   live: boolean;
   status: { visa: NetworkState<VisaMid>; mastercard: NetworkState<MastercardMid>; amex: NetworkState<AmexMid> };
   created: string;

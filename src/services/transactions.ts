@@ -9,7 +9,7 @@ import { lostReason, NO_CLEARINGS, type ClearingsSoFar, type ConsideredOffer, ty
 import type { Identifiers, NetworkTransaction, Stage, TransactionCard as CardRow, TransactionLocation as LocationOfCard } from "./network-transaction.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "./page.ts";
 import { getProgram } from "./programs.ts";
-import { placeOfLocation } from "./location-records.ts";
+import { placeOfLocation, type Place } from "./location-records.ts";
 import { claimStages, stageKey } from "./outbox.ts";
 import { newId } from "./ids.ts";
 
@@ -25,15 +25,8 @@ export interface TransactionBrand {
   name: string;
   logoUrl: string | null;
 }
-export interface TransactionLocation {
+export interface TransactionLocation extends Place {
   id: string;
-  address: string;
-  city: string;
-  postcode: string;
-  countryCode: string;
-  timezone: string;
-  geolocation: { latitude: number; longitude: number } | null;
-  metadata: Record<string, unknown>;
 }
 
 export interface Transaction {
