@@ -154,7 +154,7 @@ export function decide(
   activationOf: (offerId: string) => ActivationState,
   now: string,
 ): OfferResult {
-  return decision(candidates, tx, activationOf, now).result;
+  return resultOf(candidates, weigh(candidates, tx, activationOf), tx, now);
 }
 
 /** `decide`, with every offer it weighed: each one's award, or why it lost or was rejected. */
@@ -164,11 +164,23 @@ export function decision(
   activationOf: (offerId: string) => ActivationState,
   now: string,
 ): Decision {
-  if (candidates.length === 0) return { result: notQualified(null, "No live offer is linked to this location."), considered: NONE_CONSIDERED };
-  // One pass: each offer's rejection or award, the best eligible offer (highest cashback, the newest at
-  // equal cashback) and the newest offer of all, whose rejection is the message when none is eligible.
+  const weighed = weigh(candidates, tx, activationOf);
+  return {
+    result: resultOf(candidates, weighed, tx, now),
+    considered: candidates.length === 0 ? NONE_CONSIDERED : consideredOffers(candidates, weighed.reasons, weighed.awards, weighed.best),
+  };
+}
+
+type Award = { cashback: number; performanceFee: number };
+
+/**
+ * One pass over the candidates: each offer's rejection or award, the best eligible offer (highest cashback,
+ * the newest at equal cashback; -1 when none) and the newest offer of all, whose rejection is the message
+ * when none is eligible.
+ */
+function weigh(candidates: CandidateOffer[], tx: TransactionFacts, activationOf: (offerId: string) => ActivationState) {
   const reasons: (string | null)[] = [];
-  const awards: ({ cashback: number; performanceFee: number } | null)[] = [];
+  const awards: (Award | null)[] = [];
   let newest = 0;
   let best = -1;
   for (let i = 0; i < candidates.length; i++) {
@@ -182,14 +194,19 @@ export function decision(
     const top = best < 0 ? null : awards[best]!;
     if (!top || a.cashback > top.cashback || (a.cashback === top.cashback && isNewer(offer, candidates[best]!))) best = i;
   }
-  const considered = consideredOffers(candidates, reasons, awards, best);
-  if (best < 0) return { result: notQualified(candidates[newest]!.id, reasons[newest]!), considered };
+  return { reasons, awards, best, newest };
+}
+
+/** The decision's result from what `weigh` found: the winner's award (after its return period), or the newest offer's rejection. */
+function resultOf(candidates: CandidateOffer[], { reasons, awards, best, newest }: ReturnType<typeof weigh>, tx: TransactionFacts, now: string): OfferResult {
+  if (candidates.length === 0) return notQualified(null, "No live offer is linked to this location.");
+  if (best < 0) return notQualified(candidates[newest]!.id, reasons[newest]!);
   const winner = candidates[best]!;
   const { cashback, performanceFee } = awards[best]!;
   if (winner.returnPeriod) {
     const qualificationDate = addDays(tx.created.slice(0, 10), winner.returnPeriod);
     const due = now.slice(0, 10) >= qualificationDate;
-    const result: OfferResult = {
+    return {
       id: winner.id,
       cashback,
       performanceFee,
@@ -197,9 +214,8 @@ export function decision(
       qualificationDate,
       message: due ? [] : [`The transaction qualifies on ${qualificationDate}, after the return period of ${winner.returnPeriod} days.`],
     };
-    return { result, considered };
   }
-  return { result: { id: winner.id, cashback, performanceFee, qualified: true, qualificationDate: null, message: [] }, considered };
+  return { id: winner.id, cashback, performanceFee, qualified: true, qualificationDate: null, message: [] };
 }
 
 /**
@@ -209,7 +225,7 @@ export function decision(
 function consideredOffers(
   candidates: CandidateOffer[],
   reasons: (string | null)[],
-  awards: ({ cashback: number; performanceFee: number } | null)[],
+  awards: (Award | null)[],
   best: number,
 ): OffersConsidered {
   const order = candidates.map((_, i) => i);
