@@ -10,6 +10,31 @@ const COMMAND_LINE = {
   group: ["**/cli/*"],
   message: "Nothing imports the command line (src/cli) but its entry, src/main.ts: put what a command shares with another module below it.",
 };
+// A feature (src/services/<feature>/) is met at its face, its index.ts: from outside src/services …
+const FEATURE_FACE = {
+  regex: "services/[a-z-]+/(?!index\\.ts$)",
+  message: "Meet a feature at its face (src/services/<feature>/index.ts), not its insides.",
+};
+// … and from another feature.
+const SIBLING_FACE = {
+  regex: "^\\.\\./[a-z-]+/(?!index\\.ts$)",
+  message: "A feature reaches another only through its face (src/services/<feature>/index.ts), never its insides.",
+};
+const BELOW_TRANSPORTS = {
+  regex: "^\\.\\./\\.\\./(api|dashboard|cli|app|qualifier|lifecycle|webhooks|main\\.ts)(/|$)",
+  message: "Services sit below the transports and the roles: refuse with src/domain/errors.ts, take a Ctx from src/platform/context.ts.",
+};
+const NO_SIMULATORS = {
+  regex: "(^|/)simulators/",
+  message: "The simulated networks are met over the bus; only src/services/simulator-control speaks their settings' contracts.",
+};
+// The service's client of the networks speaks the contracts of their settings (faults, traffic runs, the
+// schemes' ids), nothing else of theirs.
+const SIMULATOR_CONTRACTS = {
+  regex: "simulators/(?!engine/(faults|settings|types)\\.ts$|schemes/index\\.ts$)",
+  message: "src/services/simulator-control imports the simulators' settings contracts (engine/faults, engine/settings, engine/types, schemes/index) only.",
+};
+const restrict = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
 
 export default tseslint.config(
   { ignores: ["node_modules/", ".data/", ".stack/", "load/**/*.js", "coverage/", "dist/", "clients/typescript/dist/"] },
@@ -23,71 +48,71 @@ export default tseslint.config(
         "error",
         {
           selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
-          message: "Business time comes from the service clock (src/clock), not Date.now().",
+          message: "Business time comes from the service clock (src/platform/clock), not Date.now().",
         },
       ],
     },
   },
-  // The layers (README, "Layers"): domain ← services ← transports. Each rule fails `npm run lint` if an
-  // arrow comes back the wrong way.
+  // The layers (README, "Layers"): domain ← platform ← services (features) ← transports. Each block below
+  // owns its files alone (flat config would let a later block replace an earlier one's patterns), and each
+  // rule fails `npm run lint` if an arrow comes back the wrong way.
   {
     files: ["src/domain/**"],
-    rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [{
-          group: ["../*", "!../domain/**", "node:fs*", "node:net", "node:http*", "postgres", "@electric-sql/*", "kafkajs", "undici", "@faker-js/*"],
-          message: "src/domain holds pure rules: it imports only other domain modules and I/O-free libraries.",
-        }],
-      }],
-    },
+    rules: restrict({
+      group: ["../*", "!../domain/**", "node:fs*", "node:net", "node:http*", "postgres", "@electric-sql/*", "kafkajs", "undici", "@faker-js/*"],
+      message: "src/domain holds pure rules: it imports only other domain modules and I/O-free libraries.",
+    }),
   },
+  // src/platform is the infrastructure every feature stands on (database, migrations, bus, clock, config,
+  // health, log, metrics, outboxes): it imports only itself and the domain.
+  {
+    files: ["src/platform/**"],
+    rules: restrict({
+      regex: "^(\\.\\./)+(services|api|dashboard|cli|app|qualifier|lifecycle|webhooks|main\\.ts)(/|$)|simulators/",
+      message: "src/platform is infrastructure: it imports only src/platform and src/domain, never a feature, a transport or the simulators.",
+    }),
+  },
+  // The features import the domain, the platform and each other's faces.
   {
     files: ["src/services/**"],
-    rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [{
-          group: ["../api/**", "../dashboard/**", "../cli/**", "../main.ts", "../app/**", "../qualifier/*", "../../simulators/*", "!../../simulators/host"],
-          message: "Services sit below the transports and the roles: refuse with src/domain/errors.ts, take a Ctx from src/services/context.ts, reach the simulators through simulators/host.",
-        }],
-      }],
-    },
+    ignores: ["src/services/simulator-control/**"],
+    rules: restrict(BELOW_TRANSPORTS, SIBLING_FACE, NO_SIMULATORS),
+  },
+  {
+    files: ["src/services/simulator-control/**"],
+    rules: restrict(BELOW_TRANSPORTS, SIBLING_FACE, SIMULATOR_CONTRACTS),
   },
   // The simulated networks are the other side of the bus: their engine and scheme adapters know the
   // service only through the bus's contracts (schemas, topics, the Bus and Clock interfaces) and the domain's
-  // rules. The host glue (simulators/host: CLI, control, hub) is how the service runs and talks to them.
+  // rules; the host glue (simulators/host: hub, store, dry run) runs them on the platform.
   {
     files: ["simulators/engine/**", "simulators/schemes/**"],
-    rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [{
-          // gitignore-style, in order: everything of src but the domain, the bus's contracts and the Clock.
-          group: [
-            "../../src/*", "!../../src/domain", "!../../src/bus", "!../../src/clock",
-            "../../src/bus/*", "!../../src/bus/bus.ts", "!../../src/bus/messages.ts", "!../../src/bus/messages.generated.ts",
-            "!../../src/bus/validators.generated.ts", "!../../src/bus/topics.ts", "!../../src/bus/dead-letter.ts",
-            "!../../src/bus/avro.ts",
-            "../../src/clock/*", "!../../src/clock/index.ts", "../host/*",
-          ],
-          message: "The simulators' engine and schemes import only the bus contracts and src/domain, never the service or the host glue.",
-        }],
-      }],
-    },
+    rules: restrict({
+      regex: "^\\.\\./\\.\\./src/(?!domain/|platform/bus/(bus|messages|messages\\.generated|validators\\.generated|topics|dead-letter|avro)\\.ts$|platform/clock/index\\.ts$)|^\\.\\./host/",
+      message: "The simulators' engine and schemes import only the bus contracts and src/domain, never the service or the host glue.",
+    }),
+  },
+  {
+    files: ["simulators/host/**"],
+    rules: restrict(
+      { regex: "^\\.\\./\\.\\./src/(?!domain/|platform/)", message: "The simulators' host runs them on src/platform and src/domain only; the service is met over the bus." },
+    ),
   },
   // Nothing reaches into a role: the qualifier is started through src/qualifier/index.ts, the simulators
   // through simulators/host. And nothing imports the command line (src/cli), the outermost transport, but
   // its entry (src/main.ts); the simulators' commands are src/cli/commands, not theirs.
   {
     files: ["src/**"],
-    ignores: ["src/qualifier/**", "src/domain/**", "src/services/**", "src/cli/**", "src/main.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: [ROLE_INTERNALS, COMMAND_LINE] }] },
+    ignores: ["src/qualifier/**", "src/domain/**", "src/platform/**", "src/services/**", "src/cli/**", "src/main.ts"],
+    rules: restrict(ROLE_INTERNALS, COMMAND_LINE, FEATURE_FACE),
   },
   {
     files: ["src/cli/**", "src/main.ts"],
-    rules: { "no-restricted-imports": ["error", { patterns: [ROLE_INTERNALS] }] },
+    rules: restrict(ROLE_INTERNALS, FEATURE_FACE),
   },
   {
-    files: ["src/qualifier/**", "simulators/host/**"],
-    rules: { "no-restricted-imports": ["error", { patterns: [COMMAND_LINE] }] },
+    files: ["src/qualifier/**"],
+    rules: restrict(COMMAND_LINE, FEATURE_FACE),
   },
   // The composition root (src/app) is the one place that opens the database, the bus and the clock and
   // starts the roles; the entry points (src/main.ts and the commands of src/cli, the tests, the benchmarks)
@@ -104,7 +129,7 @@ export default tseslint.config(
             message: "src/app is the composition root: only entry points call it; take its Services as a type.",
           },
           {
-            group: ["**/services/db.ts", "./db.ts"],
+            group: ["**/platform/db.ts", "./db.ts"],
             importNames: ["openPglite", "openPostgres"],
             message: "The database is opened by the composition root (src/app) and arrives in the services.",
           },
@@ -127,7 +152,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["src/clock/**", "test/**", "bench/**", "src/log.ts", "src/webhooks/sign*.ts"],
+    files: ["src/platform/clock/**", "test/**", "bench/**", "src/platform/log.ts", "src/webhooks/sign*.ts"],
     rules: { "no-restricted-syntax": "off" },
   },
   {

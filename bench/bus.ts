@@ -6,12 +6,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Bus } from "../src/bus/bus.ts";
-import { createEmbeddedLog } from "../src/bus/embedded-log.ts";
-import { createKafkaBus, registryCodec } from "../src/bus/kafka.ts";
-import { singleObjectCodec } from "../src/bus/single-object-codec.ts";
-import type { VisaTransaction } from "../src/bus/messages.ts";
-import { loadSchema } from "../src/bus/avro.ts";
+import type { Bus } from "../src/platform/bus/bus.ts";
+import { createEmbeddedLog } from "../src/platform/bus/embedded-log.ts";
+import { createKafkaBus, registryCodec } from "../src/platform/bus/kafka.ts";
+import { singleObjectCodec } from "../src/platform/bus/single-object-codec.ts";
+import type { VisaTransaction } from "../src/platform/bus/messages.ts";
+import { loadSchema } from "../src/platform/bus/avro.ts";
 import { DRY_RUN_DEFAULTS, dryRun } from "../simulators/engine/dry-run.ts";
 import { ADAPTERS } from "../simulators/schemes/index.ts";
 

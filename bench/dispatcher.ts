@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
-import { loadConfig } from "../src/config/index.ts";
+import { loadConfig } from "../src/platform/config/index.ts";
 import { openSystem } from "../src/app/system.ts";
 import { createApp } from "../src/api/app.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";

@@ -6,18 +6,18 @@
 //                       database cardlink_bench, or the scripts/stack server
 //   BENCH_ROWS          insights to seed (default 1000000); BENCH_RUNS timed runs per scenario (default 100)
 import postgres from "postgres";
-import { loadConfig } from "../src/config/index.ts";
+import { loadConfig } from "../src/platform/config/index.ts";
 import { createApp } from "../src/api/app.ts";
 import { assembleSystem } from "../src/app/system.ts";
 import { serviceClock } from "../src/app/services.ts";
-import { createClock } from "../src/clock/index.ts";
+import { createClock } from "../src/platform/clock/index.ts";
 import { SUPPORTED_VERSIONS } from "../src/api/middleware/auth.ts";
-import { openPostgres, type Db } from "../src/services/db.ts";
-import { migrate } from "../src/services/migrate.ts";
-import { createAccount } from "../src/services/accounts.ts";
-import { createProgram } from "../src/services/programs.ts";
-import { seedMidInsights } from "../src/services/mid-insights-seed.ts";
-import { createEmbeddedLog } from "../src/bus/embedded-log.ts";
+import { openPostgres, type Db } from "../src/platform/db.ts";
+import { migrate } from "../src/platform/migrate.ts";
+import { createAccount } from "../src/services/accounts/accounts.ts";
+import { createProgram } from "../src/services/catalog/programs.ts";
+import { seedMidInsights } from "../src/services/mid-insights/seed.ts";
+import { createEmbeddedLog } from "../src/platform/bus/embedded-log.ts";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 100);

@@ -5,10 +5,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../src/config/index.ts";
+import { loadConfig } from "../src/platform/config/index.ts";
 import { openSystem } from "../src/app/system.ts";
 import { createApp } from "../src/api/app.ts";
-import { topicSpecs } from "../src/bus/topics.ts";
+import { topicSpecs } from "../src/platform/bus/topics.ts";
 import { startQualifier } from "../src/qualifier/index.ts";
 import type { Outcome } from "../src/qualifier/batch.ts";
 import { transactionIdFor } from "../src/domain/transaction-id.ts";

@@ -2,7 +2,7 @@
 // and Visa auth messages for a card at one of them, as the Visa network sends them.
 import type { Services } from "../src/app/services.ts";
 import { startRoles } from "../src/app/roles.ts";
-import type { VisaTransaction } from "../src/bus/messages.ts";
+import type { VisaTransaction } from "../src/platform/bus/messages.ts";
 import { ADAPTERS } from "../simulators/schemes/index.ts";
 import { emptyMids, type Purchase } from "../simulators/engine/types.ts";
 

@@ -7,11 +7,11 @@ import { createServer } from "node:http";
 import { createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../src/config/index.ts";
+import { loadConfig } from "../src/platform/config/index.ts";
 import { openSystem } from "../src/app/system.ts";
 import { createApp } from "../src/api/app.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";
-import { enqueueEvent } from "../src/services/outbox.ts";
+import { enqueueEvent } from "../src/platform/outbox.ts";
 
 const SECONDS = Number(process.env.BENCH_ISOLATION_SECONDS ?? 30);
 const RATE_A = 20; // events a second for account A's one hook

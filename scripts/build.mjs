@@ -15,11 +15,11 @@ const require = createRequire(import.meta.url);
 
 /** What the compiled code reads with readFileSync or loads by URL beside itself: [folder, file ending]. */
 const ASSETS = [
-  ["src/services/migrations", ".sql"],
+  ["src/platform/migrations", ".sql"],
   ["simulators/host/migrations", ".sql"],
-  ["src/bus/schemas", ".avsc"],
+  ["src/platform/bus/schemas", ".avsc"],
   ["src/dashboard/assets", ""],
-  ["src/services", ".mjs"], // pglite-thread.mjs, the embedded database's worker thread
+  ["src/platform", ".mjs"], // pglite-thread.mjs, the embedded database's worker thread
 ];
 /** Swagger UI's files served at /docs/assets (src/api/docs.ts reads them from dist/src/api/swagger-ui). */
 const SWAGGER_UI = ["swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png"];

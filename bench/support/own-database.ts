@@ -2,7 +2,7 @@
 // shared database may hold earlier runs' and test suites' hooks and due deliveries, which a dispatcher
 // started by a benchmark would otherwise work through beside (and slower than) the benchmark's own.
 import { randomUUID } from "node:crypto";
-import { openPostgres } from "../../src/services/db.ts";
+import { openPostgres } from "../../src/platform/db.ts";
 
 export interface OwnDatabase {
   url: string;

@@ -1,7 +1,7 @@
 // The dry run: the native messages one network would publish for a generated population, as JSON
 // lines in the order it would publish them, with no bus, no database and no wall clock — the same
 // arguments give the same bytes.
-import { loadSchema, normalize } from "../../src/bus/avro.ts";
+import { loadSchema, normalize } from "../../src/platform/bus/avro.ts";
 import { generatePools, PurchaseStream } from "./generator.ts";
 import { seededRandom, hashSeed } from "./random.ts";
 import { DAY_MS, type SchemeAdapter } from "./scheme.ts";

@@ -2,7 +2,7 @@
 // the simulator publishes passes through `deliver`: latency, then drop or send, then maybe a duplicate.
 // zod through @hono/zod-openapi, so the /admin routes can name these schemas in the OpenAPI document.
 import { z } from "@hono/zod-openapi";
-import { LOOKUP_ERROR_CODES } from "../../src/bus/messages.ts";
+import { LOOKUP_ERROR_CODES } from "../../src/platform/bus/messages.ts";
 import { hashSeed, seededRandom } from "./random.ts";
 import type { Scheme } from "./types.ts";
 

@@ -1,6 +1,6 @@
 // The simulated networks' memory in their own store: merchants and their ids, every purchase and message
 // (the history look-ups search), and the queue of work due on the service clock.
-import type { OnboardingReply } from "../../src/bus/messages.ts";
+import type { OnboardingReply } from "../../src/platform/bus/messages.ts";
 import type { SimulatorDb as Db } from "./store.ts";
 import type { PurchaseStanding, PurchaseState } from "../../src/domain/purchase-follow-ups.ts";
 import type { Delivery } from "./faults.ts";

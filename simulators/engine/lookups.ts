@@ -1,8 +1,8 @@
 // A network's answer to a missing-transaction look-up: in live, a search of the purchases it made on the
 // card within its window (date tolerance, amount match score), under the look-up error fault; in test, the
 // purchase exactly as asked, with a full score.
-import type { LookupReply, LookupRequest } from "../../src/bus/messages.ts";
-import type { Clock } from "../../src/clock/index.ts";
+import type { LookupReply, LookupRequest } from "../../src/platform/bus/messages.ts";
+import type { Clock } from "../../src/platform/clock/index.ts";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import type { SimulatorDb as Db } from "./store.ts";
 import type { FaultDice, Faults } from "./faults.ts";

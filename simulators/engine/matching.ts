@@ -1,6 +1,6 @@
 // How a network scores its own purchases against a missing-transaction look-up: amount, date and
 // merchant agreement make a matchScore from 0 to 100. Pure.
-import type { LookupRequest } from "../../src/bus/messages.ts";
+import type { LookupRequest } from "../../src/platform/bus/messages.ts";
 import { DAY_MS } from "./scheme.ts";
 import type { MerchantIds, Purchase } from "./types.ts";
 

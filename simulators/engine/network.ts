@@ -4,11 +4,11 @@
 // everything it publishes through the operator's faults.
 // How it answers a look-up is ./lookups.ts.
 import type { Logger } from "pino";
-import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
-import { deadLetter } from "../../src/bus/dead-letter.ts";
-import type { OnboardingReply, OnboardingRequest, SimulatorCommand, SimulatorSetting } from "../../src/bus/messages.ts";
-import { TOPICS, commandTopic } from "../../src/bus/topics.ts";
-import type { Clock } from "../../src/clock/index.ts";
+import type { Bus, BusMessage, Subscription } from "../../src/platform/bus/bus.ts";
+import { deadLetter } from "../../src/platform/bus/dead-letter.ts";
+import type { OnboardingReply, OnboardingRequest, SimulatorCommand, SimulatorSetting } from "../../src/platform/bus/messages.ts";
+import { TOPICS, commandTopic } from "../../src/platform/bus/topics.ts";
+import type { Clock } from "../../src/platform/clock/index.ts";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { addressFindable, onboardingDelayMs } from "../../src/domain/location-status.ts";
 import { localAt } from "../../src/domain/local-dates.ts";

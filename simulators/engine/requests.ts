@@ -2,7 +2,7 @@
 // validators); these are the rules beyond it, so a bad request is dead-lettered with a reason that names
 // the field.
 import type { z } from "zod";
-import * as wire from "../../src/bus/validators.generated.ts";
+import * as wire from "../../src/platform/bus/validators.generated.ts";
 import { describeZodError } from "../../src/domain/field-errors.ts";
 import { atLeast, countryCode, currencyCode, date, digits, instant, localDateTime, matches, nonEmpty, positive, uuid, withFieldRules } from "../../src/domain/field-rules.ts";
 

@@ -1,6 +1,6 @@
 // What differs per network: message shapes and identifiers, when clearing happens, the look-up window,
 // and how a look-up result names the merchant. Each scheme's folder implements this.
-import type { LookupTransaction } from "../../src/bus/messages.ts";
+import type { LookupTransaction } from "../../src/platform/bus/messages.ts";
 import type { Merchant, MerchantIds, MessageKind, NativeTransaction, Purchase, Scheme } from "./types.ts";
 
 /** One clearing of part of a purchase: its own id (the messages' ids derive from it) and amount. */

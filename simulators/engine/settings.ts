@@ -3,7 +3,7 @@
 // sent so far, which the network reports back), and the service clock's advance.
 // zod through @hono/zod-openapi, so the /admin routes can name these schemas in the OpenAPI document.
 import { z } from "@hono/zod-openapi";
-import type { SimulatorSetting, TrafficProgress } from "../../src/bus/messages.ts";
+import type { SimulatorSetting, TrafficProgress } from "../../src/platform/bus/messages.ts";
 import type { SimulatorDb as Db } from "./store.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { DEFAULT_MIX, type TrafficMix } from "./generator.ts";

@@ -1,5 +1,5 @@
 // What a simulated network knows about cards, merchants and purchases, whatever the scheme.
-import type { MerchantIds, NativeTransaction, Scheme } from "../../src/bus/messages.ts";
+import type { MerchantIds, NativeTransaction, Scheme } from "../../src/platform/bus/messages.ts";
 import type { TargetingName } from "../../src/domain/offer.ts";
 
 export type { MerchantIds, NativeTransaction, Scheme };

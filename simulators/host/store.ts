@@ -5,10 +5,10 @@
 // the composition root opens the store (src/app/simulator.ts).
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { OffsetStore } from "../../src/clock/shared.ts";
-import type { Config } from "../../src/config/index.ts";
-import type { Db } from "../../src/services/db.ts";
-import { migrate, type MigrationSet } from "../../src/services/migrate.ts";
+import type { OffsetStore } from "../../src/platform/clock/shared.ts";
+import type { Config } from "../../src/platform/config/index.ts";
+import type { Db } from "../../src/platform/db.ts";
+import { migrate, type MigrationSet } from "../../src/platform/migrate.ts";
 import { readClockOffset, saveClockOffset } from "../engine/settings.ts";
 import type { Scheme } from "../engine/types.ts";
 

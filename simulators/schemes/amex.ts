@@ -1,7 +1,7 @@
 // The Amex network's message shapes: auth and submission with the 10-digit SE number and the
 // approval code; credits (refunds, negative) and reversals (voids).
-import type { AmexTransaction } from "../../src/bus/messages.ts";
-import { transactionTopic } from "../../src/bus/topics.ts";
+import type { AmexTransaction } from "../../src/platform/bus/messages.ts";
+import { transactionTopic } from "../../src/platform/bus/topics.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
 import { clearingKeyOf } from "../../src/domain/transaction-id.ts";

@@ -2,8 +2,8 @@
 // the transaction sequence number on clearing only (one per clearing: a purchase may clear more than
 // once), location id and acquiring MID; clearing goes out in a daily batch at 12:00 UTC, the first at
 // least 48 hours after the authorization.
-import type { MastercardTransaction } from "../../src/bus/messages.ts";
-import { transactionTopic } from "../../src/bus/topics.ts";
+import type { MastercardTransaction } from "../../src/platform/bus/messages.ts";
+import { transactionTopic } from "../../src/platform/bus/topics.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
 import { clearingKeyOf } from "../../src/domain/transaction-id.ts";

@@ -1,7 +1,7 @@
 // The Visa network's message shapes: auth and settlement carrying vmid, vsid, CAID (acquiring MID),
 // acquirer BIN, auth code and the card-present flag; refunds (negative) and voids.
-import type { VisaTransaction } from "../../src/bus/messages.ts";
-import { transactionTopic } from "../../src/bus/topics.ts";
+import type { VisaTransaction } from "../../src/platform/bus/messages.ts";
+import { transactionTopic } from "../../src/platform/bus/topics.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
 import { clearingKeyOf } from "../../src/domain/transaction-id.ts";

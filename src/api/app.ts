@@ -6,7 +6,7 @@ import type { Services } from "../app/services.ts";
 import { unavailable } from "./errors.ts";
 import { router } from "./router.ts";
 import { adminAuth, inProcessApi, insightsAuth, keyAuth } from "./middleware/auth.ts";
-import { randomBase62 } from "../services/ids.ts";
+import { randomBase62 } from "../platform/ids.ts";
 import { mountAdmin } from "./routes/admin/index.ts";
 import { mountV1 } from "./routes/index.ts";
 import { mountDocs } from "./docs.ts";

@@ -1,7 +1,7 @@
 // What every request can reach: the services (through Hono variables) and, once authenticated,
 // the caller's account and environment. Verbs take a Ctx built from these.
-import type { Account } from "../services/accounts.ts";
-import type { Ctx } from "../services/context.ts";
+import type { Account } from "../services/accounts/index.ts";
+import type { Ctx } from "../platform/context.ts";
 import type { Services } from "../app/services.ts";
 
 export type { Ctx };

@@ -3,7 +3,7 @@
 // `webhooks` section with the Standard Webhooks signature headers.
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./context.ts";
-import { HOOK_EVENTS, type HookEvent } from "../services/hooks.ts";
+import { HOOK_EVENTS, type HookEvent } from "../services/webhooks/index.ts";
 import { TransactionSchema } from "./routes/transactions/schemas.ts";
 import { LocationSchema } from "./routes/locations/schemas.ts";
 import { OfferSchema } from "./routes/offers/schemas.ts";

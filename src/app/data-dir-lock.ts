@@ -5,8 +5,8 @@
 // the file, so data-changing CLI commands can go through its /admin API instead.
 import { linkSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Config } from "../config/index.ts";
-import { alive, lockHolder, lockPath, readHolder, type LockHolder } from "../config/data-dir-holder.ts";
+import type { Config } from "../platform/config/index.ts";
+import { alive, lockHolder, lockPath, readHolder, type LockHolder } from "../platform/config/data-dir-holder.ts";
 
 export { lockHolder, type LockHolder };
 

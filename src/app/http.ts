@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { serve } from "@hono/node-server";
 import { createApp } from "../api/app.ts";
 import type { Services } from "./services.ts";
-import { isLoopbackHost } from "../config/index.ts";
+import { isLoopbackHost } from "../platform/config/index.ts";
 import { listenError } from "./port.ts";
 
 export interface Listening {

@@ -1,9 +1,9 @@
 // The OpenAPI document of a default configuration, without a server or a database of its own: what the
 // typed client in clients/typescript is generated from.
-import { loadConfig } from "../config/index.ts";
-import { createClock } from "../clock/index.ts";
-import { openPglite } from "../services/db.ts";
-import { createEmbeddedLog } from "../bus/embedded-log.ts";
+import { loadConfig } from "../platform/config/index.ts";
+import { createClock } from "../platform/clock/index.ts";
+import { openPglite } from "../platform/db.ts";
+import { createEmbeddedLog } from "../platform/bus/embedded-log.ts";
 import { createApp } from "../api/app.ts";
 import { assembleSystem } from "./system.ts";
 

@@ -1,11 +1,11 @@
 // The background roles, started the same way by `npm start` (all of them, in one process) and by the
 // one-role commands (`qualifier`, `dispatcher`, `workers`, `simulator --scheme X`) on Kafka.
 import type { Services } from "./services.ts";
-import { topicSpecs } from "../bus/topics.ts";
+import { topicSpecs } from "../platform/bus/topics.ts";
 import { startSimulators } from "../../simulators/host/hub.ts";
-import { recordTrafficProgress } from "../../simulators/host/control.ts";
+import { recordTrafficProgress } from "../services/simulator-control/index.ts";
 import { inProcessSimulatorStore } from "./simulator.ts";
-import type { Scheme } from "../bus/messages.ts";
+import type { Scheme } from "../platform/bus/messages.ts";
 import { startQualifier, type Outcome } from "../qualifier/index.ts";
 import { createDispatcher } from "../webhooks/dispatcher.ts";
 import { sweepDue } from "../lifecycle/due.ts";

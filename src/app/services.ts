@@ -1,20 +1,20 @@
 // What every entry point is built on: the services (database, service clock, logger, rate limiter, bus,
 // the simulators' control, health), opened from the config or assembled from parts a caller opened.
 import type { Logger } from "pino";
-import type { Config } from "../config/index.ts";
-import { configuredClock, type Clock } from "../clock/index.ts";
-import { shareClock } from "../clock/shared.ts";
-import { clockOffsetStore } from "../services/clock-offset.ts";
-import { openPglite, openPostgres, type Db } from "../services/db.ts";
-import { migrate } from "../services/migrate.ts";
-import { createLogger } from "../log.ts";
+import type { Config } from "../platform/config/index.ts";
+import { configuredClock, type Clock } from "../platform/clock/index.ts";
+import { shareClock } from "../platform/clock/shared.ts";
+import { clockOffsetStore } from "../platform/clock/offset-store.ts";
+import { openPglite, openPostgres, type Db } from "../platform/db.ts";
+import { migrate } from "../platform/migrate.ts";
+import { createLogger } from "../platform/log.ts";
 import { createAccountLimiter, createAddressLimiters, type AccountLimiter, type AddressLimiters } from "../api/middleware/rate-limit.ts";
-import type { Bus } from "../bus/bus.ts";
-import { lazyBus, openBus } from "../bus/index.ts";
-import { createSimulatorControl, type SimulatorControl } from "../../simulators/host/control.ts";
+import type { Bus } from "../platform/bus/bus.ts";
+import { lazyBus, openBus } from "../platform/bus/index.ts";
+import { createSimulatorControl, type SimulatorControl } from "../services/simulator-control/index.ts";
 import { runDue } from "../lifecycle/due.ts";
-import { createHealth, type Health } from "../health/index.ts";
-import { createMetrics, type Metrics } from "../metrics/index.ts";
+import { createHealth, type Health } from "../platform/health/index.ts";
+import { createMetrics, type Metrics } from "../platform/metrics/index.ts";
 
 export interface Services {
   config: Config;

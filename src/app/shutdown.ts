@@ -2,7 +2,7 @@
 // the HTTP server before the roles, the roles before the bus, the bus before the database, the database
 // before DATA_DIR's lock — when it is done, or on SIGTERM or SIGINT.
 import type { Logger } from "pino";
-import { onStdoutClosed } from "../log.ts";
+import { onStdoutClosed } from "../platform/log.ts";
 
 export type Stop = () => Promise<unknown> | unknown;
 

@@ -2,16 +2,16 @@
 // with a store of its own (it never opens DATABASE_URL). It knows the service only over the bus: its settings
 // and the service clock's advance arrive on simulator.settings and are kept in its store, which its clock
 // follows. Its parts stop through the one shutdown path, in the reverse order they started.
-import type { Config } from "../config/index.ts";
+import type { Config } from "../platform/config/index.ts";
 import { secureDataDir, tightenDataDir } from "./data-dir.ts";
-import { configuredClock } from "../clock/index.ts";
-import { shareClock } from "../clock/shared.ts";
-import { openBus } from "../bus/index.ts";
-import { createHealth } from "../health/index.ts";
-import { serveHealth } from "../health/server.ts";
-import { createLogger } from "../log.ts";
-import { createMetrics } from "../metrics/index.ts";
-import { openPglite, openPostgres, type Db } from "../services/db.ts";
+import { configuredClock } from "../platform/clock/index.ts";
+import { shareClock } from "../platform/clock/shared.ts";
+import { openBus } from "../platform/bus/index.ts";
+import { createHealth } from "../platform/health/index.ts";
+import { serveHealth } from "../platform/health/server.ts";
+import { createLogger } from "../platform/log.ts";
+import { createMetrics } from "../platform/metrics/index.ts";
+import { openPglite, openPostgres, type Db } from "../platform/db.ts";
 import { startSimulators } from "../../simulators/host/hub.ts";
 import { announcedClock, migrateSimulatorStore, simulatorDataDir } from "../../simulators/host/store.ts";
 import type { Scheme } from "../domain/scheme.ts";

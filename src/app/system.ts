@@ -1,8 +1,8 @@
 // The composition root: one process's services, roles and servers, built the same way for `start`, each
 // role, the CLI's tasks, the test harness and the benchmarks, and stopped through one path in the reverse
 // order they started (src/app/shutdown.ts).
-import type { Config } from "../config/index.ts";
-import { serveHealth } from "../health/server.ts";
+import type { Config } from "../platform/config/index.ts";
+import { serveHealth } from "../platform/health/server.ts";
 import { lockDataDir, usesDataDir, type DataDirLock } from "./data-dir-lock.ts";
 import { secureDataDir, tightenDataDir } from "./data-dir.ts";
 import { serveApi, type Listening } from "./http.ts";

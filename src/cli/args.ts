@@ -1,7 +1,7 @@
 // The one argument parser of every `cardlink` command and its two refusals: a UsageError (the command was
 // called wrongly: one line, exit 64) and a CommandError (it was called rightly and failed: one line, exit 1).
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import type { Config } from "../config/index.ts";
+import type { Config } from "../platform/config/index.ts";
 
 /** The command was called wrongly (an unknown option, a missing or bad value): one line naming it, exit 64. */
 export class UsageError extends Error {

@@ -1,7 +1,7 @@
 // What `cardlink start` prints once the service is up: where it runs, what to try, and the demo keys when
 // the terminal is private enough to show them.
 import { join } from "node:path";
-import { isLoopbackHost, type Config } from "../config/index.ts";
+import { isLoopbackHost, type Config } from "../platform/config/index.ts";
 
 /**
  * What `npm start` prints. On a loopback HOST (the quick start) it shows the admin token and the demo keys;

@@ -3,9 +3,9 @@
 // the admin token from ADMIN_TOKEN or credentials.json. They speak the typed client of clients/typescript.
 import { resolve as resolvePath } from "node:path";
 import { createAdminClient, createCardlinkClient, type CardlinkClient } from "../../clients/typescript/src/index.ts";
-import type { Config } from "../config/index.ts";
-import { knownAdminToken, readCredentials } from "../config/credentials.ts";
-import { lockHolder } from "../config/data-dir-holder.ts";
+import type { Config } from "../platform/config/index.ts";
+import { knownAdminToken, readCredentials } from "../platform/config/credentials.ts";
+import { lockHolder } from "../platform/config/data-dir-holder.ts";
 import { DataDirLockedError, usesDataDir } from "../app/data-dir-lock.ts";
 import { CommandError, UsageError } from "./args.ts";
 

@@ -1,7 +1,7 @@
 // The Cardlink command line: the table of commands (one file each in src/cli/commands), `help` assembled
 // from their usage, and the one error path. Each command loads what it needs when it runs, so `help` or
 // `trigger` never loads the service, the database or the bus, and `help` not even the config's schema.
-import type { Config } from "../config/index.ts";
+import type { Config } from "../platform/config/index.ts";
 import { DataDirLockedError } from "../app/data-dir-lock.ts";
 import { PortInUseError } from "../app/port.ts";
 import { CommandError, parse, UsageError, type Command } from "./args.ts";
@@ -60,7 +60,7 @@ async function dispatch([name, ...args]: string[]): Promise<number> {
   if (!load) throw new UsageError(`unknown command ${name} (cardlink help lists the commands)`);
   const c = await load();
   const parsed = parse(name, c, args);
-  const { loadConfig } = await import("../config/index.ts");
+  const { loadConfig } = await import("../platform/config/index.ts");
   const config: Config = loadConfig();
   return (await c.run(parsed, config)) ?? 0;
 }
@@ -72,7 +72,7 @@ async function dispatch([name, ...args]: string[]): Promise<number> {
  */
 async function report(command: string | undefined, err: unknown): Promise<number> {
   // A config error's class is loaded with the config's schema, which a failing `help` never loaded.
-  const { ConfigError } = await import("../config/index.ts");
+  const { ConfigError } = await import("../platform/config/index.ts");
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof UsageError) {
     process.stderr.write(`${message}\n`);

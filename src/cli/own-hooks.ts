@@ -1,9 +1,9 @@
 // The hooks a CLI receiver registers for itself (`listen`, `run`): one per event at its own URL, all
 // signed with one secret, so a --forward-to server or a flow's expectations verify every delivery with it.
 import { randomBytes } from "node:crypto";
-import type { Config } from "../config/index.ts";
-import { readCredentials, writeCredentials } from "../config/credentials.ts";
-import type { HookEvent } from "../services/hooks.ts";
+import type { Config } from "../platform/config/index.ts";
+import { readCredentials, writeCredentials } from "../platform/config/credentials.ts";
+import type { HookEvent } from "../services/webhooks/index.ts";
 import { answer, type Connection } from "./connection.ts";
 
 /** A new Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */

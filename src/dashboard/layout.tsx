@@ -3,7 +3,7 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { qs, type DashContext } from "./context.ts";
-import type { Program } from "../services/programs.ts";
+import type { Program } from "../services/catalog/index.ts";
 
 /** Standards mode: without it the browser lays pages out in quirks mode. */
 export const DOCTYPE = raw("<!doctype html>");

@@ -2,7 +2,7 @@
 // newest), and the prompt to create one when there is none.
 import type { Child } from "hono/jsx";
 import { callApi, must, PageError, type DashContext, type List } from "./context.ts";
-import type { Program } from "../services/programs.ts";
+import type { Program } from "../services/catalog/index.ts";
 
 /** The caller's programs and the one the page is about (`?program=`, else the newest). */
 export async function programsOf(c: DashContext): Promise<{ programs: Program[]; program: Program | undefined }> {

@@ -1,5 +1,5 @@
 // Dashboard sessions: a signed, HttpOnly, SameSite=Strict cookie holding a random session id, whose
-// record (src/services/dashboard-sessions.ts) names the signed-in key by its id (or the operator), never
+// record (src/services/accounts/sessions.ts) names the signed-in key by its id (or the operator), never
 // the key itself. Sign-out, and revoking or rotating the key, delete the record: a copied cookie stops
 // working at once. The cookie's signing secret is derived from the admin token, so a new admin token
 // ends every session too. The cookie is `Secure` when the browser's connection is https (directly, or
@@ -9,9 +9,9 @@ import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
 import type { Caller } from "../api/context.ts";
 import { requestIsHttps } from "../api/middleware/security-headers.ts";
-import { findKey, findKeyById } from "../services/accounts.ts";
-import { endDashboardSession, findDashboardSession, startDashboardSession, type SessionSubject } from "../services/dashboard-sessions.ts";
-import type { Db } from "../services/db.ts";
+import { findKey, findKeyById } from "../services/accounts/index.ts";
+import { endDashboardSession, findDashboardSession, startDashboardSession, type SessionSubject } from "../services/accounts/index.ts";
+import type { Db } from "../platform/db.ts";
 
 const COOKIE = "cardlink_session";
 const FLASH = "cardlink_flash";

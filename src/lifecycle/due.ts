@@ -2,16 +2,16 @@
 // and the `workers` role (inside `npm start` too) sweeps it on a timer so a running or scaled clock
 // needs nobody to advance it.
 import type { Logger } from "pino";
-import type { Clock } from "../clock/index.ts";
-import type { Db } from "../services/db.ts";
-import type { Health } from "../health/index.ts";
-import type { SimulatorControl } from "../../simulators/host/control.ts";
-import { forgetExpiredKeys } from "../services/idempotency.ts";
-import { relayTestPurchases } from "../services/test-transactions.ts";
-import { approveDueBrands } from "../services/brands.ts";
-import { runMarketplaceDue } from "../services/offers.ts";
-import { runOffboardingDue } from "../services/mid-insights.ts";
-import { runQualificationsDue } from "../services/qualification-due.ts";
+import type { Clock } from "../platform/clock/index.ts";
+import type { Db } from "../platform/db.ts";
+import type { Health } from "../platform/health/index.ts";
+import type { SimulatorControl } from "../services/simulator-control/index.ts";
+import { forgetExpiredKeys } from "../platform/idempotency.ts";
+import { relayTestPurchases } from "../services/simulator-control/index.ts";
+import { approveDueBrands } from "../services/catalog/index.ts";
+import { runMarketplaceDue } from "../services/offers/index.ts";
+import { runOffboardingDue } from "../services/mid-insights/index.ts";
+import { runQualificationsDue } from "../services/transactions/index.ts";
 
 const DUE_WORK: Record<string, (db: Db, now: Date) => Promise<number>> = {
   "brand consent": approveDueBrands,

@@ -6,15 +6,16 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import { describeZodError } from "../domain/field-errors.ts";
 import { between, date, instant, nonEmpty, withFieldRules } from "../domain/field-rules.ts";
-import type { Bus, BusMessage, Subscription } from "../bus/bus.ts";
-import { deadLetter } from "../bus/dead-letter.ts";
-import { lookupReplySchema, onboardingReplySchema } from "../bus/validators.generated.ts";
-import { TOPICS } from "../bus/topics.ts";
-import type { Clock } from "../clock/index.ts";
-import type { Db } from "../services/db.ts";
-import { applyOnboardingReply, sendOnboardingRequests } from "../services/location-sync.ts";
-import { sendCommands } from "../services/network-outbox.ts";
-import { applyLookupReply, sendLookups, startDueLookups } from "../services/missing-transaction-requests.ts";
+import type { Bus, BusMessage, Subscription } from "../platform/bus/bus.ts";
+import { deadLetter } from "../platform/bus/dead-letter.ts";
+import { lookupReplySchema, onboardingReplySchema } from "../platform/bus/validators.generated.ts";
+import { TOPICS } from "../platform/bus/topics.ts";
+import type { Clock } from "../platform/clock/index.ts";
+import type { Db } from "../platform/db.ts";
+import { sendOnboardingRequests } from "../services/catalog/index.ts";
+import { answerOnboarding } from "../services/mid-insights/index.ts";
+import { sendCommands } from "../platform/network-outbox.ts";
+import { applyLookupReply, sendLookups, startDueLookups } from "../services/missing-transactions/index.ts";
 
 const GROUP_ID = "lifecycle";
 
@@ -43,7 +44,7 @@ export async function sendDue({ db, bus }: Pick<Deps, "db" | "bus">, now: Date):
 }
 
 async function onReply(deps: Deps, message: BusMessage): Promise<void> {
-  if (message.topic === TOPICS.onboardingReplies.name) await applyReply(deps, message, onboardingReplies, applyOnboardingReply);
+  if (message.topic === TOPICS.onboardingReplies.name) await applyReply(deps, message, onboardingReplies, answerOnboarding);
   else await applyReply(deps, message, lookupReplies, applyLookupReply);
 }
 

@@ -22,9 +22,9 @@
 // them), so a batch costs about three round trips and the commit. The bus commits the batch's offsets
 // after the transaction commits. Re-applying a batch changes nothing (every message is marked in the
 // same transaction), so a redelivery after a crash is harmless.
-import type { Db } from "../services/db.ts";
-import type { Clock } from "../clock/index.ts";
-import type { Scheme } from "../bus/messages.ts";
+import type { Db } from "../platform/db.ts";
+import type { Clock } from "../platform/clock/index.ts";
+import type { Scheme } from "../platform/bus/messages.ts";
 import {
   NO_CLEARINGS,
   addClearing,
@@ -45,7 +45,7 @@ import { networkKey } from "../domain/mid-insights.ts";
 import { mergeIdentifiers } from "../domain/transaction-identifiers.ts";
 import { instantOf } from "../domain/local-dates.ts";
 import { stageEvents } from "../domain/stage-events.ts";
-import { newId } from "../services/ids.ts";
+import { newId } from "../platform/ids.ts";
 import {
   insertTransactionRows,
   lockRefundCandidates,
@@ -58,18 +58,20 @@ import {
   type StoredTransactionRow as Row,
   type TransactionPlace,
   type TransactionRow,
-} from "../services/transactions.ts";
-import type { Offer } from "../services/offers.ts";
-import { cardsForTransactions } from "../services/cards.ts";
-import { indexVersions } from "../services/index-versions.ts";
-import { markMessages, messageKey, recordedMessages, type MessageMark } from "../services/transaction-messages.ts";
-import { midIds, midKeyOf, recordTransactionsSeen, type MidKey, type MidTouch } from "../services/mid-insights.ts";
-import { lockActivationCounts, saveActivationCounts, type ActivationCount } from "../services/offer-activations.ts";
-import { claimStages, stageKey, type StageClaim } from "../services/outbox.ts";
+} from "../services/transactions/index.ts";
+import type { Offer } from "../services/offers/index.ts";
+import { cardsForTransactions } from "../services/catalog/index.ts";
+import { indexVersions } from "../services/transactions/index.ts";
+import { markMessages, messageKey, recordedMessages, type MessageMark } from "../services/transactions/index.ts";
+import { midIds, midKeyOf, recordTransactionsSeen, type MidKey, type MidTouch } from "../services/mid-insights/index.ts";
+import { lockActivationCounts, saveActivationCounts, type ActivationCount } from "../services/offers/index.ts";
+import { claimStages, stageKey, type StageClaim } from "../platform/outbox.ts";
 import type { OfferIndex } from "./offer-index.ts";
 import type { LocationIndex } from "./location-index.ts";
 import { normalise } from "./normalise/index.ts";
-import type { NetworkTransaction, TransactionCard, TransactionLocation } from "../services/network-transaction.ts";
+import type { NetworkTransaction } from "../services/transactions/index.ts";
+import type { StoredCard } from "../services/catalog/index.ts";
+import type { LocationWithBrand } from "../services/catalog/index.ts";
 
 export type Outcome =
   | { kind: "recorded"; transactionId: string; events: string[] }
@@ -162,13 +164,13 @@ function dropDuplicates(items: Item[], recorded: Set<string>): Verdict[] {
 interface Facts {
   /** The batch's messages already recorded, by `messageKey`. */
   recorded: Set<string>;
-  cards: Map<string, TransactionCard>;
+  cards: Map<string, StoredCard>;
   /** Transactions already recorded that the batch's messages name, and the purchases its refunds may refund (locked for update). */
   existing: Map<string, TransactionRow>;
   /** Ids of the purchases the batch's refunds may refund, by card. */
   refundCandidates: Map<string, string[]>;
   /** Per item: the location its MIDs name in its card's program. */
-  locations: Map<Item, TransactionLocation>;
+  locations: Map<Item, LocationWithBrand>;
   /** MID record ids by `midKeyOf`. */
   mids: Map<string, string>;
   offers: ReadonlyMap<string, Offer[]>;
@@ -215,7 +217,7 @@ async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locatio
 
   // Locations by MID, from the in-memory location index (location-index.ts). Purchases already recorded
   // keep their location; refunds of a known purchase take the purchase's.
-  const locations = new Map<Item, TransactionLocation>();
+  const locations = new Map<Item, LocationWithBrand>();
   for (const item of items) {
     const { tx } = item;
     const card = cards.get(tx.cardId);
@@ -326,7 +328,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
   const activationOf = (cardId: string) => (offerId: string): ActivationState =>
     (plan.activations.get(`${offerId}|${cardId}`) ?? facts.activations.get(`${offerId}|${cardId}`))?.state ?? "not activated";
   /** The purchase a refund refunds by the matching rule, among the card's recorded purchases and the batch's. */
-  const matchedPurchase = (tx: NetworkTransaction, cardId: string, location: TransactionLocation): TransactionRow | undefined => {
+  const matchedPurchase = (tx: NetworkTransaction, cardId: string, location: LocationWithBrand): TransactionRow | undefined => {
     const ids = new Set(facts.refundCandidates.get(cardId) ?? []);
     for (const row of plan.inserted.values()) if (row.card_id === cardId && row.kind === "purchase") ids.add(row.id);
     const candidates = [...ids].flatMap((candidate) => {

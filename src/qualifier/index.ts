@@ -5,12 +5,12 @@
 // rest of its batch goes on; a database failure throws, so the batch's offsets are not committed and
 // the bus delivers the batch again.
 import type { Logger } from "pino";
-import type { Bus, Subscription } from "../bus/bus.ts";
-import { deadLetter } from "../bus/dead-letter.ts";
+import type { Bus, Subscription } from "../platform/bus/bus.ts";
+import { deadLetter } from "../platform/bus/dead-letter.ts";
 import { SCHEMES } from "../domain/scheme.ts";
-import { transactionTopic } from "../bus/topics.ts";
-import type { Clock } from "../clock/index.ts";
-import type { Db } from "../services/db.ts";
+import { transactionTopic } from "../platform/bus/topics.ts";
+import type { Clock } from "../platform/clock/index.ts";
+import type { Db } from "../platform/db.ts";
 import { createOfferIndex } from "./offer-index.ts";
 import { createLocationIndex } from "./location-index.ts";
 import { processBatch, type Outcome } from "./batch.ts";

@@ -5,9 +5,10 @@
 // Size: one shared location row per location plus one map entry per MID form (six per location onboarded
 // on all three schemes, keyed by program, scheme and MID): ≈ 380 MiB of V8 heap per 100k such locations,
 // most of it the 600k key strings (docs/architecture.md, "Memory").
-import type { Db } from "../services/db.ts";
-import type { NetworkTransaction, TransactionLocation } from "../services/network-transaction.ts";
-import { activeLocationNetworks } from "../services/locations.ts";
+import type { Db } from "../platform/db.ts";
+import type { NetworkTransaction } from "../services/transactions/index.ts";
+import type { LocationWithBrand } from "../services/catalog/index.ts";
+import { activeLocationNetworks } from "../services/catalog/index.ts";
 
 export interface LocationIndex {
   /**
@@ -16,7 +17,7 @@ export interface LocationIndex {
    * read; on a change the index reloads with `db`, inside the caller's transaction). Undefined when the
    * message carries no MID or none matches.
    */
-  current(db: Db, version: number): Promise<(programId: string, tx: Pick<NetworkTransaction, "scheme" | "merchant">) => TransactionLocation | undefined>;
+  current(db: Db, version: number): Promise<(programId: string, tx: Pick<NetworkTransaction, "scheme" | "merchant">) => LocationWithBrand | undefined>;
 }
 
 type Mid = Record<string, unknown>;
@@ -58,15 +59,15 @@ export function probeKey(tx: Pick<NetworkTransaction, "scheme" | "merchant">): s
 
 export function createLocationIndex(): LocationIndex {
   let version = -1;
-  let byMid = new Map<string, TransactionLocation>();
+  let byMid = new Map<string, LocationWithBrand>();
 
   async function reload(db: Db, next: number) {
     const rows = await activeLocationNetworks(db);
-    const map = new Map<string, TransactionLocation>();
-    const shared = new Map<string, TransactionLocation>();
+    const map = new Map<string, LocationWithBrand>();
+    const shared = new Map<string, LocationWithBrand>();
     for (const { scheme, mids, ...row } of rows) {
       let location = shared.get(row.id);
-      if (!location) shared.set(row.id, (location = row as TransactionLocation));
+      if (!location) shared.set(row.id, (location = row as LocationWithBrand));
       for (const mid of mids ?? []) {
         for (const key of midKeys(scheme, mid)) {
           const k = `${location.program_id}|${scheme}|${key}`;

@@ -4,8 +4,8 @@
 // instead of a round of queries per offer.
 // Size: one Offer object per (offer, linked location) pair — about 1.5 KiB each, so ~150 MiB per
 // 100k links (measured with `npm run bench -- pipeline`, README "Memory").
-import type { Db } from "../services/db.ts";
-import { qualifiableOfferRows, toOffer, type Offer } from "../services/offers.ts";
+import type { Db } from "../platform/db.ts";
+import { qualifiableOfferRows, toOffer, type Offer } from "../services/offers/index.ts";
 
 export interface OfferIndex {
   /**

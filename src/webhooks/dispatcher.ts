@@ -5,9 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
-import type { Clock } from "../clock/index.ts";
-import { keepListening, type Db } from "../services/db.ts";
-import { OUTBOX_WRITTEN } from "../services/outbox.ts";
+import type { Clock } from "../platform/clock/index.ts";
+import { keepListening, type Db } from "../platform/db.ts";
+import { OUTBOX_WRITTEN } from "../platform/outbox.ts";
 import {
   claimDue,
   fanOut,
@@ -15,12 +15,12 @@ import {
   renewLeases,
   type AttemptOutcome,
   type DueDelivery,
-} from "../services/webhook-deliveries.ts";
+} from "../services/webhooks/index.ts";
 import { createWebhookClient } from "./http.ts";
 import { signedHeaders } from "./sign.ts";
 import { ENDPOINT_POLICY, GONE, retryAfterMs } from "./schedule.ts";
 import type { TargetPolicy } from "../domain/webhook-targets.ts";
-import type { Metrics } from "../metrics/index.ts";
+import type { Metrics } from "../platform/metrics/index.ts";
 
 export interface DispatcherOptions {
   db: Db;

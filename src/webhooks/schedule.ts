@@ -2,7 +2,7 @@
 // Webhooks reference schedule, each delay stretched by a random jitter so that deliveries failed together
 // do not come back together), and what a receiver's answer changes in it: `Retry-After` on 429 and 503,
 // and 410 Gone. After the last retry the delivery is marked failed.
-import type { EndpointPolicy } from "../services/hooks.ts";
+import type { EndpointPolicy } from "../services/webhooks/index.ts";
 
 export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
 

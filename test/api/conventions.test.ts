@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
 import { seedGraph, type Graph } from "../support/fixtures.ts";
-import { enqueueEvent } from "../../src/services/outbox.ts";
+import { enqueueEvent } from "../../src/platform/outbox.ts";
 
 let h: Harness;
 let owner: TestAccount;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { allPages, seededProgram, type SeededProgram } from "../support/mid-insights.ts";
-import type { MidInsight } from "../../src/services/mid-insights.ts";
+import type { MidInsight } from "../../src/services/mid-insights/mid-insights.ts";
 
 let h: Harness;
 beforeAll(async () => {

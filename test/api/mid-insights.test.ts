@@ -5,7 +5,7 @@ import { createHarness, expectError, expectStatus, type Engine, type Harness } f
 import { haveInfra } from "../support/infra.ts";
 import { allPages, seededProgram, type Page, type SeededProgram } from "../support/mid-insights.ts";
 import { ORIGINS, SORT_FIELDS, encodeCursor, type SortField } from "../../src/domain/mid-insights.ts";
-import { recordOnboardingReply, type MidInsight } from "../../src/services/mid-insights.ts";
+import { recordOnboardingReply, type MidInsight } from "../../src/services/mid-insights/mid-insights.ts";
 
 const engines: Engine[] = ["pglite", ...(haveInfra("databaseUrl") ? (["postgres"] as const) : [])];
 

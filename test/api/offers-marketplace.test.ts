@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { generateMarketplaceOffers } from "../../src/services/marketplace-seed.ts";
-import { runMarketplaceDue } from "../../src/services/offers.ts";
+import { generateMarketplaceOffers } from "../../src/services/offers/marketplace-seed.ts";
+import { runMarketplaceDue } from "../../src/services/offers/offers.ts";
 import { advanceDays, expect400, localIn, outboxOf, world, type Offer } from "../support/offers-world.ts";
 import { marketplaceTerms } from "../../src/domain/offer-marketplace.ts";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { addDays, addMonths } from "../../src/domain/local-dates.ts";
-import { recordQualifiedTransaction } from "../../src/services/offer-activations.ts";
+import { recordQualifiedTransaction } from "../../src/services/offers/activations.ts";
 import { advanceDays, expect400, localIn, outboxOf, world, type Offer } from "../support/offers-world.ts";
 
 let h: Harness;

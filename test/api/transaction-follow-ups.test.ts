@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { world, type World } from "../support/offers-world.ts";
 import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
-import { commandTopic } from "../../src/bus/topics.ts";
+import { commandTopic } from "../../src/platform/bus/topics.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
-import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
+import { deadLetterTopic } from "../../src/platform/bus/dead-letter.ts";
 import { clearingOf, leftToClear, leftToRefund, refundOf, voidRefusal } from "../../src/domain/purchase-follow-ups.ts";
 
 type Tx = { id: string; amount: number; cleared: boolean; voided: boolean; type: string };

@@ -31,7 +31,7 @@ describe("a closed stdout", () => {
     const script = join(dir, "log-then-exit.ts");
     writeFileSync(
       script,
-      `import { createLogger } from ${JSON.stringify(resolve("src/log.ts"))};
+      `import { createLogger } from ${JSON.stringify(resolve("src/platform/log.ts"))};
 const log = createLogger({ LOG_LEVEL: "info" });
 process.stdin.once("data", () => { log.info("first"); log.info("second"); process.exit(0); });`,
     );

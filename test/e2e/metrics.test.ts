@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hopFigures } from "../../src/metrics/index.ts";
+import { hopFigures } from "../../src/platform/metrics/index.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { sample } from "../support/metrics.ts";
 import { freePort, startServer, type ServerProcess } from "../support/server-process.ts";

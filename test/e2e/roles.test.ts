@@ -15,12 +15,12 @@ import { fileURLToPath } from "node:url";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localAt } from "../../src/domain/local-dates.ts";
-import { openPostgres, type Db } from "../../src/services/db.ts";
+import { openPostgres, type Db } from "../../src/platform/db.ts";
 import { CARD_NUMBERS } from "../support/fixtures.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 import { deleteNamespace } from "../support/kafka.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
-import { hopFigures } from "../../src/metrics/index.ts";
+import { hopFigures } from "../../src/platform/metrics/index.ts";
 import { sample } from "../support/metrics.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { Agent, fetch } from "undici";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { luhnCheckDigit } from "../../src/domain/luhn.ts";
-import { openPostgres, type Db } from "../../src/services/db.ts";
+import { openPostgres, type Db } from "../../src/platform/db.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { freePort, outputMatches, startRole, stopRole, type RoleProcess } from "../support/role-process.ts";
 import type { FaultStack } from "./fault-stack.ts";

@@ -45,7 +45,7 @@ it("is a build stage, then a slim runtime stage that runs the compiled CLI as th
 
 it("holds the compiled code and the runtime dependencies only, with the patched kafkajs and postgres", () => {
   expect(existsSync(inRuntime("dist/src/main.js"))).toBe(true);
-  expect(existsSync(inRuntime("dist/src/services/migrations"))).toBe(true);
+  expect(existsSync(inRuntime("dist/src/platform/migrations"))).toBe(true);
   expect(existsSync(inRuntime("src"))).toBe(false);
   expect(existsSync(inRuntime("test"))).toBe(false);
   for (const dev of ["tsx", "typescript", "vitest", "eslint", "patch-package", "swagger-ui-dist", "@scarf/scarf", "playwright-core"]) {

@@ -2,11 +2,11 @@
 // named; an answer applies once (a redelivered or late one changes nothing, an unknown one is ignored).
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { LookupReply, OnboardingReply } from "../../src/bus/messages.ts";
-import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
-import { TOPICS } from "../../src/bus/topics.ts";
-import { applyOnboardingReply } from "../../src/services/location-sync.ts";
-import { applyLookupReply } from "../../src/services/missing-transaction-requests.ts";
+import type { LookupReply, OnboardingReply } from "../../src/platform/bus/messages.ts";
+import { deadLetterTopic } from "../../src/platform/bus/dead-letter.ts";
+import { TOPICS } from "../../src/platform/bus/topics.ts";
+import { answerOnboarding } from "../../src/services/mid-insights/onboarding.ts";
+import { applyLookupReply } from "../../src/services/missing-transactions/requests.ts";
 import { expectStatus } from "../support/harness.ts";
 import { world } from "../support/offers-world.ts";
 import { usePipeline } from "../support/pipeline.ts";
@@ -74,10 +74,10 @@ describe("network replies", () => {
     const [network] = await h.services.db.query<{ request_id: string }>("select request_id from location_networks where location_id = $1 and scheme = 'amex'", [location.id]);
     const reply = onboardingReply({ requestId: network!.request_id, locationId: location.id });
     const now = h.services.clock.now();
-    expect(await applyOnboardingReply(h.services.db, reply, now)).toBe("applied");
-    expect(await applyOnboardingReply(h.services.db, reply, now)).toBe("stale");
-    expect(await applyOnboardingReply(h.services.db, { ...reply, status: "NOT_FOUND", reason: "late", mids: [] }, now)).toBe("stale");
-    expect(await applyOnboardingReply(h.services.db, onboardingReply(), now)).toBe("unknown");
+    expect(await answerOnboarding(h.services.db, reply, now)).toBe("applied");
+    expect(await answerOnboarding(h.services.db, reply, now)).toBe("stale");
+    expect(await answerOnboarding(h.services.db, { ...reply, status: "NOT_FOUND", reason: "late", mids: [] }, now)).toBe("stale");
+    expect(await answerOnboarding(h.services.db, onboardingReply(), now)).toBe("unknown");
     const events = await h.services.db.query<{ data: { scheme: string; status: string } }>(
       "select data from outbox where event = 'location.status' and data->'location'->>'id' = $1",
       [location.id],

@@ -8,10 +8,10 @@ import { localIn, world, type World } from "../support/offers-world.ts";
 import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { startQualifier } from "../../src/qualifier/index.ts";
 import type { Outcome } from "../../src/qualifier/batch.ts";
-import type { Subscription } from "../../src/bus/bus.ts";
-import type { Db } from "../../src/services/db.ts";
+import type { Subscription } from "../../src/platform/bus/bus.ts";
+import type { Db } from "../../src/platform/db.ts";
 import { instantOf } from "../../src/domain/local-dates.ts";
-import { recordOnboardingReply } from "../../src/services/mid-insights.ts";
+import { recordOnboardingReply } from "../../src/services/mid-insights/mid-insights.ts";
 import { ADAPTERS } from "../../simulators/schemes/index.ts";
 import { emptyMids, type Purchase } from "../../simulators/engine/types.ts";
 

@@ -7,10 +7,10 @@ import { localIn, world, type World } from "../support/offers-world.ts";
 import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { startQualifier } from "../../src/qualifier/index.ts";
 import type { Outcome } from "../../src/qualifier/batch.ts";
-import type { Bus, BusMessage, Subscription } from "../../src/bus/bus.ts";
-import type { Db } from "../../src/services/db.ts";
-import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
-import type { DeadLetter } from "../../src/bus/messages.ts";
+import type { Bus, BusMessage, Subscription } from "../../src/platform/bus/bus.ts";
+import type { Db } from "../../src/platform/db.ts";
+import { deadLetterTopic } from "../../src/platform/bus/dead-letter.ts";
+import type { DeadLetter } from "../../src/platform/bus/messages.ts";
 import { generatePools, PurchaseStream } from "../../simulators/engine/generator.ts";
 import { ADAPTERS } from "../../simulators/schemes/index.ts";
 

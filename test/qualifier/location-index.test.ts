@@ -7,7 +7,7 @@ import { createHarness, expectStatus, type Harness } from "../support/harness.ts
 import { world, type World } from "../support/offers-world.ts";
 import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { createLocationIndex, type LocationIndex } from "../../src/qualifier/location-index.ts";
-import { indexVersions } from "../../src/services/index-versions.ts";
+import { indexVersions } from "../../src/services/transactions/index-versions.ts";
 import { emptyMids } from "../../simulators/engine/types.ts";
 
 let h: Harness;

@@ -5,7 +5,7 @@ import { generatePools, PurchaseStream } from "../../simulators/engine/generator
 import { HOUR_MS } from "../../simulators/engine/scheme.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
 import { ADAPTERS } from "../../simulators/schemes/index.ts";
-import type { NetworkTransaction } from "../../src/services/network-transaction.ts";
+import type { NetworkTransaction } from "../../src/services/transactions/network-transaction.ts";
 
 const AT = new Date("2026-03-10T15:20:00Z");
 const LATER = new Date(AT.getTime() + 60 * HOUR_MS);

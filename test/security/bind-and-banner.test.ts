@@ -3,9 +3,9 @@
 // keys are kept instead of printing them, and webhooks default to public targets only.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, type Harness } from "../support/harness.ts";
-import { loadConfig } from "../../src/config/index.ts";
+import { loadConfig } from "../../src/platform/config/index.ts";
 import { serveApi } from "../../src/app/http.ts";
-import { serveHealth } from "../../src/health/server.ts";
+import { serveHealth } from "../../src/platform/health/server.ts";
 import { startBanner } from "../../src/cli/banner.ts";
 
 let h: Harness;

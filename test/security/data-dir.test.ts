@@ -5,10 +5,10 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/index.ts";
+import { loadConfig } from "../../src/platform/config/index.ts";
 import { openSystem } from "../../src/app/system.ts";
-import { writeCredentials } from "../../src/config/credentials.ts";
-import { topicSpecs } from "../../src/bus/topics.ts";
+import { writeCredentials } from "../../src/platform/config/credentials.ts";
+import { topicSpecs } from "../../src/platform/bus/topics.ts";
 
 const root = mkdtempSync(join(tmpdir(), "cardlink-data-dir-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

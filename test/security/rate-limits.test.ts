@@ -7,7 +7,7 @@ import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { ADMIN_TOKEN, createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { assembleServices } from "../../src/app/services.ts";
 import { createApp } from "../../src/api/app.ts";
-import { takeTokens } from "../../src/services/rate-limits.ts";
+import { takeTokens } from "../../src/services/accounts/rate-limits.ts";
 import { world } from "../support/offers-world.ts";
 import { infra } from "../support/infra.ts";
 

@@ -10,8 +10,8 @@ import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { freePort } from "../support/server-process.ts";
 import { createWebhookClient, describeFailure, type Resolve } from "../../src/webhooks/http.ts";
 import { createDispatcher } from "../../src/webhooks/dispatcher.ts";
-import { enqueueEvent } from "../../src/services/outbox.ts";
-import { HOOKS_PER_PROGRAM } from "../../src/services/hooks.ts";
+import { enqueueEvent } from "../../src/platform/outbox.ts";
+import { HOOKS_PER_PROGRAM } from "../../src/services/webhooks/hooks.ts";
 
 /** The system resolver, except that `rebind.example` answers 127.0.0.1: a name that points inside after the hook was made. */
 const rebinding: Resolve = (hostname, options, callback) =>

@@ -1,8 +1,8 @@
 // Each fault, set through /admin, and its effect on what the simulated network publishes.
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { AmexTransaction, LookupReply, MastercardTransaction, OnboardingReply, VisaTransaction } from "../../src/bus/messages.ts";
-import { TOPICS, transactionTopic } from "../../src/bus/topics.ts";
+import type { AmexTransaction, LookupReply, MastercardTransaction, OnboardingReply, VisaTransaction } from "../../src/platform/bus/messages.ts";
+import { TOPICS, transactionTopic } from "../../src/platform/bus/topics.ts";
 import { FaultDice } from "../../simulators/engine/faults.ts";
 import { DAY_MS } from "../../simulators/engine/scheme.ts";
 import { expectError, expectStatus } from "../support/harness.ts";

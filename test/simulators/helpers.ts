@@ -1,9 +1,9 @@
 // Shared by the simulator suites: a harness with simulators running on its in-memory bus, a reader
 // that records what lands on a topic, and the service records traffic and commands draw on.
 import { randomUUID } from "node:crypto";
-import type { BusMessage } from "../../src/bus/bus.ts";
+import type { BusMessage } from "../../src/platform/bus/bus.ts";
 import { startSimulators, type RunningSimulators } from "../../simulators/host/hub.ts";
-import { recordTrafficProgress } from "../../simulators/host/control.ts";
+import { recordTrafficProgress } from "../../src/services/simulator-control/control.ts";
 import type { Scheme } from "../../simulators/engine/types.ts";
 import { createHarness, type Harness } from "../support/harness.ts";
 

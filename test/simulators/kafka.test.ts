@@ -3,14 +3,14 @@
 // takes a test purchase command from the bus and publishes the Visa auth there. Each run has a namespace
 // of its own, so the simulator's consumer group is not shared with other test files.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Bus, BusMessage } from "../../src/bus/bus.ts";
-import { registryCodec } from "../../src/bus/kafka.ts";
-import type { VisaTransaction } from "../../src/bus/messages.ts";
-import { topicSpecs, transactionTopic } from "../../src/bus/topics.ts";
-import { createClock } from "../../src/clock/index.ts";
-import { createLogger } from "../../src/log.ts";
-import type { Db } from "../../src/services/db.ts";
-import { createSimulatorControl } from "../../simulators/host/control.ts";
+import type { Bus, BusMessage } from "../../src/platform/bus/bus.ts";
+import { registryCodec } from "../../src/platform/bus/kafka.ts";
+import type { VisaTransaction } from "../../src/platform/bus/messages.ts";
+import { topicSpecs, transactionTopic } from "../../src/platform/bus/topics.ts";
+import { createClock } from "../../src/platform/clock/index.ts";
+import { createLogger } from "../../src/platform/log.ts";
+import type { Db } from "../../src/platform/db.ts";
+import { createSimulatorControl } from "../../src/services/simulator-control/control.ts";
 import { startSimulators, type RunningSimulators } from "../../simulators/host/hub.ts";
 import { openTestDb } from "../support/harness.ts";
 import { haveInfra, infra } from "../support/infra.ts";

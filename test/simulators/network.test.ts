@@ -3,9 +3,9 @@
 // dead letters for requests no network could act on.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
-import type { AmexTransaction, DeadLetter, LookupReply, LookupRequest, MastercardTransaction, OnboardingReply, OnboardingRequest, VisaTransaction } from "../../src/bus/messages.ts";
-import { TOPICS, commandTopic, transactionTopic } from "../../src/bus/topics.ts";
+import { deadLetterTopic } from "../../src/platform/bus/dead-letter.ts";
+import type { AmexTransaction, DeadLetter, LookupReply, LookupRequest, MastercardTransaction, OnboardingReply, OnboardingRequest, VisaTransaction } from "../../src/platform/bus/messages.ts";
+import { TOPICS, commandTopic, transactionTopic } from "../../src/platform/bus/topics.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
 import { DAY_MS, HOUR_MS } from "../../simulators/engine/scheme.ts";
 import { emptyMids } from "../../simulators/engine/types.ts";

@@ -2,8 +2,8 @@
 // matches its Avro schema, ids join auth to clearing (every clearing of a purchase cleared in parts too,
 // each told apart as the qualifier reads it), MIDs have the formats the spec and networks use.
 import { describe, expect, it } from "vitest";
-import { loadSchema, normalize } from "../../src/bus/avro.ts";
-import type { LookupRequest } from "../../src/bus/messages.ts";
+import { loadSchema, normalize } from "../../src/platform/bus/avro.ts";
+import type { LookupRequest } from "../../src/platform/bus/messages.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
 import { generatePools, PurchaseStream } from "../../simulators/engine/generator.ts";
 import { matchScore } from "../../simulators/engine/matching.ts";

@@ -2,9 +2,9 @@
 // version never undoing a newer one, a redelivered run start never restarting or stopping a run, the
 // clock's advance only growing, and a malformed setting dead-lettered with the field named.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DeadLetter, SimulatorSetting } from "../../src/bus/messages.ts";
-import { deadLetterTopic } from "../../src/bus/dead-letter.ts";
-import { TOPICS } from "../../src/bus/topics.ts";
+import type { DeadLetter, SimulatorSetting } from "../../src/platform/bus/messages.ts";
+import { deadLetterTopic } from "../../src/platform/bus/dead-letter.ts";
+import { TOPICS } from "../../src/platform/bus/topics.ts";
 import { NO_FAULTS } from "../../simulators/engine/faults.ts";
 import { latestRun, readClockOffset, readFaults, runSetting, trafficOptionsSchema, type TrafficRun } from "../../simulators/engine/settings.ts";
 import { readTopic, simulatorHarness, waitFor, type SimulatorHarness } from "./helpers.ts";

@@ -3,10 +3,10 @@
 // restart of the simulators without repeating or skipping purchases.
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { VisaTransaction } from "../../src/bus/messages.ts";
-import { transactionTopic } from "../../src/bus/topics.ts";
+import type { VisaTransaction } from "../../src/platform/bus/messages.ts";
+import { transactionTopic } from "../../src/platform/bus/topics.ts";
 import { startSimulators } from "../../simulators/host/hub.ts";
-import type { TrafficStatus } from "../../simulators/host/control.ts";
+import type { TrafficStatus } from "../../src/services/simulator-control/control.ts";
 import { expectError, expectStatus, type Client } from "../support/harness.ts";
 import { readTopic, simulatorHarness, waitFor, type SimulatorHarness, type TopicReader } from "./helpers.ts";
 

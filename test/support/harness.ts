@@ -3,18 +3,18 @@
 // embedded log in memory, or the real Kafka bus in a namespace of the harness's own.
 import { assembleSystem } from "../../src/app/system.ts";
 import { serviceClock, type Services } from "../../src/app/services.ts";
-import { loadConfig, type Config } from "../../src/config/index.ts";
+import { loadConfig, type Config } from "../../src/platform/config/index.ts";
 import { createApp } from "../../src/api/app.ts";
-import { openPglite, openPostgres, type Db } from "../../src/services/db.ts";
-import { migrate } from "../../src/services/migrate.ts";
-import { randomBase62 } from "../../src/services/ids.ts";
+import { openPglite, openPostgres, type Db } from "../../src/platform/db.ts";
+import { migrate } from "../../src/platform/migrate.ts";
+import { randomBase62 } from "../../src/platform/ids.ts";
 import { infra } from "./infra.ts";
-import { createEmbeddedLog } from "../../src/bus/embedded-log.ts";
-import { topicSpecs } from "../../src/bus/topics.ts";
-import type { Bus } from "../../src/bus/bus.ts";
+import { createEmbeddedLog } from "../../src/platform/bus/embedded-log.ts";
+import { topicSpecs } from "../../src/platform/bus/topics.ts";
+import type { Bus } from "../../src/platform/bus/bus.ts";
 import { createTestKafkaBus, deleteNamespace } from "./kafka.ts";
 import { migrateSimulatorStore } from "../../simulators/host/store.ts";
-import { createMetrics } from "../../src/metrics/index.ts";
+import { createMetrics } from "../../src/platform/metrics/index.ts";
 
 export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
 

@@ -4,9 +4,9 @@
 // from the broker when it is dropped.
 import { randomUUID } from "node:crypto";
 import { Kafka, logLevel } from "kafkajs";
-import type { Bus, ConsumerObserver } from "../../src/bus/bus.ts";
-import { createKafkaBus, type KafkaBusOptions, type ValueCodec } from "../../src/bus/kafka.ts";
-import { singleObjectCodec } from "../../src/bus/single-object-codec.ts";
+import type { Bus, ConsumerObserver } from "../../src/platform/bus/bus.ts";
+import { createKafkaBus, type KafkaBusOptions, type ValueCodec } from "../../src/platform/bus/kafka.ts";
+import { singleObjectCodec } from "../../src/platform/bus/single-object-codec.ts";
 import { infra } from "./infra.ts";
 
 /** Fetches return at once when a message arrives; when none does, this bounds how long a stop waits. */

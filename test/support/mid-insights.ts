@@ -1,7 +1,7 @@
 // Helpers for MID-insight tests: a client that speaks the Bearer scheme with the version header, and a
 // premium account's live program seeded with generated insights.
 import { SUPPORTED_VERSIONS } from "../../src/api/middleware/auth.ts";
-import type { MidInsight } from "../../src/services/mid-insights.ts";
+import type { MidInsight } from "../../src/services/mid-insights/mid-insights.ts";
 import { expectStatus, type Harness, type TestAccount } from "./harness.ts";
 
 export const VERSION = SUPPORTED_VERSIONS[0];

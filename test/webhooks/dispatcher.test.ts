@@ -8,11 +8,11 @@ import { createHarness, expectError, expectStatus, type Engine, type Harness, ty
 import { haveInfra } from "../support/infra.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from "../../src/webhooks/dispatcher.ts";
-import type { Db } from "../../src/services/db.ts";
-import { enqueueEvent } from "../../src/services/outbox.ts";
-import { claimDue, fanOut } from "../../src/services/webhook-deliveries.ts";
+import type { Db } from "../../src/platform/db.ts";
+import { enqueueEvent } from "../../src/platform/outbox.ts";
+import { claimDue, fanOut } from "../../src/services/webhooks/deliveries.ts";
 import { RETRY_AFTER_MAX_MS, RETRY_DELAYS_MS, RETRY_JITTER } from "../../src/webhooks/schedule.ts";
-import { createMetrics, hopFigures } from "../../src/metrics/index.ts";
+import { createMetrics, hopFigures } from "../../src/platform/metrics/index.ts";
 import { sample } from "../support/metrics.ts";
 
 type Hook = {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createHarness, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { createDispatcher, type Dispatcher } from "../../src/webhooks/dispatcher.ts";
-import { enqueueEvent } from "../../src/services/outbox.ts";
+import { enqueueEvent } from "../../src/platform/outbox.ts";
 
 let h: Harness;
 let healthy: Receiver;

@@ -4,8 +4,8 @@ import { timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv, Caller } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { findKey } from "../../services/accounts.ts";
-import { sha256 } from "../../services/ids.ts";
+import { findKey } from "../../services/accounts/index.ts";
+import { sha256 } from "../../platform/ids.ts";
 import { clientAddress } from "./rate-limit.ts";
 
 export const SUPPORTED_VERSIONS = ["2024-11-25"] as const;

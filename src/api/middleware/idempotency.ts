@@ -7,9 +7,9 @@ import { createHmac } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
 import { ApiError, invalid } from "../errors.ts";
-import { claimKey, recordAnswer, releaseKey } from "../../services/idempotency.ts";
-import { within } from "../../health/dependency.ts";
-import { serverSecret } from "../../services/server-secrets.ts";
+import { claimKey, recordAnswer, releaseKey } from "../../platform/idempotency.ts";
+import { within } from "../../platform/health/dependency.ts";
+import { serverSecret } from "../../services/accounts/index.ts";
 import type { Services } from "../../app/services.ts";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";

@@ -2,7 +2,7 @@
 // and notes when the request arrived, for the hops a request starts (a test purchase's command).
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import type { Metrics } from "../../metrics/index.ts";
+import type { Metrics } from "../../platform/metrics/index.ts";
 import type { AppEnv } from "../context.ts";
 
 /**

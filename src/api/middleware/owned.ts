@@ -2,7 +2,7 @@
 // request about another account's (or the other environment's) record is a 404 whatever its body.
 import type { MiddlewareHandler } from "hono";
 import { ctxOf, type AppEnv, type Ctx } from "../context.ts";
-import { UUID_PATTERN } from "../../services/ids.ts";
+import { UUID_PATTERN } from "../../platform/ids.ts";
 
 /** Runs `load` (which throws 404 for a record the caller does not have) on the `param` path parameter. */
 export const ownedBy =

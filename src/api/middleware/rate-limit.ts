@@ -1,13 +1,13 @@
 // Rate limits. Per account (test and live keys together): token buckets kept in the database through
-// src/services/rate-limits.ts, so every api process spends one budget; the requests that arrive while a
+// src/services/accounts/rate-limits.ts, so every api process spends one budget; the requests that arrive while a
 // statement is in flight are grouped into the next one, so the cost is one cheap statement per round trip,
 // not one per request. Per client address (failed authentications and sign-ins, /admin): buckets in
 // this process's memory. Both refill RATE tokens a second up to BURST, on the wall clock (rate limiting
 // protects the process, so it does not follow the service clock).
 import type { Context } from "hono";
 import type { IncomingMessage } from "node:http";
-import type { Db } from "../../services/db.ts";
-import { takeTokens } from "../../services/rate-limits.ts";
+import type { Db } from "../../platform/db.ts";
+import { takeTokens } from "../../services/accounts/index.ts";
 import { ApiError } from "../errors.ts";
 import { groupCommit } from "../../platform/group-commit.ts";
 

@@ -23,7 +23,7 @@ export const account = command({
     const created = server
       ? await answer(server.url, server.admin.POST("/admin/accounts", { body: input }))
       : await (await import("../../app/system.ts")).withSystem(config, "account create", async ({ services }) =>
-          (await import("../../services/accounts.ts")).createAccount(services.db, input, services.clock.now()),
+          (await import("../../services/accounts/accounts.ts")).createAccount(services.db, input, services.clock.now()),
         );
     process.stdout.write(
       values.json

@@ -1,5 +1,5 @@
 // `cardlink api`: the HTTP API alone, on a system of its own (its health on HEALTH_PORT when set).
-import { resolveAdminToken } from "../../config/credentials.ts";
+import { resolveAdminToken } from "../../platform/config/credentials.ts";
 import { command } from "../args.ts";
 
 export const api = command({

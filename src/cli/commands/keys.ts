@@ -1,5 +1,5 @@
 // `cardlink keys list|rotate|revoke`: the operator's key management over /admin on the running service.
-import { UUID_PATTERN } from "../../services/ids.ts";
+import { UUID_PATTERN } from "../../platform/ids.ts";
 import { command, print, UsageError } from "../args.ts";
 
 const text = { type: "string" } as const;

@@ -4,7 +4,7 @@
 // (so a --forward-to server verifies what it is sent), and removes them on exit unless --keep. A client of a
 // running Cardlink: it holds none of the service's parts, only its receiver (src/webhooks/listen.ts) and its hooks.
 import type { Server } from "node:http";
-import type { HookEvent } from "../../services/hooks.ts";
+import type { HookEvent } from "../../services/webhooks/index.ts";
 import { command, CommandError, UsageError } from "../args.ts";
 
 const out = (line: string) => void process.stdout.write(`${line}\n`);
@@ -53,7 +53,7 @@ export const listen = command({
     const status = json ? err : out;
     const [{ listen: receive }, { HOOK_EVENTS }, { answer, connect }] = await Promise.all([
       import("../../webhooks/listen.ts"),
-      import("../../services/hooks.ts"),
+      import("../../services/webhooks/hooks.ts"),
       import("../connection.ts"),
     ]);
     /** The receiver on `port`; a port in use is one line naming --port. */

@@ -1,6 +1,6 @@
 // `cardlink mid-insights seed`: N generated MIDs with insights (and their brands and locations) in a live
 // program, through the running server's /admin API when one holds DATA_DIR, else on a system of its own.
-import { UUID_PATTERN } from "../../services/ids.ts";
+import { UUID_PATTERN } from "../../platform/ids.ts";
 import { command, UsageError, wholeNumber } from "../args.ts";
 
 export const midInsights = command({
@@ -13,7 +13,7 @@ export const midInsights = command({
     if (positionals[0] !== "seed") throw new UsageError("mid-insights: the subcommand is seed (cardlink help mid-insights shows its usage)");
     const programId = values.program;
     if (!programId || !UUID_PATTERN.test(programId)) throw new UsageError("--program: must be a program id (UUID)");
-    const { MAX_SEED_COUNT, seedMidInsights } = await import("../../services/mid-insights-seed.ts");
+    const { MAX_SEED_COUNT, seedMidInsights } = await import("../../services/mid-insights/seed.ts");
     const count = wholeNumber("count", values.count, 1, MAX_SEED_COUNT);
     const seed = values.seed === undefined ? config.SIMULATOR_SEED : wholeNumber("seed", values.seed, 0, 2 ** 31 - 1);
     const started = performance.now();

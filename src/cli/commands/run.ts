@@ -2,7 +2,7 @@
 // and, for a failure, the step, the expectation and what arrived; `--schema` prints the flow JSON Schema;
 // `--junit FILE` writes a JUnit report. The exit status is 0 when every expectation held.
 import { writeFileSync } from "node:fs";
-import { knownAdminToken, readCredentials } from "../../config/credentials.ts";
+import { knownAdminToken, readCredentials } from "../../platform/config/credentials.ts";
 import type { FlowResult } from "../flows/run.ts";
 import { command, print, UsageError, wholeNumber } from "../args.ts";
 

@@ -1,14 +1,14 @@
 // `cardlink start`: the API and every background role in one process (the embedded defaults), the demo
 // account made on the first start, and the banner with what to try (src/cli/banner.ts: apart, so that
 // `help`, which loads every command for its usage, does not load the config's schema with it).
-import type { Config } from "../../config/index.ts";
-import { readCredentials, resolveAdminToken, writeCredentials } from "../../config/credentials.ts";
+import type { Config } from "../../platform/config/index.ts";
+import { readCredentials, resolveAdminToken, writeCredentials } from "../../platform/config/credentials.ts";
 import type { Services } from "../../app/services.ts";
 import { command } from "../args.ts";
 
 /** The demo account whose keys `npm start` prints, made on the first start and kept in credentials.json. */
 async function ensureDemoAccount(services: Services, config: Config) {
-  const { createAccount, getAccount } = await import("../../services/accounts.ts");
+  const { createAccount, getAccount } = await import("../../services/accounts/accounts.ts");
   const credentials = readCredentials(config);
   if (credentials.demo && (await getAccount(services.db, credentials.demo.accountId))) return credentials.demo;
   const account = await createAccount(services.db, { name: "Demo publisher", tier: "premium" }, services.clock.now());

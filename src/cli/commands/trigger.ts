@@ -1,9 +1,9 @@
 // `cardlink trigger <event>`: fires the event on the fixtures program through the running service and
 // prints the event id, the resources' ids as `export` lines and the outcome of each delivery — or, with
 // --json, the whole answer as one JSON object and nothing else. Exit 1 unless every delivery succeeded.
-import type { TriggerOverrides } from "../../services/trigger.ts";
+import type { TriggerOverrides } from "../../services/simulator-control/index.ts";
 import { SCHEMES, type Scheme } from "../../domain/scheme.ts";
-import { UUID_PATTERN } from "../../services/ids.ts";
+import { UUID_PATTERN } from "../../platform/ids.ts";
 import { command, print, UsageError } from "../args.ts";
 
 /** The shell variables the walk-through pages use for these ids. */
@@ -84,7 +84,7 @@ export const trigger = command({
   },
   positionals: true,
   async run({ values, positionals }, config) {
-    const [{ TRIGGER_EVENTS }, { answer, connect }] = await Promise.all([import("../../services/trigger.ts"), import("../connection.ts")]);
+    const [{ TRIGGER_EVENTS }, { answer, connect }] = await Promise.all([import("../../services/simulator-control/trigger.ts"), import("../connection.ts")]);
     const event = positionals[0];
     if (!event || !(TRIGGER_EVENTS as readonly string[]).includes(event)) {
       throw new UsageError(`trigger: name one event: ${TRIGGER_EVENTS.join(", ")}`);

@@ -2,7 +2,7 @@
 // the clock and brand consent) with an optional `expect` on its answer and on the webhooks it causes. The
 // zod schemas here check a parsed file and are the source of the published JSON Schema (`run --schema`).
 import { z } from "zod";
-import { HOOK_EVENTS } from "../../services/hooks.ts";
+import { HOOK_EVENTS } from "../../services/webhooks/index.ts";
 
 /** An action: the request it sends. Path parameters are taken from the step's object by name; the rest is the body. */
 export interface Action {

@@ -2,8 +2,8 @@
 // status, transaction and service time; one event with its payload and every attempt of every delivery —
 // the request headers sent and the answer (status, latency, first 4 KB of the body) — and a resend button.
 import type { Hono } from "hono";
-import { HOOK_EVENTS } from "../../services/hooks.ts";
-import { EVENT_STATUSES, type EventStatus, type WebhookEvent, type WebhookEventDetail } from "../../services/webhook-events.ts";
+import { HOOK_EVENTS } from "../../services/webhooks/index.ts";
+import { EVENT_STATUSES, type EventStatus, type WebhookEvent, type WebhookEventDetail } from "../../services/webhooks/index.ts";
 import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";

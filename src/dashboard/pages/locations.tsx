@@ -7,7 +7,7 @@ import { afterAction } from "../actions.ts";
 import { checked, compact, readForm, text } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
-import type { Location } from "../../services/locations.ts";
+import type { Location } from "../../services/catalog/index.ts";
 
 const midText = (m: object) =>
   Object.entries(m)

@@ -7,8 +7,8 @@ import { afterAction } from "../actions.ts";
 import { readForm, text, type FormValues } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
-import type { MidInsight } from "../../services/mid-insights.ts";
-import type { MidInsightExport as Export } from "../../services/mid-insights-exports.ts";
+import type { MidInsight } from "../../services/mid-insights/index.ts";
+import type { MidInsightExport as Export } from "../../services/mid-insights/index.ts";
 
 const UUID_FILTERS = ["brandId", "locationId", "midId", "id"] as const;
 const FILTERS = [...UUID_FILTERS, "lastSeenTransactionDateFrom", "lastSeenTransactionDateTo", "origin", "status", ...IDENTIFIER_FIELDS] as const;

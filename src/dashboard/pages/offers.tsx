@@ -11,12 +11,12 @@ import { afterAction } from "../actions.ts";
 import { all, checked, compact, json, localDateTime, num, readForm, text, type FormValues } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { programsOf } from "../programs.tsx";
-import type { Offer } from "../../services/offers.ts";
-import type { OfferActivation } from "../../services/offer-activations.ts";
-import type { MarketplaceOfferView } from "../../services/marketplace-offers.ts";
-import type { Brand } from "../../services/brands.ts";
-import type { Card } from "../../services/cards.ts";
-import type { Location } from "../../services/locations.ts";
+import type { Offer } from "../../services/offers/index.ts";
+import type { OfferActivation } from "../../services/offers/index.ts";
+import type { MarketplaceOfferView } from "../../services/offers/index.ts";
+import type { Brand } from "../../services/catalog/index.ts";
+import type { Card } from "../../services/catalog/index.ts";
+import type { Location } from "../../services/catalog/index.ts";
 
 const GROUPS = [
   ["requests", "Requests"],

@@ -1,13 +1,13 @@
 // Operator (admin token): the service clock and its advance buttons, faults per simulated network,
 // generated traffic (start with rate and seed, stop), accounts and their tiers.
 import type { Hono } from "hono";
-import { LOOKUP_ERROR_CODES } from "../../bus/messages.ts";
+import { LOOKUP_ERROR_CODES } from "../../platform/bus/messages.ts";
 import { SCHEMES } from "../../domain/scheme.ts";
 import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { all, compact, num, readForm, text } from "../form.ts";
 import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
-import type { Account, AccountWithKeys } from "../../services/accounts.ts";
+import type { Account, AccountWithKeys } from "../../services/accounts/index.ts";
 
 interface Clock {
   now: string;

@@ -11,11 +11,11 @@ import { ActionButton, Badge, Field, Layout, Pager, Select, Table, money } from 
 import { NoProgram, programsOf } from "../programs.tsx";
 import { DeliveryTable } from "./webhooks.tsx";
 import { sessionById } from "../session.ts";
-import type { Card } from "../../services/cards.ts";
-import type { Location } from "../../services/locations.ts";
-import type { ConsideredOfferView, Transaction, TransactionQualification } from "../../services/transactions.ts";
-import type { Delivery } from "../../services/webhook-deliveries.ts";
-import type { Offer } from "../../services/offers.ts";
+import type { Card } from "../../services/catalog/index.ts";
+import type { Location } from "../../services/catalog/index.ts";
+import type { ConsideredOfferView, Transaction, TransactionQualification } from "../../services/transactions/index.ts";
+import type { Delivery } from "../../services/webhooks/index.ts";
+import type { Offer } from "../../services/offers/index.ts";
 import { CONSIDERED_LIMIT } from "../../domain/qualification.ts";
 
 const stageOf = (t: Transaction) => (t.type === "refund" ? "refund" : t.cleared ? "clearing" : "auth");

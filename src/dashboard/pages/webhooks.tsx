@@ -1,8 +1,8 @@
 // Webhooks: the program's hooks (create, delete, the signing secret once), and each hook's deliveries
 // with every attempt — status code, latency, next retry on the service clock — and a redeliver button.
 import type { Hono } from "hono";
-import { HOOK_EVENTS, type Hook, type HookWithSecret } from "../../services/hooks.ts";
-import type { Delivery } from "../../services/webhook-deliveries.ts";
+import { HOOK_EVENTS, type Hook, type HookWithSecret } from "../../services/webhooks/index.ts";
+import type { Delivery } from "../../services/webhooks/index.ts";
 import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { readForm, text } from "../form.ts";

@@ -1,11 +1,11 @@
 // Parse and normalise: checks a scheme's native message field by field and maps it to the neutral
 // NetworkTransaction. A message that fails gets a reason naming the field, for the dead-letter topic.
 import { z } from "zod";
-import type { AmexTransaction, MastercardTransaction, NativeTransaction, Scheme, VisaTransaction } from "../../bus/messages.ts";
-import { amexTransactionSchema, mastercardTransactionSchema, visaTransactionSchema } from "../../bus/validators.generated.ts";
+import type { AmexTransaction, MastercardTransaction, NativeTransaction, Scheme, VisaTransaction } from "../../platform/bus/messages.ts";
+import { amexTransactionSchema, mastercardTransactionSchema, visaTransactionSchema } from "../../platform/bus/validators.generated.ts";
 import { describeZodError } from "../../domain/field-errors.ts";
 import { currencyCode, digits, localDateTime, nonEmpty, uuid, withFieldRules, type FieldRules } from "../../domain/field-rules.ts";
-import type { NetworkTransaction, Normalised, Stage } from "../../services/network-transaction.ts";
+import type { NetworkTransaction, Normalised, Stage } from "../../services/transactions/index.ts";
 import { clearingKeyOf } from "../../domain/transaction-id.ts";
 
 // The structure (fields, types, message types, targeting tags, null) is the schemas'; these are the rules

@@ -3,7 +3,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
 import { commonErrors, emailAddress, jsonBody, jsonResponse, listOf, pageQuery, trimmedText, uuid } from "../../schemas.ts";
-import { createAccount, listAccounts, updateAccount } from "../../../services/accounts.ts";
+import { createAccount, listAccounts, updateAccount } from "../../../services/accounts/index.ts";
 
 const tier = z.enum(["standard", "premium"], { message: "must be standard or premium" });
 

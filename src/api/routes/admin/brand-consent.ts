@@ -5,7 +5,7 @@ import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
 import { rule } from "../../validation.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
-import { decideBrandConsent } from "../../../services/brands.ts";
+import { decideBrandConsent } from "../../../services/catalog/index.ts";
 import { BrandSchema } from "../brands/schemas.ts";
 
 const decide = createRoute({

@@ -3,7 +3,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { invalid } from "../../errors.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
-import { LATEST_SERVICE_TIME, MAX_ADVANCE_DAYS, durationMs, type Clock } from "../../../clock/index.ts";
+import { LATEST_SERVICE_TIME, MAX_ADVANCE_DAYS, durationMs, type Clock } from "../../../platform/clock/index.ts";
 
 const ClockSchema = z
   .object({

@@ -4,8 +4,8 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
-import { listKeys, revokeKey, rotateKey } from "../../../services/accounts.ts";
-import { rememberDemoKey } from "../../../config/credentials.ts";
+import { listKeys, revokeKey, rotateKey } from "../../../services/accounts/index.ts";
+import { rememberDemoKey } from "../../../platform/config/credentials.ts";
 
 const environment = z.enum(["test", "live"], { message: "must be test or live" });
 

@@ -4,8 +4,8 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { notFound } from "../../errors.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
-import { createMarketplaceOffer, updateMarketplaceOffer } from "../../../services/marketplace-offers.ts";
-import { seedMarketplace } from "../../../services/marketplace-seed.ts";
+import { createMarketplaceOffer, updateMarketplaceOffer } from "../../../services/offers/index.ts";
+import { seedMarketplace } from "../../../services/offers/index.ts";
 import { OFFER_FIELD_RULES, localDateTime, targetingInput } from "../offers/schemas.ts";
 import { MarketplaceOfferAdminSchema, MarketplaceOfferCreateSchema } from "../marketplace-offers/schemas.ts";
 

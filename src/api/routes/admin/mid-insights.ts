@@ -3,7 +3,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { rule } from "../../validation.ts";
-import { MAX_SEED_COUNT, seedMidInsights } from "../../../services/mid-insights-seed.ts";
+import { MAX_SEED_COUNT, seedMidInsights } from "../../../services/mid-insights/index.ts";
 
 const seed = createRoute({
   method: "post",

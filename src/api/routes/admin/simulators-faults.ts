@@ -2,7 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
-import { faultsShape } from "../../../../simulators/host/control.ts";
+import { faultsShape } from "../../../services/simulator-control/index.ts";
 import { SCHEMES } from "../../../domain/scheme.ts";
 
 const schemeParam = z

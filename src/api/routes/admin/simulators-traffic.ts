@@ -2,7 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
-import { trafficOptionsSchema } from "../../../../simulators/host/control.ts";
+import { trafficOptionsSchema } from "../../../services/simulator-control/index.ts";
 import { SCHEMES } from "../../../domain/scheme.ts";
 
 const counts = z

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse, metadataSchema, trimmedText } from "../../schemas.ts";
-import { createBrand } from "../../../services/brands.ts";
+import { createBrand } from "../../../services/catalog/index.ts";
 import { BrandSchema } from "./schemas.ts";
 
 const body = z

@@ -3,7 +3,7 @@ import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, listOf, pageQuery } from "../../schemas.ts";
-import { listBrands } from "../../../services/brands.ts";
+import { listBrands } from "../../../services/catalog/index.ts";
 import { BrandSchema } from "./schemas.ts";
 
 export const route = createRoute({

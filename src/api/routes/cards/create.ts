@@ -6,8 +6,8 @@ import { commonErrors, countryCode, invalidWhen, jsonBody, jsonResponse, metadat
 import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
 import { TEST_NUMBER_RULE } from "../../../domain/card-number.ts";
-import { enrolCard } from "../../../services/cards.ts";
-import { getProgram } from "../../../services/programs.ts";
+import { enrolCard } from "../../../services/catalog/index.ts";
+import { getProgram } from "../../../services/catalog/index.ts";
 import { CardSchema } from "./schemas.ts";
 
 const body = z

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, listOf, pageQuery, uuid } from "../../schemas.ts";
-import { listCards } from "../../../services/cards.ts";
+import { listCards } from "../../../services/catalog/index.ts";
 import { CardSchema } from "./schemas.ts";
 
 export const route = createRoute({

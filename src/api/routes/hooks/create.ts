@@ -5,8 +5,8 @@ import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
-import { createHook, isSigningSecret } from "../../../services/hooks.ts";
-import { getProgram } from "../../../services/programs.ts";
+import { createHook, isSigningSecret } from "../../../services/webhooks/index.ts";
+import { getProgram } from "../../../services/catalog/index.ts";
 import { hookEvent, HookWithSecretSchema } from "./schemas.ts";
 
 const body = z

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, uuid } from "../../schemas.ts";
-import { deleteHook } from "../../../services/hooks.ts";
+import { deleteHook } from "../../../services/webhooks/index.ts";
 
 export const route = createRoute({
   method: "delete",

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { getHook } from "../../../services/hooks.ts";
+import { getHook } from "../../../services/webhooks/index.ts";
 import { HookSchema } from "./schemas.ts";
 
 export const route = createRoute({

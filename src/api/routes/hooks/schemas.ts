@@ -1,6 +1,6 @@
 // The hook record as the API shows it; the signing secret only at creation and on its own route.
 import { z } from "@hono/zod-openapi";
-import { HOOK_EVENTS } from "../../../services/hooks.ts";
+import { HOOK_EVENTS } from "../../../services/webhooks/index.ts";
 import { rule } from "../../validation.ts";
 
 export const hookEvent = z

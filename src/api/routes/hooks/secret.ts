@@ -4,7 +4,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { getHookSecret } from "../../../services/hooks.ts";
+import { getHookSecret } from "../../../services/webhooks/index.ts";
 import { HookSecretSchema } from "./schemas.ts";
 
 export const route = createRoute({

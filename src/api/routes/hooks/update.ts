@@ -5,7 +5,7 @@ import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
-import { getHook, setHookEnabled } from "../../../services/hooks.ts";
+import { getHook, setHookEnabled } from "../../../services/webhooks/index.ts";
 import { HookSchema } from "./schemas.ts";
 
 const body = z

@@ -5,8 +5,8 @@ import { ctxOf } from "../../context.ts";
 import { commonErrors, countryCode, invalidWhen, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
-import { createLocation } from "../../../services/locations.ts";
-import { getProgram } from "../../../services/programs.ts";
+import { createLocation } from "../../../services/catalog/index.ts";
+import { getProgram } from "../../../services/catalog/index.ts";
 import { address, city, geolocation, LocationSchema, mids, postcode, timezone } from "./schemas.ts";
 
 const body = z

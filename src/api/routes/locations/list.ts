@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, limitParam, listOf, startParam, uuid } from "../../schemas.ts";
-import { listLocations } from "../../../services/locations.ts";
+import { listLocations } from "../../../services/catalog/index.ts";
 import { LocationSchema } from "./schemas.ts";
 
 const query = z.object({

@@ -4,7 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
-import { getLocation, updateLocation } from "../../../services/locations.ts";
+import { getLocation, updateLocation } from "../../../services/catalog/index.ts";
 import { address, city, geolocation, LocationSchema, mids, postcode, timezone } from "./schemas.ts";
 
 const body = z

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { adoptMarketplaceOffer } from "../../../services/marketplace-offers.ts";
+import { adoptMarketplaceOffer } from "../../../services/offers/index.ts";
 import { conflictResponse, OfferSchema } from "../offers/schemas.ts";
 
 export const route = createRoute({

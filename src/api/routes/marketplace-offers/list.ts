@@ -4,7 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, countryCode, jsonResponse, limitParam, listOf, startParam, trimmedText } from "../../schemas.ts";
 import { SCHEMES } from "../../../domain/card-number.ts";
-import { listMarketplaceOffers } from "../../../services/marketplace-offers.ts";
+import { listMarketplaceOffers } from "../../../services/offers/index.ts";
 import { channel, MarketplaceOfferSchema } from "./schemas.ts";
 
 const param = (name: string) => ({ param: { name, in: "query" as const } });

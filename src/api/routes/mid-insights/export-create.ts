@@ -5,7 +5,7 @@ import { ctxOf } from "../../context.ts";
 import { emailAddress, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { rule } from "../../validation.ts";
 import { DEFAULT_ORDER, DEFAULT_SORT } from "../../../domain/mid-insights.ts";
-import { createMidInsightExport } from "../../../services/mid-insights-exports.ts";
+import { createMidInsightExport } from "../../../services/mid-insights/index.ts";
 import { DATE_BOUNDS_ORDER_RULE, checkDateRange, filterShape, givenFilters, orderParam, sortParam, toFilters } from "./filters.ts";
 import { MidInsightExportSchema, insightsErrors, insightsRoute } from "./schemas.ts";
 

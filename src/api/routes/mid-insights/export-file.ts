@@ -4,7 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { uuid } from "../../schemas.ts";
 import { EXPORT_COLUMNS, contentType } from "../../../domain/mid-insight-export.ts";
-import { openMidInsightExportFile } from "../../../services/mid-insights-exports.ts";
+import { openMidInsightExportFile } from "../../../services/mid-insights/index.ts";
 import { insightsErrors, insightsRoute } from "./schemas.ts";
 
 /** A JSON export: an array of records with every column, each a string or null. */

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { jsonResponse, uuid } from "../../schemas.ts";
-import { getMidInsightExport } from "../../../services/mid-insights-exports.ts";
+import { getMidInsightExport } from "../../../services/mid-insights/index.ts";
 import { MidInsightExportSchema, insightsErrors, insightsRoute } from "./schemas.ts";
 
 export const route = createRoute({

@@ -11,7 +11,7 @@ import {
   STATUS_FILTER_VALUES,
   parseDateBound,
 } from "../../../domain/mid-insights.ts";
-import type { MidInsightFilters } from "../../../services/mid-insights-list.ts";
+import type { MidInsightFilters } from "../../../services/mid-insights/index.ts";
 
 const EXAMPLE_ID = "3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b";
 

@@ -5,7 +5,7 @@ import { ctxOf } from "../../context.ts";
 import { invalid } from "../../errors.ts";
 import { invalidWhen, jsonResponse, limitParam, uuid } from "../../schemas.ts";
 import { DEFAULT_ORDER, DEFAULT_SORT, decodeCursor } from "../../../domain/mid-insights.ts";
-import { countMidInsights, listMidInsights } from "../../../services/mid-insights-list.ts";
+import { countMidInsights, listMidInsights } from "../../../services/mid-insights/index.ts";
 import { checkDateRange, filterShape, orderParam, sortParam, toFilters } from "./filters.ts";
 import { MidInsightSchema, insightsErrors, insightsRoute } from "./schemas.ts";
 import { DATE_BOUNDS_ORDER_RULE } from "./filters.ts";

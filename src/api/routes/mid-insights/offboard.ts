@@ -4,7 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { rule } from "../../validation.ts";
-import { requestOffboarding } from "../../../services/mid-insights.ts";
+import { requestOffboarding } from "../../../services/mid-insights/index.ts";
 import { MidInsightSchema, insightsErrors, insightsRoute } from "./schemas.ts";
 
 const body = z

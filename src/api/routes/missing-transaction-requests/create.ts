@@ -4,8 +4,8 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
-import { getCard } from "../../../services/cards.ts";
-import { createMissingTransactionRequest } from "../../../services/missing-transaction-requests.ts";
+import { getCard } from "../../../services/catalog/index.ts";
+import { createMissingTransactionRequest } from "../../../services/missing-transactions/index.ts";
 import { MissingTransactionRequestSchema } from "./schemas.ts";
 
 /** Real time the API waits for the test network's answer before answering with the request still processing. */

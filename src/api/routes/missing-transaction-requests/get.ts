@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { getMissingTransactionRequest } from "../../../services/missing-transaction-requests.ts";
+import { getMissingTransactionRequest } from "../../../services/missing-transactions/index.ts";
 import { MissingTransactionRequestSchema } from "./schemas.ts";
 
 export const route = createRoute({

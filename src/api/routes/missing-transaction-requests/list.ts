@@ -4,7 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, limitParam, listOf, startParam, uuid } from "../../schemas.ts";
 import { MISSING_REQUEST_STATUSES } from "../../../domain/missing-transaction.ts";
-import { listMissingTransactionRequests } from "../../../services/missing-transaction-requests.ts";
+import { listMissingTransactionRequests } from "../../../services/missing-transactions/index.ts";
 import { MissingTransactionRequestSchema } from "./schemas.ts";
 
 const query = z.object({

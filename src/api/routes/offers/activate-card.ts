@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { activateOffer } from "../../../services/offer-activations.ts";
+import { activateOffer } from "../../../services/offers/index.ts";
 import { ActivationSchema, conflictResponse } from "./schemas.ts";
 
 export const route = createRoute({

@@ -4,7 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, countryCode, invalidWhen, jsonBody, jsonResponse, metadataSchema, trimmedText } from "../../schemas.ts";
 import { FUNDING_TYPES } from "../../../domain/offer.ts";
-import { createOffer } from "../../../services/offers.ts";
+import { createOffer } from "../../../services/offers/index.ts";
 import {
   activationInput,
   conflictResponse,

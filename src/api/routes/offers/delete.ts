@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, uuid } from "../../schemas.ts";
-import { deleteOffer } from "../../../services/offers.ts";
+import { deleteOffer } from "../../../services/offers/index.ts";
 import { conflictResponse } from "./schemas.ts";
 
 export const route = createRoute({

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { getOffer } from "../../../services/offers.ts";
+import { getOffer } from "../../../services/offers/index.ts";
 import { OfferSchema } from "./schemas.ts";
 
 export const route = createRoute({

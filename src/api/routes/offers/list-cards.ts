@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, limitParam, listOf, startParam, uuid } from "../../schemas.ts";
-import { listOfferCards } from "../../../services/offer-activations.ts";
+import { listOfferCards } from "../../../services/offers/index.ts";
 import { ActivationSchema } from "./schemas.ts";
 
 const query = z.object({

@@ -5,7 +5,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, countryCode, jsonResponse, limitParam, listOf, startParam } from "../../schemas.ts";
 import { DEFAULT_EXPIRING_DAYS, OFFER_STATUSES } from "../../../domain/offer-status.ts";
-import { listOffers } from "../../../services/offers.ts";
+import { listOffers } from "../../../services/offers/index.ts";
 import { OfferSchema } from "./schemas.ts";
 
 const query = z.object({

@@ -5,10 +5,10 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { invalid, notFound } from "../../errors.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse, trimmedText, uuid } from "../../schemas.ts";
-import { getOffer } from "../../../services/offers.ts";
+import { getOffer } from "../../../services/offers/index.ts";
 import { ownedBy } from "../../middleware/owned.ts";
-import { getTransaction } from "../../../services/transactions.ts";
-import { processPublisherTransaction } from "../../../services/publisher-transactions.ts";
+import { getTransaction } from "../../../services/transactions/index.ts";
+import { processPublisherTransaction } from "../../../services/transactions/index.ts";
 import { TransactionSchema } from "../transactions/schemas.ts";
 
 const body = z

@@ -4,7 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse, metadataSchema, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
-import { getOffer, updateOffer } from "../../../services/offers.ts";
+import { getOffer, updateOffer } from "../../../services/offers/index.ts";
 import {
   activationInput,
   additionalTerms,

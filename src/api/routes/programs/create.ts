@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonBody, jsonResponse } from "../../schemas.ts";
-import { createProgram } from "../../../services/programs.ts";
+import { createProgram } from "../../../services/catalog/index.ts";
 import { ProgramSchema, metadataSchema, programName } from "./schemas.ts";
 
 const body = z.strictObject({ name: programName, metadata: metadataSchema }).openapi("ProgramCreate", {

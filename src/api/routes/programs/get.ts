@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { getProgram } from "../../../services/programs.ts";
+import { getProgram } from "../../../services/catalog/index.ts";
 import { ProgramSchema } from "./schemas.ts";
 
 export const route = createRoute({

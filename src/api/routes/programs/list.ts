@@ -3,7 +3,7 @@ import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, listOf, pageQuery } from "../../schemas.ts";
-import { listPrograms } from "../../../services/programs.ts";
+import { listPrograms } from "../../../services/catalog/index.ts";
 import { ProgramSchema } from "./schemas.ts";
 
 export const route = createRoute({

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
-import { updateProgram } from "../../../services/program-update.ts";
+import { updateProgram } from "../../../services/catalog/index.ts";
 import { ProgramSchema, metadataSchema, programName } from "./schemas.ts";
 
 const body = z

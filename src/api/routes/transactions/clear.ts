@@ -3,7 +3,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonResponse, uuid } from "../../schemas.ts";
-import { clearTestPurchase } from "../../../services/test-transactions.ts";
+import { clearTestPurchase } from "../../../services/simulator-control/index.ts";
 import { PendingTransactionSchema, TransactionSchema, followUpConflict } from "./schemas.ts";
 import { answer, depsOf, purchaseAmountSchema } from "./send.ts";
 

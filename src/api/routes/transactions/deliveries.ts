@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, listOf, pageQuery, uuid } from "../../schemas.ts";
-import { listTransactionDeliveries } from "../../../services/webhook-deliveries.ts";
+import { listTransactionDeliveries } from "../../../services/webhooks/index.ts";
 import { DeliverySchema } from "../webhook-events/list-deliveries.ts";
 
 export const route = createRoute({

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { getTransaction } from "../../../services/transactions.ts";
+import { getTransaction } from "../../../services/transactions/index.ts";
 import { TransactionSchema } from "./schemas.ts";
 
 export const route = createRoute({

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, listOf, limitParam, startParam, uuid } from "../../schemas.ts";
-import { listProgramTransactions } from "../../../services/transactions.ts";
+import { listProgramTransactions } from "../../../services/transactions/index.ts";
 import { TransactionSchema } from "./schemas.ts";
 
 const query = z.object({

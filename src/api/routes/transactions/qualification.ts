@@ -5,7 +5,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { getTransactionQualification } from "../../../services/transactions.ts";
+import { getTransactionQualification } from "../../../services/transactions/index.ts";
 import { CONSIDERED_LIMIT } from "../../../domain/qualification.ts";
 import { SCHEMES } from "../../../domain/scheme.ts";
 

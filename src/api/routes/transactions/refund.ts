@@ -2,8 +2,8 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonResponse, uuid } from "../../schemas.ts";
-import { refundTestPurchase } from "../../../services/test-transactions.ts";
-import { getTransaction } from "../../../services/transactions.ts";
+import { refundTestPurchase } from "../../../services/simulator-control/index.ts";
+import { getTransaction } from "../../../services/transactions/index.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { PendingTransactionSchema, TransactionSchema, followUpConflict } from "./schemas.ts";
 import { answer, depsOf, purchaseAmountSchema } from "./send.ts";

@@ -7,8 +7,8 @@ import { LOCAL_DATE_TIME_PATTERN } from "../../../domain/local-dates.ts";
 import { withRule } from "../../validation.ts";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import type { Sent } from "../../../services/test-transactions.ts";
-import type { SimulatorControl } from "../../../../simulators/host/control.ts";
+import type { Sent } from "../../../services/simulator-control/index.ts";
+import type { SimulatorControl } from "../../../services/simulator-control/index.ts";
 
 /** A purchase or refund amount the networks carry (src/domain/field-rules.ts: purchaseAmount). */
 export const purchaseAmountSchema = z

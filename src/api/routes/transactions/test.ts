@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
-import { sendTestPurchase } from "../../../services/test-transactions.ts";
+import { sendTestPurchase } from "../../../services/simulator-control/index.ts";
 import { PendingTransactionSchema, TransactionSchema } from "./schemas.ts";
 import { answer, depsOf, purchaseAmountSchema, purchaseDateTimeSchema } from "./send.ts";
 

@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonResponse, uuid } from "../../schemas.ts";
-import { voidTestPurchase } from "../../../services/test-transactions.ts";
+import { voidTestPurchase } from "../../../services/simulator-control/index.ts";
 import { PendingTransactionSchema, TransactionSchema, followUpConflict } from "./schemas.ts";
 import { answer, depsOf } from "./send.ts";
 

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, errorResponse, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
-import { TRIGGER_EVENTS, trigger } from "../../../services/trigger.ts";
+import { TRIGGER_EVENTS, trigger } from "../../../services/simulator-control/index.ts";
 import { SCHEMES } from "../../../domain/scheme.ts";
 import { FixturesSchema } from "./schemas.ts";
 import { TransactionSchema } from "../transactions/schemas.ts";

@@ -3,7 +3,7 @@ import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonResponse } from "../../schemas.ts";
-import { ensureFixtures } from "../../../services/trigger.ts";
+import { ensureFixtures } from "../../../services/simulator-control/index.ts";
 import { FixturesSchema } from "./schemas.ts";
 
 export const route = createRoute({

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { getWebhookEvent } from "../../../services/webhook-events.ts";
+import { getWebhookEvent } from "../../../services/webhooks/index.ts";
 import { WebhookEventDetailSchema } from "./schemas.ts";
 
 export const route = createRoute({

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, listOf, pageQuery, uuid } from "../../schemas.ts";
-import { listDeliveries } from "../../../services/webhook-deliveries.ts";
+import { listDeliveries } from "../../../services/webhooks/index.ts";
 import { SCHEDULE_TEXT } from "../../../webhooks/schedule.ts";
 
 const AttemptSchema = z.object({

@@ -3,8 +3,8 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, limitParam, listOf, startParam, uuid } from "../../schemas.ts";
-import { HOOK_EVENTS } from "../../../services/hooks.ts";
-import { EVENT_STATUSES, listWebhookEvents } from "../../../services/webhook-events.ts";
+import { HOOK_EVENTS } from "../../../services/webhooks/index.ts";
+import { EVENT_STATUSES, listWebhookEvents } from "../../../services/webhooks/index.ts";
 import { WebhookEventRecordSchema } from "./schemas.ts";
 
 const instant = (name: string, description: string) =>

@@ -3,8 +3,8 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
-import { recoverHook } from "../../../services/webhook-deliveries.ts";
-import { getHook } from "../../../services/hooks.ts";
+import { recoverHook } from "../../../services/webhooks/index.ts";
+import { getHook } from "../../../services/webhooks/index.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { rule } from "../../validation.ts";
 

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
-import { redeliver } from "../../../services/webhook-deliveries.ts";
+import { redeliver } from "../../../services/webhooks/index.ts";
 
 const RedeliverySchema = z
   .object({

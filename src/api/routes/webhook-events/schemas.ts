@@ -1,8 +1,8 @@
 // The webhook event record as the API shows it: its payload, where it stands, its deliveries and (on
 // one event) every attempt with the request headers sent and the head of the answer.
 import { z } from "@hono/zod-openapi";
-import { EVENT_STATUSES } from "../../../services/webhook-events.ts";
-import { HOOK_EVENTS } from "../../../services/hooks.ts";
+import { EVENT_STATUSES } from "../../../services/webhooks/index.ts";
+import { HOOK_EVENTS } from "../../../services/webhooks/index.ts";
 
 export const eventStatus = z.enum(EVENT_STATUSES).openapi({
   description:

@@ -1,0 +1,14 @@
+// What a service verb needs: who asks, in which environment, and the handles to work with. Every
+// transport builds one (the API from the authenticated caller, the CLI and the workers from their own).
+import type { Clock } from "./clock/index.ts";
+import type { Bus } from "./bus/bus.ts";
+import type { Db } from "./db.ts";
+
+export interface Ctx {
+  db: Db;
+  clock: Clock;
+  accountId: string;
+  live: boolean;
+  /** Where verbs publish what goes to the networks; without it the workers send it on their next pass. */
+  bus?: Bus;
+}

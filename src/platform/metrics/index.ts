@@ -1,0 +1,211 @@
+// A process's Prometheus metrics (prom-client): one registry per process, made by the composition root and
+// passed down in the services, served at /metrics on the health port (and the API's port). The timings
+// of a purchase's hops — API -> command published, simulator, qualifier, dispatcher — are one histogram
+// (cardlink_hop_duration_seconds) so that operators and the bench read them side by side.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { BusMessage, CommittedBatch, ConsumerObserver } from "../bus/bus.ts";
+import { commandTopic, transactionTopic } from "../bus/topics.ts";
+import { SCHEMES } from "../../domain/scheme.ts";
+
+/**
+ * The hops of a purchase, in order:
+ * - `api`: a test-transaction request received -> its command published on the bus;
+ * - `simulator`: the command published -> the simulator's batch with it committed (its native messages published);
+ * - `qualifier`: the native message published -> the qualifier's batch with it committed (transaction and outbox written);
+ * - `dispatcher`: the outbox event created -> its webhook delivered (a 2xx).
+ */
+export const HOPS = ["api", "simulator", "qualifier", "dispatcher"] as const;
+export type Hop = (typeof HOPS)[number];
+
+/**
+ * What became of one delivery attempt: `delivered` (a 2xx), `retried` (no 2xx; another attempt is scheduled),
+ * `failed` (no 2xx on the last scheduled attempt: the delivery is given up), `cancelled` (cut short by the
+ * dispatcher stopping; due again at once).
+ */
+export type DeliveryOutcome = "delivered" | "retried" | "failed" | "cancelled";
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** The bus's consumer runners report every committed batch here (batch sizes, lag, message latency, hops). */
+  readonly consumers: ConsumerObserver;
+  hop(hop: Hop, seconds: number): void;
+  /** One answered HTTP request: its route template (`/v1/cards/:cardId`), or `unmatched`. */
+  request(method: string, route: string, status: number, seconds: number): void;
+  /** One delivery attempt; `sinceEventSeconds` (event created -> now, real seconds) when it was delivered and known. */
+  delivery(outcome: DeliveryOutcome, sinceEventSeconds?: number): void;
+  /** The Prometheus text exposition of every metric. */
+  expose(): Promise<{ contentType: string; body: string }>;
+}
+
+/** Seconds: 1 ms to a minute, finer below a second where the targets are. */
+const LATENCY_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60];
+const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+
+/**
+ * The hop a consumed message ends: a native transaction at the qualifier; a command on its scheme's topic
+ * (`simulator.commands.<scheme>`) at that scheme's simulator (group `simulator-<scheme>`).
+ */
+function hopOfMessage(): (groupId: string, topic: string, message: BusMessage) => Hop | undefined {
+  const transactions = new Set<string>(SCHEMES.map(transactionTopic));
+  const commands = new Map<string, string>(SCHEMES.map((scheme) => [commandTopic(scheme), `simulator-${scheme}`]));
+  return (groupId, topic) => {
+    if (transactions.has(topic)) return "qualifier";
+    if (commands.get(topic) === groupId) return "simulator";
+    return undefined;
+  };
+}
+
+/**
+ * A fresh registry with every Cardlink metric. `process` adds Node's own (CPU, resident memory, event-loop
+ * lag, GC) under `cardlink_process_…`/`cardlink_nodejs_…`: for a process's registry, not for tests that make many.
+ */
+export function createMetrics({ process: withProcess = false }: { process?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (withProcess) collectDefaultMetrics({ register: registry, prefix: "cardlink_" });
+  const registers = [registry];
+
+  const hops = new Histogram({
+    name: "cardlink_hop_duration_seconds",
+    help: "Time a purchase spends on each hop: api (request -> command published), simulator (command published -> native message published and committed), qualifier (native message published -> batch committed), dispatcher (outbox event created -> webhook delivered).",
+    labelNames: ["hop"],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const requests = new Counter({
+    name: "cardlink_http_requests_total",
+    help: "HTTP requests answered, by method, route template and status.",
+    labelNames: ["method", "route", "status"],
+    registers,
+  });
+  const requestDuration = new Histogram({
+    name: "cardlink_http_request_duration_seconds",
+    help: "Time from an HTTP request's arrival to its answer, by method, route template and status.",
+    labelNames: ["method", "route", "status"],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const batchSize = new Histogram({
+    name: "cardlink_bus_batch_size",
+    help: "Messages per batch a consumer group handled and committed, by group and topic.",
+    labelNames: ["group", "topic"],
+    buckets: BATCH_BUCKETS,
+    registers,
+  });
+  const handlerBatchSize = new Histogram({
+    name: "cardlink_bus_handler_batch_size",
+    help: "Messages a consumer group's handler was handed at once: one partition's batch, or several partitions' merged into one round.",
+    labelNames: ["group"],
+    buckets: BATCH_BUCKETS,
+    registers,
+  });
+  const batchDuration = new Histogram({
+    name: "cardlink_bus_batch_duration_seconds",
+    help: "Time from a batch's receipt to its offset commit, by consumer group and topic.",
+    labelNames: ["group", "topic"],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const messageLatency = new Histogram({
+    name: "cardlink_bus_message_latency_seconds",
+    help: "Time from a message's publication to the commit of the batch that handled it, by consumer group and topic.",
+    labelNames: ["group", "topic"],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const lag = new Gauge({
+    name: "cardlink_bus_consumer_lag",
+    help: "Messages a consumer group has still to handle on a partition, as of its last committed batch there.",
+    labelNames: ["group", "topic", "partition"],
+    registers,
+  });
+  const deliveries = new Counter({
+    name: "cardlink_webhook_deliveries_total",
+    help: "Webhook delivery attempts by outcome: delivered (2xx), retried (another attempt scheduled), failed (the last attempt; given up), cancelled (cut short by a stop).",
+    labelNames: ["outcome"],
+    registers,
+  });
+
+  const hopOf = hopOfMessage();
+  const consumers: ConsumerObserver = {
+    handing(groupId, size) {
+      handlerBatchSize.observe({ group: groupId }, size);
+    },
+    committed({ groupId, topic, partition, messages, handledMs, lag: behind }: CommittedBatch) {
+      const labels = { group: groupId, topic };
+      batchSize.observe(labels, messages.length);
+      batchDuration.observe(labels, handledMs / 1000);
+      lag.set({ ...labels, partition: String(partition) }, behind);
+      const latency = messageLatency.labels(labels);
+      // Real time, as the publishers stamped it (Kafka's CreateTime, the embedded log's own): not the service clock.
+      // eslint-disable-next-line no-restricted-syntax
+      const now = Date.now();
+      for (const message of messages) {
+        if (message.timestamp === undefined) continue;
+        const seconds = Math.max(0, now - message.timestamp) / 1000;
+        latency.observe(seconds);
+        const hop = hopOf(groupId, topic, message);
+        if (hop) hops.observe({ hop }, seconds);
+      }
+    },
+  };
+
+  return {
+    registry,
+    consumers,
+    hop: (hop, seconds) => hops.observe({ hop }, seconds),
+    request(method, route, status, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      requestDuration.observe(labels, seconds);
+    },
+    delivery(outcome, sinceEventSeconds) {
+      deliveries.inc({ outcome });
+      if (sinceEventSeconds !== undefined) hops.observe({ hop: "dispatcher" }, Math.max(0, sinceEventSeconds));
+    },
+    expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+  };
+}
+
+/** One hop's figures as read from its histogram's buckets (quantiles are the upper bound of their bucket). */
+export interface HopFigures {
+  count: number;
+  meanMs: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/**
+ * Each hop's figures from one or more /metrics texts (several processes' are summed): what the bench prints
+ * beside its own end-to-end timings. A hop nothing observed is absent.
+ */
+export function hopFigures(...texts: string[]): Partial<Record<Hop, HopFigures>> {
+  const buckets = new Map<Hop, Map<number, number>>();
+  const sums = new Map<Hop, number>();
+  const counts = new Map<Hop, number>();
+  const line = /^cardlink_hop_duration_seconds_(bucket|sum|count)\{([^}]*)\} (\S+)$/;
+  for (const text of texts) {
+    for (const row of text.split("\n")) {
+      const m = line.exec(row);
+      if (!m) continue;
+      const labels = Object.fromEntries([...m[2]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
+      const hop = labels.hop as Hop;
+      const value = Number(m[3]);
+      if (m[1] === "sum") sums.set(hop, (sums.get(hop) ?? 0) + value);
+      else if (m[1] === "count") counts.set(hop, (counts.get(hop) ?? 0) + value);
+      else {
+        const le = labels.le === "+Inf" ? Infinity : Number(labels.le);
+        const byLe = buckets.get(hop) ?? new Map<number, number>();
+        byLe.set(le, (byLe.get(le) ?? 0) + value);
+        buckets.set(hop, byLe);
+      }
+    }
+  }
+  const figures: Partial<Record<Hop, HopFigures>> = {};
+  for (const [hop, count] of counts) {
+    if (count === 0) continue;
+    const cumulative = [...(buckets.get(hop) ?? new Map<number, number>())].sort((a, b) => a[0] - b[0]);
+    const quantile = (q: number) => (cumulative.find(([, n]) => n >= q * count)?.[0] ?? Infinity) * 1000;
+    figures[hop] = { count, meanMs: ((sums.get(hop) ?? 0) / count) * 1000, p50Ms: quantile(0.5), p99Ms: quantile(0.99) };
+  }
+  return figures;
+}

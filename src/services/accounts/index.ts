@@ -1,0 +1,4 @@
+export { type Account, type AccountWithKeys, createAccount, findKey, findKeyById, listAccounts, listKeys, revokeKey, rotateKey, updateAccount } from "./accounts.ts";
+export { takeTokens } from "./rate-limits.ts";
+export { serverSecret } from "./server-secrets.ts";
+export { endDashboardSession, findDashboardSession, type SessionSubject, startDashboardSession } from "./sessions.ts";

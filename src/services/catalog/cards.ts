@@ -1,0 +1,181 @@
+// Enrolled cards. Only the first six and last four digits, the scheme and a random network token are
+// kept; the full number is checked, then dropped, and never written anywhere.
+import type { Ctx } from "../../platform/context.ts";
+import type { Db } from "../../platform/db.ts";
+import { invalid, notFound } from "../../domain/errors.ts";
+import { checkCardNumber, expiryProblem, type Scheme } from "../../domain/card-number.ts";
+import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
+import { getProgram } from "./programs.ts";
+import { newId, randomBase62 } from "../../platform/ids.ts";
+import type { CardEnrolment } from "../../platform/bus/messages.ts";
+import { TOPICS } from "../../platform/bus/topics.ts";
+import { enqueueCommand, trySendCommands, type NetworkCommand } from "../../platform/network-outbox.ts";
+
+export interface Card {
+  id: string;
+  programId: string;
+  firstNumbers: string;
+  lastNumbers: string;
+  scheme: Scheme;
+  expMonth: number;
+  expYear: number;
+  countryCode: string;
+  termsOfUse: boolean;
+  metadata: Record<string, unknown>;
+  live: boolean;
+  created: string;
+  updated: string;
+}
+
+/** The card a transaction is matched to, as stored. */
+export interface StoredCard {
+  id: string;
+  account_id: string;
+  live: boolean;
+  program_id: string;
+  first_numbers: string;
+  last_numbers: string;
+  scheme: string;
+  metadata: Record<string, unknown> | null;
+}
+
+interface CardRow {
+  id: string;
+  program_id: string;
+  first_numbers: string;
+  last_numbers: string;
+  scheme: Scheme;
+  exp_month: number;
+  exp_year: number;
+  country_code: string;
+  terms_of_use: boolean;
+  metadata: Record<string, unknown> | null;
+  live: boolean;
+  created: Date;
+  updated: Date;
+}
+
+const toCard = (r: CardRow): Card => ({
+  id: r.id,
+  programId: r.program_id,
+  firstNumbers: r.first_numbers,
+  lastNumbers: r.last_numbers,
+  scheme: r.scheme,
+  expMonth: r.exp_month,
+  expYear: r.exp_year,
+  countryCode: r.country_code,
+  termsOfUse: r.terms_of_use,
+  // An object everywhere, as in the transaction's card: {} when none was given.
+  metadata: r.metadata ?? {},
+  live: r.live,
+  created: r.created.toISOString(),
+  updated: r.updated.toISOString(),
+});
+
+export interface CardInput {
+  number: string;
+  expMonth: number;
+  expYear: number;
+  countryCode: string;
+  termsOfUse: true;
+  metadata?: Record<string, unknown> | null;
+}
+
+export async function enrolCard(ctx: Ctx, programId: string, input: CardInput): Promise<Card> {
+  await getProgram(ctx, programId);
+  const number = checkCardNumber(input.number, ctx.live);
+  if (!number.ok) throw invalid("number", number.rule);
+  const now = ctx.clock.now();
+  const expired = expiryProblem(input.expMonth, input.expYear, now);
+  if (expired) throw invalid(expired.field, expired.rule);
+  const { row, command } = await ctx.db.tx(async (db) => {
+  const [row] = await db.query<CardRow>(
+    `insert into cards (id, account_id, live, program_id, first_numbers, last_numbers, scheme, exp_month, exp_year,
+       country_code, network_token, terms_of_use, metadata, created, updated)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $14) returning *`,
+    [
+      newId(),
+      ctx.accountId,
+      ctx.live,
+      programId,
+      number.firstNumbers,
+      number.lastNumbers,
+      number.scheme,
+      input.expMonth,
+      input.expYear,
+      input.countryCode,
+      // The token the simulated network knows the card by, in place of the number.
+      `ntk_${randomBase62(32)}`,
+      input.termsOfUse,
+      JSON.stringify(input.metadata ?? null),
+      now,
+    ],
+  );
+  return { row: row!, command: await enqueueCommand(db, enrolment(row!, "ENROL", now), now) };
+  });
+  await trySendCommands(ctx.db, ctx.bus, now, [command]);
+  return toCard(row);
+}
+
+/** What the card's network is told: the card id it will see in transactions, the digits it shows. */
+const enrolment = (r: CardRow, action: CardEnrolment["action"], now: Date): NetworkCommand => ({
+  topic: TOPICS.cardEnrolments.name,
+  key: r.id,
+  value: {
+    cardId: r.id,
+    scheme: r.scheme,
+    action,
+    programId: r.program_id,
+    firstSix: r.first_numbers,
+    lastFour: r.last_numbers,
+    live: r.live,
+    at: now.toISOString(),
+  } satisfies CardEnrolment,
+});
+
+export async function listCards(ctx: Ctx, programId: string, page: PageQuery): Promise<Page<Card>> {
+  await getProgram(ctx, programId);
+  return pageByCreated(
+    ctx.db,
+    "cards",
+    new Filters().add("program_id = ?", programId).add("account_id = ?", ctx.accountId).add("live = ?", ctx.live),
+    page,
+    toCard,
+  );
+}
+
+/** The caller's card in the caller's environment, or 404 — never another account's. */
+export async function getCard(ctx: Ctx, id: string): Promise<Card> {
+  const [row] = await ctx.db.query<CardRow>("select * from cards where id = $1 and account_id = $2 and live = $3", [
+    id,
+    ctx.accountId,
+    ctx.live,
+  ]);
+  if (!row) throw notFound("card", id);
+  return toCard(row);
+}
+
+export async function deleteCard(ctx: Ctx, id: string): Promise<void> {
+  const now = ctx.clock.now();
+  const command = await ctx.db.tx(async (db) => {
+    const [row] = await db.query<CardRow>("delete from cards where id = $1 and account_id = $2 and live = $3 returning *", [
+      id,
+      ctx.accountId,
+      ctx.live,
+    ]);
+    if (!row) throw notFound("card", id);
+    return enqueueCommand(db, enrolment(row, "UNENROL", now), now);
+  });
+  await trySendCommands(ctx.db, ctx.bus, now, [command]);
+}
+
+/** The cards of a batch of network messages, as the qualifier matches them. */
+export async function cardsForTransactions(db: Db, ids: string[]): Promise<StoredCard[]> {
+  return db.query<StoredCard>("select * from cards where id = any($1::uuid[])", [ids]);
+}
+
+/** One card row of an account and environment, as transactions are matched to it; undefined when there is none. */
+export async function findCardRow(db: Db, owner: { accountId: string; live: boolean }, id: string): Promise<StoredCard | undefined> {
+  const [card] = await db.query<StoredCard>("select * from cards where id = $1 and account_id = $2 and live = $3", [id, owner.accountId, owner.live]);
+  return card;
+}

@@ -1,0 +1,1 @@
+export { applyLookupReply, createMissingTransactionRequest, getMissingTransactionRequest, listMissingTransactionRequests, sendLookups, startDueLookups } from "./requests.ts";

@@ -1,0 +1,230 @@
+// How the rest of Cardlink drives the simulators, from any process, over the bus only: faults, traffic
+// runs and the service clock's advance are settings on the compacted simulator.settings topic (recorded
+// in the service's database first, which /admin answers from; simulators in this process hear at once),
+// a run's counts come back on simulator.traffic.progress, and test transactions are commands on the scheme's
+// simulator.commands.<scheme> topic, so they travel the path network traffic takes.
+import { randomUUID } from "node:crypto";
+import type { Bus, Subscription } from "../../platform/bus/bus.ts";
+import type { MerchantIds, SimulatorCommand, SimulatorSetting, TrafficProgress } from "../../platform/bus/messages.ts";
+import { TOPICS, commandTopic } from "../../platform/bus/topics.ts";
+import type { Clock } from "../../platform/clock/index.ts";
+import type { Db } from "../../platform/db.ts";
+import { NO_FAULTS, faultsSchema, type Faults } from "../../../simulators/engine/faults.ts";
+import { ADAPTERS } from "../../../simulators/schemes/index.ts";
+import { runSetting, type SchemeCounts, type TrafficOptions, type TrafficRun } from "../../../simulators/engine/settings.ts";
+import { emptyMids, type Scheme } from "../../../simulators/engine/types.ts";
+import { achievedRate, latestRequestedRun, recordFaults, recordProgress, recordRun, recordRunsStopped, reportedCounts, requestedFaults } from "./control-record.ts";
+
+// The shapes the operator surface validates settings with (the /admin routes name them in the OpenAPI document).
+export { faultsShape } from "../../../simulators/engine/faults.ts";
+export { trafficOptionsSchema } from "../../../simulators/engine/settings.ts";
+
+export interface PurchaseInput {
+  scheme: Scheme;
+  card: { id: string; firstSix: string; lastFour: string };
+  location: {
+    id: string;
+    /** The brand's name: what the network calls the merchant. */
+    name: string;
+    address: string;
+    city: string;
+    postcode: string;
+    countryCode: string;
+    timezone?: string | null;
+    /** The location's MIDs for this scheme that the service knows, if any. */
+    mids?: Partial<MerchantIds>[];
+  };
+  amount: number;
+  currency?: string;
+  /** Local to the location, YYYY-MM-DDThh:mm:ss; the network's now when absent. */
+  datetime?: string;
+  cardPresent?: boolean;
+  wallet?: string | null;
+  targetingTag?: SimulatorCommand["targetingTag"];
+  /** Choose it to make the call idempotent; a new one otherwise. */
+  purchaseId?: string;
+}
+
+/** A purchase (or a step of it) as the network will identify it in the messages it publishes. */
+export interface PurchaseReceipt {
+  purchaseId: string;
+  scheme: Scheme;
+  /** Visa/Amex transaction id, Mastercard reference number: of the purchase, or of the refund. */
+  transactionId: string;
+  /** The auth code (Amex approval code) of the purchase. */
+  authCode: string;
+  /** The id of the message this step publishes (for a clear, when it clears the whole amount at once). */
+  messageId: string;
+  /**
+   * For a clear that turns out to be a clearing of part of the purchase (or of what is left after one): what
+   * tells that clearing from the purchase's others (src/domain/transaction-id.ts clearingTransactionIdFor).
+   */
+  clearingKey?: string;
+}
+
+export interface PurchaseRef {
+  scheme: Scheme;
+  cardId: string;
+  /** The purchase's id, from its receipt. */
+  purchaseId: string;
+}
+
+export interface TrafficStatus {
+  run: TrafficRun | null;
+  /** Per scheme of the run: purchases generated and messages sent so far. */
+  counts: Partial<Record<Scheme, SchemeCounts>>;
+  /** Purchases per second so far, all schemes together (from the start to the latest report); null before one. */
+  achievedRate: number | null;
+}
+
+export interface SimulatorControl {
+  faults(scheme: Scheme): Promise<Faults>;
+  setFaults(scheme: Scheme, changes: Partial<Faults>): Promise<Faults>;
+  clearFaults(scheme: Scheme): Promise<Faults>;
+  startTraffic(options: TrafficOptions): Promise<TrafficStatus>;
+  stopTraffic(): Promise<TrafficStatus>;
+  trafficStatus(): Promise<TrafficStatus>;
+  /** Sends a purchase (auth now, clearing 48–72 h later on the service clock) through the scheme's network. */
+  purchase(input: PurchaseInput): Promise<PurchaseReceipt>;
+  /** The receipt `purchase` will answer for this purchase id, known before anything is sent. */
+  purchaseReceipt(scheme: Scheme, purchaseId: string): PurchaseReceipt;
+  /**
+   * Clears `amount` of the purchase (what is left when absent) now, instead of at its scheduled clearing,
+   * which it replaces: the whole amount at once, or one clearing of part of it.
+   */
+  clear(ref: PurchaseRef & { amount?: number }): Promise<PurchaseReceipt>;
+  /** Refunds `amount` (default: what is left) as a negative transaction. */
+  refund(ref: PurchaseRef & { amount?: number }): Promise<PurchaseReceipt>;
+  /** Voids an authorised purchase that has not cleared. */
+  void(ref: PurchaseRef): Promise<PurchaseReceipt>;
+  /** Tells the simulators the service clock's total advance (a simulator process's clock follows it). */
+  announceClock(offsetMs: number): Promise<void>;
+  /** Simulators in this process subscribe so a setting applies before the call that made it answers. */
+  onChange(listener: (setting: SimulatorSetting) => Promise<void>): () => void;
+}
+
+/** `db` is the service's database: the control keeps its record there, never in a simulator's store. */
+export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; clock: Clock }): SimulatorControl {
+  const listeners = new Set<(setting: SimulatorSetting) => Promise<void>>();
+  /** Publishes a setting, then hands it to the simulators in this process. */
+  async function announce(key: string, setting: Omit<SimulatorSetting, "issuedAt">): Promise<void> {
+    const value: SimulatorSetting = { ...setting, issuedAt: clock.now().toISOString() };
+    await bus.publish(TOPICS.simulatorSettings.name, key, value);
+    for (const listener of [...listeners]) await listener(value);
+  }
+  const setting = { scheme: null, version: 0, faults: null, run: null, clockOffsetMs: null } as const;
+
+  async function saveFaults(scheme: Scheme, faults: Faults): Promise<Faults> {
+    const version = await recordFaults(db, scheme, faults, clock.now());
+    await announce(`faults:${scheme}`, { ...setting, kind: "FAULTS", scheme, version, faults });
+    return faults;
+  }
+
+  const announceRun = (run: TrafficRun) => announce("traffic", { ...setting, kind: "TRAFFIC", run: runSetting(run) });
+
+  async function status(): Promise<TrafficStatus> {
+    const run = (await latestRequestedRun(db)) ?? null;
+    return { run, counts: run ? await reportedCounts(db, run) : {}, achievedRate: run ? await achievedRate(db, run) : null };
+  }
+
+  function command(scheme: Scheme, action: SimulatorCommand["action"], purchaseId: string, commandId: string): SimulatorCommand {
+    return {
+      commandId,
+      scheme,
+      action,
+      purchaseId,
+      card: null,
+      location: null,
+      amount: null,
+      currency: null,
+      datetime: null,
+      cardPresent: null,
+      wallet: null,
+      targetingTag: null,
+      issuedAt: clock.now().toISOString(),
+    };
+  }
+
+  function receipt(scheme: Scheme, purchaseId: string, transactionId: string, messageId: string): PurchaseReceipt {
+    return { purchaseId, scheme, transactionId, authCode: ADAPTERS[scheme].ids(purchaseId).authCode, messageId };
+  }
+
+  /** The steps after a purchase name it by id; the messages they cause derive from that id. */
+  async function follow(ref: PurchaseRef, action: "CLEAR" | "VOID" | "REFUND", amount?: number): Promise<PurchaseReceipt> {
+    const adapter = ADAPTERS[ref.scheme];
+    const commandId = randomUUID();
+    await bus.publish(commandTopic(ref.scheme), ref.cardId, { ...command(ref.scheme, action, ref.purchaseId, commandId), amount: amount ?? null });
+    if (action === "REFUND") {
+      return receipt(ref.scheme, ref.purchaseId, adapter.ids(commandId).transactionId, adapter.messageId("refund", commandId));
+    }
+    const kind = action === "CLEAR" ? "clearing" : "void";
+    const made = receipt(ref.scheme, ref.purchaseId, adapter.ids(ref.purchaseId).transactionId, adapter.messageId(kind, ref.purchaseId));
+    // A clearing of part of the purchase is made under the command's id (simulators/engine/network.ts clear).
+    return action === "CLEAR" ? { ...made, clearingKey: adapter.clearingKey(commandId) } : made;
+  }
+
+  return {
+    faults: (scheme) => requestedFaults(db, scheme),
+    async setFaults(scheme, changes) {
+      return saveFaults(scheme, faultsSchema.parse({ ...(await requestedFaults(db, scheme)), ...changes }));
+    },
+    clearFaults: (scheme) => saveFaults(scheme, { ...NO_FAULTS }),
+    async startTraffic(options) {
+      await announceRun(await recordRun(db, randomUUID(), options, clock.now()));
+      return status();
+    },
+    async stopTraffic() {
+      for (const run of await recordRunsStopped(db, clock.now())) await announceRun(run);
+      return status();
+    },
+    trafficStatus: status,
+    async purchase(input) {
+      const adapter = ADAPTERS[input.scheme];
+      const purchaseId = input.purchaseId ?? randomUUID();
+      const value: SimulatorCommand = {
+        ...command(input.scheme, "PURCHASE", purchaseId, randomUUID()),
+        card: input.card,
+        location: {
+          id: input.location.id,
+          name: input.location.name,
+          address: input.location.address,
+          city: input.location.city,
+          postcode: input.location.postcode,
+          countryCode: input.location.countryCode,
+          timezone: input.location.timezone ?? null,
+          mids: (input.location.mids ?? []).map((m) => ({ ...emptyMids(), ...m })),
+        },
+        amount: input.amount,
+        currency: input.currency ?? null,
+        datetime: input.datetime ?? null,
+        cardPresent: input.cardPresent ?? null,
+        wallet: input.wallet ?? null,
+        targetingTag: input.targetingTag ?? null,
+      };
+      await bus.publish(commandTopic(input.scheme), input.card.id, value);
+      return receipt(input.scheme, purchaseId, adapter.ids(purchaseId).transactionId, adapter.messageId("auth", purchaseId));
+    },
+    purchaseReceipt: (scheme, purchaseId) =>
+      receipt(scheme, purchaseId, ADAPTERS[scheme].ids(purchaseId).transactionId, ADAPTERS[scheme].messageId("auth", purchaseId)),
+    clear: (ref) => follow(ref, "CLEAR", ref.amount),
+    void: (ref) => follow(ref, "VOID"),
+    refund: (ref) => follow(ref, "REFUND", ref.amount),
+    announceClock: (offsetMs) => announce("clock", { ...setting, kind: "CLOCK", clockOffsetMs: offsetMs }),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/**
+ * The workers' consumer of simulator.traffic.progress: each network's report on a run goes into the
+ * service's record, which GET /admin/simulators/traffic answers from.
+ */
+export async function recordTrafficProgress({ db, bus }: { db: Db; bus: Bus }): Promise<Subscription> {
+  return bus.subscribe({
+    groupId: "traffic-progress",
+    topics: [TOPICS.trafficProgress.name],
+    handler: (message) => recordProgress(db, message.value as TrafficProgress),
+  });
+}

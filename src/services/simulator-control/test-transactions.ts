@@ -1,0 +1,356 @@
+// Test transactions: a purchase, its clearing or a refund sent through the card's scheme simulator,
+// so it takes the path network traffic takes; then, for the caller's convenience, a short wait for
+// the qualifier to record it.
+import type { Ctx } from "../../platform/context.ts";
+import { DomainError, invalid, notFound } from "../../domain/errors.ts";
+import type { PurchaseInput, SimulatorControl } from "./control.ts";
+import { BusValidationError } from "../../platform/bus/bus.ts";
+import { DependencyUnavailableError } from "../../platform/health/index.ts";
+import { within } from "../../platform/health/dependency.ts";
+import type { Db } from "../../platform/db.ts";
+import { clearingOf, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../../domain/purchase-follow-ups.ts";
+import type { Scheme } from "../../platform/bus/messages.ts";
+import { clearingTransactionIdFor, transactionIdFor } from "../../domain/transaction-id.ts";
+import { refundedAmounts, toTransaction, type Transaction, type TransactionRow } from "../transactions/index.ts";
+import { findAtNextTick } from "../transactions/index.ts";
+import { groupCommit, perHandle, type Outcome } from "../../platform/group-commit.ts";
+
+export interface TestPurchaseInput {
+  cardId: string;
+  locationId: string;
+  amount: number;
+  datetime?: string;
+  targetingTag?: "new" | "lapsed" | "existing";
+  cardPresent?: boolean;
+  wallet?: "APPLE_PAY" | "GOOGLE_PAY" | "SAMSUNG_PAY" | null;
+}
+
+export interface Sent {
+  id: string;
+  transaction: Transaction | undefined;
+  /** Written, but the bus was down: the workers send it when the bus is back. */
+  accepted?: boolean;
+  /** The answer is a transaction of its own (a clearing of part of a purchase), not the purchase. */
+  created?: boolean;
+}
+
+/** How long a request waits for the bus to take a command before it answers without it (real ms). */
+const PUBLISH_TIMEOUT_MS = 3_000;
+/** How long after its request a purchase not known to be published is left to that request (real ms). */
+const RELAY_AFTER_MS = 5_000;
+/**
+ * A purchase's answer budget from the request's start (real ms): once published, the wait for the
+ * qualifier gets what is left of it (at most waitMs), so a slow publish does not add to the answer.
+ */
+const ANSWER_WITHIN_MS = 6_000;
+/**
+ * How long a published purchase's request waits for its row to be marked published (real ms); past that
+ * it answers anyway, and the workers' relay publishes it once more if the mark never landed.
+ */
+const MARK_WITHIN_MS = 1_000;
+/** How many waiting purchases the workers publish together. */
+const RELAY_BATCH = 500;
+
+/** The bus took the command in time, or a DependencyUnavailableError (malformed commands fail as they are). */
+async function publishWithin<T>(publishing: Promise<T>): Promise<T> {
+  try {
+    return await within(publishing, PUBLISH_TIMEOUT_MS, "bus");
+  } catch (err) {
+    if (err instanceof BusValidationError) throw err;
+    throw new DependencyUnavailableError("bus", "the bus did not take the command", { cause: err });
+  }
+}
+
+interface Deps {
+  ctx: Ctx;
+  simulators: SimulatorControl;
+  /** How long to wait for the qualifier, in real milliseconds. */
+  waitMs: number;
+}
+
+function requireTestKey(ctx: Ctx) {
+  if (ctx.live) throw new DomainError("invalid", "Test transactions need a test key; live transactions come from the networks.");
+}
+
+/**
+ * Looks at every tick (with the process's other waits, in one query) until the transaction exists and
+ * `ready` holds, or the wait is over (a query left hanging included).
+ */
+async function waitFor(ctx: Ctx, id: string, waitMs: number, ready: (t: Transaction) => boolean): Promise<Transaction | undefined> {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    const found = await within(findAtNextTick(ctx, id), Math.max(deadline - performance.now(), 0) + 100, "postgres");
+    if ((found && ready(found)) || performance.now() >= deadline) return found && ready(found) ? found : undefined;
+  }
+}
+
+interface PurchaseLocation {
+  id: string;
+  account_id: string;
+  live: boolean;
+  program_id: string;
+  address: string;
+  city: string;
+  postcode: string;
+  country_code: string;
+  timezone: string;
+  brand_name: string;
+  scheme: Scheme;
+  status: string;
+  mids: Record<string, string>[];
+  /** When the network answered the location's onboarding; null while it has not. */
+  answered: Date | null;
+}
+
+interface PurchaseCard {
+  id: string;
+  account_id: string;
+  live: boolean;
+  program_id: string;
+  scheme: Scheme;
+  first_numbers: string;
+  last_numbers: string;
+}
+
+interface PurchaseRequest {
+  ctx: Ctx;
+  simulators: SimulatorControl;
+  input: TestPurchaseInput;
+}
+
+/** A purchase written and ready to publish, or the location's network has not given it its MIDs yet. */
+type Prepared = { id: string; command: PurchaseInput } | { notOnboarded: Scheme };
+
+/**
+ * The card and the location the purchase is made at, checked: the location must be in the card's program
+ * and onboarded on its scheme (a test location is onboarded over the bus at creation, answered within moments).
+ */
+function purchaseOf({ ctx, input }: PurchaseRequest, card: PurchaseCard | undefined, locations: PurchaseLocation[]): (PurchaseInput & { purchaseId: string }) | { notOnboarded: Scheme } {
+  if (!card || card.account_id !== ctx.accountId || card.live !== ctx.live) throw notFound("card", input.cardId);
+  const location = locations.find((l) => l.scheme === card.scheme);
+  if (!location || location.account_id !== ctx.accountId || location.live !== ctx.live) throw notFound("location", input.locationId);
+  if (location.program_id !== card.program_id) throw invalid("locationId", "the location is not in the card's program");
+  if (location.status !== "Active") throw invalid("locationId", `the location is ${location.status} on ${card.scheme}, not Active`);
+  if (location.mids.length === 0) {
+    if (location.answered === null) return { notOnboarded: card.scheme };
+    throw invalid("locationId", `the location has no ${card.scheme} MIDs (they were removed after onboarding); give it some with PATCH /locations/{locationId} mids.${card.scheme}`);
+  }
+  const purchaseId = crypto.randomUUID();
+  return {
+    scheme: card.scheme,
+    purchaseId,
+    card: { id: card.id, firstSix: card.first_numbers, lastFour: card.last_numbers },
+    location: {
+      id: location.id,
+      name: location.brand_name,
+      address: location.address,
+      city: location.city,
+      postcode: location.postcode,
+      countryCode: location.country_code,
+      timezone: location.timezone,
+      mids: location.mids,
+    },
+    amount: input.amount,
+    ...(input.datetime ? { datetime: input.datetime } : {}),
+    ...(input.cardPresent !== undefined ? { cardPresent: input.cardPresent } : {}),
+    wallet: input.wallet ?? null,
+    targetingTag: input.targetingTag ?? null,
+  };
+}
+
+/**
+ * The purchases that arrived together, checked and written together: one round of reads (their cards,
+ * their locations at every network) and one insert of every purchase that can be made. Written first: if
+ * the write fails (PostgreSQL down) nothing was sent and each answer is a 503. Until a command is known to
+ * be on the bus its row keeps it, for the workers to publish (relayTestPurchases).
+ */
+const preparePurchases = perHandle((db: Db) =>
+  groupCommit<PurchaseRequest, Prepared>(async (requests) => {
+    const cardIds = [...new Set(requests.map((r) => r.input.cardId))];
+    const locationIds = [...new Set(requests.map((r) => r.input.locationId))];
+    const [cards, locations] = await Promise.all([
+      db.query<PurchaseCard>("select id, account_id, live, program_id, scheme, first_numbers, last_numbers from cards where id = any($1::uuid[])", [cardIds]),
+      db.query<PurchaseLocation>(
+        `select l.*, b.name as brand_name, n.scheme, n.status, n.mids, n.answered from locations l join brands b on b.id = l.brand_id
+         join location_networks n on n.location_id = l.id where l.id = any($1::uuid[])`,
+        [locationIds],
+      ),
+    ]);
+    const cardById = new Map(cards.map((c) => [c.id, c]));
+    const outcomes: Outcome<Prepared>[] = [];
+    const rows: Record<string, unknown>[] = [];
+    for (const request of requests) {
+      try {
+        const made = purchaseOf(request, cardById.get(request.input.cardId.toLowerCase()), locations.filter((l) => l.id === request.input.locationId.toLowerCase()));
+        if ("notOnboarded" in made) {
+          outcomes.push({ ok: made });
+          continue;
+        }
+        const id = transactionIdFor(made.scheme, "purchase", request.simulators.purchaseReceipt(made.scheme, made.purchaseId).transactionId);
+        rows.push({ transaction_id: id, account_id: request.ctx.accountId, scheme: made.scheme, card_id: made.card.id, purchase_id: made.purchaseId, created: request.ctx.clock.now(), command: made });
+        outcomes.push({ ok: { id, command: made } });
+      } catch (error) {
+        outcomes.push({ error });
+      }
+    }
+    if (rows.length > 0) {
+      await db.query(
+        `insert into test_purchases (transaction_id, account_id, scheme, card_id, purchase_id, created, command, published, publish_after)
+         select r.transaction_id, r.account_id, r.scheme, r.card_id, r.purchase_id, r.created, r.command, false, now() + make_interval(secs => $2)
+         from jsonb_to_recordset($1::jsonb) as r(transaction_id uuid, account_id uuid, scheme text, card_id uuid, purchase_id text, created timestamptz, command jsonb)`,
+        [JSON.stringify(rows), RELAY_AFTER_MS / 1000],
+      );
+    }
+    return outcomes;
+  }),
+);
+
+/** Purchases known to be on the bus, marked together; their commands are no longer kept. */
+const markPublished = perHandle((db: Db) =>
+  groupCommit<string, void>(async (ids) => {
+    await db.query("update test_purchases set published = true, command = null where transaction_id = any($1::uuid[])", [ids]);
+    return ids.map(() => ({ ok: undefined }));
+  }),
+);
+
+export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input: TestPurchaseInput): Promise<Sent> {
+  const began = performance.now();
+  requireTestKey(ctx);
+  let prepared: Prepared;
+  // A location whose test network has not answered its onboarding yet is waited for, up to `waitMs`.
+  for (;;) {
+    prepared = await preparePurchases(ctx.db)({ ctx, simulators, input });
+    if (!("notOnboarded" in prepared)) break;
+    if (performance.now() - began >= waitMs) {
+      throw new DomainError("unavailable", `locationId: the ${prepared.notOnboarded} test network has not answered the location's onboarding yet; try again in a moment.`, 1);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const { id, command } = prepared;
+  try {
+    await publishWithin(simulators.purchase(command));
+  } catch (err) {
+    if (!(err instanceof DependencyUnavailableError)) throw err;
+    // Accepted durably: the purchase is made when the bus is back (202, status "accepted").
+    return { id, transaction: undefined, accepted: true };
+  }
+  // The purchase is on its way; from here on a database error must not turn the answer into a failure.
+  await within(markPublished(ctx.db)(id), MARK_WITHIN_MS, "postgres").catch(() => undefined);
+  // The wait for the qualifier is what is left of the answer's budget, so a slow publish does not add to it.
+  const left = Math.min(waitMs, began + ANSWER_WITHIN_MS - performance.now());
+  return { id, transaction: left > 0 ? await waitFor(ctx, id, left, () => true).catch(() => undefined) : undefined };
+}
+
+/**
+ * Publishes the test purchases whose request could not (the bus was down, or the process ended between
+ * its write and its publish): the workers run it on every sweep. A batch at a time — published together
+ * (the producer sends them in one round trip) and marked in one statement — until none is left or the
+ * bus refuses. A purchase published twice is made once, as the simulators drop a purchase id they have seen.
+ */
+export async function relayTestPurchases({ db, simulators }: { db: Db; simulators: SimulatorControl }): Promise<number> {
+  let relayed = 0;
+  for (;;) {
+    const waiting = await db.query<{ transaction_id: string; command: PurchaseInput }>(
+      `select transaction_id, command from test_purchases where not published and publish_after <= now() order by publish_after limit ${RELAY_BATCH}`,
+    );
+    const results = await Promise.allSettled(waiting.map(({ command }) => publishWithin(simulators.purchase(command))));
+    const published = waiting.filter((_, i) => results[i]!.status === "fulfilled").map((w) => w.transaction_id);
+    if (published.length > 0) {
+      await db.query("update test_purchases set published = true, command = null where transaction_id = any($1::uuid[])", [published]);
+    }
+    relayed += published.length;
+    const refused = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (refused) throw refused.reason;
+    if (waiting.length < RELAY_BATCH) return relayed;
+  }
+}
+
+interface FollowUpFacts {
+  row: TransactionRow | undefined;
+  purchase: { account_id: string; scheme: Scheme; card_id: string; purchase_id: string } | undefined;
+  refunded: number;
+}
+
+/**
+ * What clears, voids and refunds that arrive together need, read in one round: their purchases as
+ * recorded, as sent through POST /transactions/test, and how much of each was refunded.
+ */
+const followUpFacts = perHandle((db: Db) =>
+  groupCommit<string, FollowUpFacts>(async (ids) => {
+    const unique = [...new Set(ids)];
+    const [rows, purchases, refunded] = await Promise.all([
+      db.query<TransactionRow>("select * from transactions where id = any($1::uuid[])", [unique]),
+      db.query<FollowUpFacts["purchase"] & { transaction_id: string }>(
+        "select transaction_id, account_id, scheme, card_id, purchase_id from test_purchases where transaction_id = any($1::uuid[])",
+        [unique],
+      ),
+      refundedAmounts(db, unique),
+    ]);
+    const rowById = new Map(rows.map((r) => [r.id, r]));
+    const purchaseById = new Map(purchases.map((p) => [p.transaction_id, p]));
+    return ids.map((id) => ({ ok: { row: rowById.get(id), purchase: purchaseById.get(id), refunded: refunded.get(id) ?? 0 } }));
+  }),
+);
+
+/** The test purchase a follow-up names, as the network's messages have told the service of it. */
+async function testPurchaseOf(ctx: Ctx, transactionId: string) {
+  const { row, purchase, refunded } = await followUpFacts(ctx.db)(transactionId.toLowerCase());
+  // Another account's or environment's transaction is, to this caller, none.
+  if (!row || row.account_id !== ctx.accountId || row.live !== ctx.live) throw notFound("transaction", transactionId);
+  const transaction = toTransaction(row);
+  requireTestKey(ctx);
+  if (!purchase || purchase.account_id !== ctx.accountId || transaction.type !== "purchase") {
+    throw invalid("transactionId", "only purchases made with POST /transactions/test can be cleared, voided or refunded here");
+  }
+  return { transaction, refunded, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id } };
+}
+
+/** The purchase as the follow-up rules see it, from its record and its refunds. */
+const standingOf = (transaction: Transaction, refunded: number): PurchaseStanding => ({
+  state: transaction.voided ? "voided" : transaction.cleared ? "cleared" : "authorized",
+  amount: transaction.amount,
+  currency: transaction.currency,
+  refunded,
+  cleared: transaction.clearedAmount,
+});
+
+/** Refused with 409 when `refusalOf` says the follow-up cannot apply to the purchase as it stands. */
+function requireApplies(transaction: Transaction, refunded: number, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
+  const refusal = refusalOf(standingOf(transaction, refunded));
+  if (refusal) throw new DomainError("conflict", `${refusal.field}: ${refusal.reason}`);
+}
+
+/**
+ * Clears `amount` of a test purchase (what is left when absent) now. The whole amount at once is the
+ * purchase's own clearing stage (the answer is the purchase); part of it, or what is left after a part, is
+ * a clearing of its own, a new transaction naming the purchase (`authTransactionId`), which is the answer.
+ */
+export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number): Promise<Sent> {
+  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
+  const decided = clearingOf(standingOf(transaction, refunded), amount ?? null);
+  if ("done" in decided) return { id: transactionId, transaction };
+  if ("refusal" in decided) throw new DomainError("conflict", `${decided.refusal.field}: ${decided.refusal.reason}`);
+  const receipt = await publishWithin(simulators.clear({ ...ref, ...(decided.whole ? {} : { amount: decided.amount }) }));
+  if (decided.whole) return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.cleared) };
+  const id = clearingTransactionIdFor(ref.scheme, receipt.transactionId, receipt.clearingKey!);
+  return { id, transaction: await waitFor(ctx, id, waitMs, () => true), created: true };
+}
+
+export async function voidTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
+  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
+  if (transaction.voided) return { id: transactionId, transaction };
+  requireApplies(transaction, refunded, voidRefusal);
+  await publishWithin(simulators.void(ref));
+  return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.voided) };
+}
+
+export async function refundTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number): Promise<Sent> {
+  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
+  requireApplies(transaction, refunded, (p) => {
+    const decided = refundOf(p, amount ?? null);
+    return "refusal" in decided ? decided.refusal : undefined;
+  });
+  const receipt = await publishWithin(simulators.refund({ ...ref, ...(amount !== undefined ? { amount } : {}) }));
+  const id = transactionIdFor(ref.scheme, "refund", receipt.transactionId);
+  return { id, transaction: await waitFor(ctx, id, waitMs, () => true) };
+}

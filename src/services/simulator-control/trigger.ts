@@ -1,0 +1,377 @@
+// `cardlink trigger`: fires one webhook event through the real path — the scheme simulator, the bus,
+// the qualifier, the outbox and the dispatcher — on fixtures kept in a program of the caller's test
+// environment (made on first use, reused after), then waits for the event and its first delivery.
+import type { Ctx } from "../../platform/context.ts";
+import { DomainError, invalid } from "../../domain/errors.ts";
+import type { SimulatorControl } from "./control.ts";
+import { addDays, localAt } from "../../domain/local-dates.ts";
+import { createProgram } from "../catalog/index.ts";
+import { createBrand } from "../catalog/index.ts";
+import { createLocation } from "../catalog/index.ts";
+import { enrolCard, getCard } from "../catalog/index.ts";
+import { getLocation } from "../catalog/index.ts";
+import { getProgram } from "../catalog/index.ts";
+import { countryByAlpha3 } from "../../domain/countries.ts";
+import type { Scheme } from "../../domain/scheme.ts";
+import { getTransaction } from "../transactions/index.ts";
+import { createOffer, getOffer, linkLocation, updateOffer } from "../offers/index.ts";
+import { clearTestPurchase, refundTestPurchase, sendTestPurchase, type Sent } from "./test-transactions.ts";
+import type { Transaction } from "../transactions/index.ts";
+import { createMissingTransactionRequest } from "../missing-transactions/index.ts";
+
+export const TRIGGER_EVENTS = [
+  "transaction.auth.qualified",
+  "transaction.auth",
+  "transaction.clearing",
+  "transaction.clearing.qualified",
+  "transaction.refund",
+  "location.status",
+  "offer.extended",
+  "missing-transaction-request.succeeded",
+  "missing-transaction-request.failed",
+] as const;
+export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
+
+/** Marks the fixtures' records (metadata), so a later trigger finds and reuses them. */
+const MARK = { cardlinkFixtures: true } as const;
+/** The fixtures' test card of each scheme. */
+const FIXTURE_CARDS: Record<Scheme, string> = { visa: "4444000000004008", mastercard: "5555000000005007", amex: "340000000000306" };
+const ZONE = "Europe/London";
+/** The fixtures offer: 10% off from 5.00 GBP, so 42.00 qualifies and 1.00 does not. */
+const QUALIFYING_AMOUNT = 42;
+const BELOW_MINIMUM_AMOUNT = 1;
+/** The test network's missing-transaction-request outcomes by amount (spec): any other amount succeeds. */
+const FAILING_REQUEST_AMOUNTS = [10.01, 10.02, 10.03, 10.04, 10.05, 10.06];
+
+/** What a trigger may change of its default purchase (or request) on the fixtures. */
+export interface TriggerOverrides {
+  /** The fixtures card of this scheme (made on first use); the card's own scheme when cardId is given. */
+  scheme?: Scheme | undefined;
+  amount?: number | undefined;
+  /** The purchase's currency: the location's own (from its country); others are refused. */
+  currency?: string | undefined;
+  cardId?: string | undefined;
+  locationId?: string | undefined;
+  /** A program of the caller's test environment: the fixtures location and card are made in it. */
+  programId?: string | undefined;
+  targeting?: "new" | "lapsed" | "existing" | undefined;
+  /** Local to the location, YYYY-MM-DDThh:mm:ss (a request's transactionDate is its date). */
+  datetime?: string | undefined;
+}
+
+/** The overrides each event takes (the others are refused, naming the option). */
+const APPLIES: Record<TriggerEvent, readonly (keyof TriggerOverrides)[]> = {
+  "transaction.auth.qualified": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "transaction.auth": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "transaction.clearing": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "transaction.clearing.qualified": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "transaction.refund": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "location.status": ["programId"],
+  "offer.extended": [],
+  "missing-transaction-request.succeeded": ["scheme", "amount", "cardId", "locationId", "programId", "datetime"],
+  "missing-transaction-request.failed": ["scheme", "amount", "cardId", "locationId", "programId", "datetime"],
+};
+
+export interface Fixtures {
+  programId: string;
+  brandId: string;
+  locationId: string;
+  cardId: string;
+  offerId: string;
+}
+
+async function findMarked(ctx: Ctx, table: "programs" | "brands" | "locations" | "cards", programId?: string, scheme?: Scheme): Promise<string | undefined> {
+  const params: unknown[] = [ctx.accountId, ctx.live, JSON.stringify(MARK)];
+  const and = (column: string, value: string | undefined) => (value === undefined ? "" : `and ${column} = $${params.push(value)}`);
+  const [row] = await ctx.db.query<{ id: string }>(
+    `select id from ${table} where account_id = $1 and live = $2 and metadata @> $3::jsonb
+     ${and("program_id", programId)} ${and("scheme", scheme)} order by created, id limit 1`,
+    params,
+  );
+  return row?.id;
+}
+
+/**
+ * The fixtures program of the caller's test environment with a brand, a location, a card and a live
+ * offer linked to the location; what is missing (or was deleted) is made again. One caller at a time.
+ * With `programId`, the location and card are found or made in that program of the caller's instead;
+ * with `scheme`, the card is the fixtures card of that scheme; a `cardId` or `locationId` of the caller's
+ * is used as it is (nothing is made or linked in its place).
+ */
+export async function ensureFixtures(
+  ctx: Ctx,
+  options: { programId?: string | undefined; scheme?: Scheme | undefined; cardId?: string | undefined; locationId?: string | undefined } = {},
+): Promise<Fixtures> {
+  if (ctx.live) throw new DomainError("invalid", "trigger: works in the test environment; use a test key (sk_test_…).");
+  const scheme = options.scheme ?? "visa";
+  if (options.programId) await getProgram(ctx, options.programId);
+  return ctx.db.tx(async (db) => {
+    const tx = { ...ctx, db };
+    await db.query("select pg_advisory_xact_lock(hashtext($1))", [`fixtures:${ctx.accountId}`]);
+    const programId = options.programId ?? (await findMarked(tx, "programs")) ?? (await createProgram(tx, { name: "Fixtures", metadata: MARK })).id;
+    const brandId = (await findMarked(tx, "brands")) ?? (await createBrand(tx, { name: "Fixtures Coffee", metadata: MARK })).id;
+    const locationId =
+      options.locationId ??
+      (await findMarked(tx, "locations", programId)) ??
+      (await createLocation(tx, programId, { brandId, address: "1 Fixture Street", city: "London", postcode: "SW1A 1AA", countryCode: "GBR", metadata: MARK })).id;
+    const cardId =
+      options.cardId ??
+      (await findMarked(tx, "cards", programId, scheme)) ??
+      (await enrolCard(tx, programId, { number: FIXTURE_CARDS[scheme], expMonth: 12, expYear: 2030, countryCode: "GBR", termsOfUse: true, metadata: MARK })).id;
+    // The newest fixtures offer, unless it has ended (service time may have moved a year on).
+    const [found] = await db.query<{ id: string }>(
+      `select id from offers where account_id = $1 and live = $2 and brand_id = $3 and metadata @> $4::jsonb order by created desc, id limit 1`,
+      [ctx.accountId, ctx.live, brandId, JSON.stringify(MARK)],
+    );
+    const current = found && (await getOffer(tx, found.id)).status !== "expired" ? found.id : undefined;
+    const offerId =
+      current ??
+      (
+        await createOffer(tx, {
+          brandId,
+          countryCode: "GBR",
+          name: "Fixtures: 10% off coffee",
+          publisherId: ctx.accountId,
+          startDate: localAt(new Date(ctx.clock.now().getTime() - 86_400_000), ZONE),
+          type: { name: "discount", value: 10 },
+          minTransactionAmount: 5,
+          feeSplit: 1,
+          metadata: MARK,
+        })
+      ).id;
+    if (!options.locationId) await linkLocation(tx, offerId, locationId);
+    return { programId, brandId, locationId, cardId, offerId };
+  });
+}
+
+export interface TriggerDelivery {
+  hookId: string;
+  url: string;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  responseCode: number | null;
+  error: string | null;
+}
+
+export interface TriggerResult {
+  event: TriggerEvent;
+  /** The ids of the events fired (three for location.status, one per scheme). */
+  eventIds: string[];
+  summary: string;
+  resources: Fixtures & { transactionId?: string; newLocationId?: string; missingTransactionRequestId?: string; purchaseId?: string };
+  /** The transaction the event carries, as recorded (transaction events). */
+  transaction?: Transaction;
+  /** Whether the dispatcher had taken the event up when the wait ended. */
+  dispatched: boolean;
+  deliveries: TriggerDelivery[];
+}
+
+interface Deps {
+  ctx: Ctx;
+  simulators: SimulatorControl;
+  /** Real milliseconds to wait for the event, then for its first delivery attempts. */
+  waitMs: number;
+}
+
+const eventIdsFor = async (ctx: Ctx, event: string, subjectId: string): Promise<string[]> =>
+  (
+    await ctx.db.query<{ id: string }>(
+      `select id from outbox where account_id = $1 and live = $2 and event = $3
+         and (data->>'id' = $4 or data->'location'->>'id' = $4) order by created, id`,
+      [ctx.accountId, ctx.live, event, subjectId],
+    )
+  ).map((r) => r.id);
+
+const RETRY_AFTER_SECONDS = 5;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function poll<T>(deadline: number, probe: () => Promise<T | undefined>): Promise<T | undefined> {
+  for (;;) {
+    const found = await probe();
+    if (found !== undefined || performance.now() >= deadline) return found;
+    await sleep(50);
+  }
+}
+
+const received = (sent: Sent, what: string): Transaction => {
+  if (!sent.transaction) {
+    throw new DomainError("unavailable", `trigger: the ${what} ${sent.id} was sent but not recorded in time; is the qualifier running?`, RETRY_AFTER_SECONDS);
+  }
+  return sent.transaction;
+};
+
+const describeOffer = (t: Transaction) =>
+  t.offer.qualified
+    ? `qualified for offer ${t.offer.id}: cashback ${t.offer.cashback} ${t.currency}, performance fee ${t.offer.performanceFee} ${t.currency}`
+    : `not qualified: ${t.offer.message.join("; ") || "no live offer applies"}`;
+
+/**
+ * The fixtures the event fires on, with the overrides' card, location and program in place of the
+ * defaults; refuses an override the event does not take, or a card, location and program that do not fit.
+ */
+async function resolveFixtures(ctx: Ctx, event: TriggerEvent, o: TriggerOverrides): Promise<Fixtures> {
+  for (const [name, value] of Object.entries(o) as [keyof TriggerOverrides, unknown][]) {
+    if (value !== undefined && !APPLIES[event].includes(name)) throw invalid(name, `does not apply to ${event}`);
+  }
+  if (ctx.live) throw new DomainError("invalid", "trigger: works in the test environment; use a test key (sk_test_…).");
+  const card = o.cardId ? await getCard(ctx, o.cardId) : undefined;
+  const location = o.locationId ? await getLocation(ctx, o.locationId) : undefined;
+  if (card && o.scheme && card.scheme !== o.scheme) throw invalid("scheme", `the card ${card.id} is a ${card.scheme} card`);
+  const programId = o.programId ?? card?.programId ?? location?.programId;
+  if (card && card.programId !== programId) throw invalid("cardId", `the card is in program ${card.programId}, not ${programId}`);
+  if (location && location.programId !== programId) throw invalid("locationId", `the location is in program ${location.programId}, not ${programId}`);
+  if (location && o.currency !== undefined) {
+    const own = countryByAlpha3(location.countryCode)?.currency;
+    if (o.currency !== own) throw invalid("currency", `a purchase at a location in ${location.countryCode} is in ${own ?? "its country's currency"}`);
+  } else if (o.currency !== undefined && o.currency !== "GBP") {
+    throw invalid("currency", "a purchase at the fixtures location (GBR) is in GBP");
+  }
+  const fixtures = await ensureFixtures(ctx, { programId, scheme: o.scheme, cardId: card?.id, locationId: location?.id });
+  return fixtures;
+}
+
+/** Fires the event and waits for it and for the first attempt of each of its deliveries. */
+export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerEvent, overrides: TriggerOverrides = {}): Promise<TriggerResult> {
+  const fixtures = await resolveFixtures(ctx, event, overrides);
+  const deadline = performance.now() + waitMs;
+  const steps = { ctx, simulators, waitMs };
+  const purchase = async (amount: number) =>
+    received(
+      await sendTestPurchase(steps, {
+        cardId: fixtures.cardId,
+        locationId: fixtures.locationId,
+        amount: overrides.amount ?? amount,
+        ...(overrides.datetime ? { datetime: overrides.datetime } : {}),
+        ...(overrides.targeting ? { targetingTag: overrides.targeting } : {}),
+      }),
+      "purchase",
+    );
+  const failing = event === "missing-transaction-request.failed";
+  if (overrides.amount !== undefined && event.startsWith("missing-transaction-request.") && FAILING_REQUEST_AMOUNTS.includes(overrides.amount) !== failing) {
+    throw invalid("amount", failing ? `the test network fails requests of ${FAILING_REQUEST_AMOUNTS.join(", ")}` : `${overrides.amount} is a failing test amount; use missing-transaction-request.failed`);
+  }
+
+  let subjectId: string;
+  let summary: string;
+  let resources: TriggerResult["resources"] = fixtures;
+  let before: string[] = [];
+  switch (event) {
+    case "transaction.auth.qualified":
+    case "transaction.auth": {
+      const t = await purchase(event === "transaction.auth" ? BELOW_MINIMUM_AMOUNT : QUALIFYING_AMOUNT);
+      subjectId = t.id;
+      summary = `purchase ${t.amount} ${t.currency}, ${describeOffer(t)}`;
+      resources = { ...fixtures, transactionId: t.id };
+      break;
+    }
+    case "transaction.clearing":
+    case "transaction.clearing.qualified": {
+      const auth = await purchase(QUALIFYING_AMOUNT);
+      const t = received(await clearTestPurchase(steps, auth.id), "clearing");
+      subjectId = t.id;
+      summary = `clearing of ${t.amount} ${t.currency}, ${describeOffer(t)}`;
+      resources = { ...fixtures, transactionId: t.id, purchaseId: auth.id };
+      break;
+    }
+    case "transaction.refund": {
+      const auth = await purchase(QUALIFYING_AMOUNT);
+      const t = received(await refundTestPurchase(steps, auth.id), "refund");
+      subjectId = t.id;
+      summary = `refund of ${t.amount} ${t.currency} of purchase ${auth.id}, ${describeOffer(t)}`;
+      resources = { ...fixtures, transactionId: t.id, purchaseId: auth.id };
+      break;
+    }
+    case "location.status": {
+      const location = await createLocation(ctx, fixtures.programId, {
+        brandId: fixtures.brandId,
+        address: "2 Fixture Street",
+        city: "London",
+        postcode: "SW1A 1AB",
+        countryCode: "GBR",
+      });
+      subjectId = location.id;
+      summary = `location ${location.id} onboarded on visa, mastercard and amex (location.active each)`;
+      resources = { ...fixtures, newLocationId: location.id };
+      break;
+    }
+    case "missing-transaction-request.succeeded":
+    case "missing-transaction-request.failed": {
+      // The test network answers at once; 10.01 is its amount for transaction-not-found.
+      const request = await createMissingTransactionRequest({
+        ctx,
+        input: {
+          cardId: fixtures.cardId,
+          locationId: fixtures.locationId,
+          transactionDate: overrides.datetime?.slice(0, 10) ?? localAt(new Date(ctx.clock.now().getTime() - 86_400_000), ZONE).slice(0, 10),
+          amount: overrides.amount ?? (failing ? 10.01 : QUALIFYING_AMOUNT),
+        },
+        waitMs,
+      });
+      subjectId = request.id;
+      summary = `missing transaction request ${request.id} ${request.status}`;
+      resources = { ...fixtures, missingTransactionRequestId: request.id };
+      break;
+    }
+    case "offer.extended": {
+      before = await eventIdsFor(ctx, event, fixtures.offerId);
+      const offer = await getOffer(ctx, fixtures.offerId);
+      const extended = await updateOffer(ctx, offer.id, { endDate: addDays(offer.endDate!, 1) });
+      subjectId = offer.id;
+      summary = `offer ${offer.id} endDate ${offer.endDate} -> ${extended.endDate}`;
+      break;
+    }
+  }
+  // A `.qualified` event comes only of a qualified transaction: one recorded as not qualified (a datetime past
+  // the offer's end, a card's own offer) will not write it, so waiting for it would only end in a timeout.
+  if (event.endsWith(".qualified") && resources.transactionId) {
+    const recorded = await getTransaction(ctx, resources.transactionId);
+    if (!recorded.offer.qualified) {
+      throw new DomainError("conflict", `trigger: the transaction ${recorded.id} was recorded but did not qualify, so there is no ${event} event (${summary}).`);
+    }
+  }
+  const eventIds =
+    (await poll(deadline, async () => {
+      const ids = (await eventIdsFor(ctx, event, subjectId)).filter((id) => !before.includes(id));
+      return ids.length > 0 ? ids : undefined;
+    })) ?? [];
+  if (eventIds.length === 0) {
+    throw new DomainError("unavailable", `trigger: no ${event} event was written in time (${summary}).`, RETRY_AFTER_SECONDS);
+  }
+  // Wait until the dispatcher has fanned the events out and tried each delivery once.
+  const dispatched = async () =>
+    (await ctx.db.query("select 1 from outbox where id = any($1::uuid[]) and dispatched is null limit 1", [eventIds])).length === 0;
+  await poll(deadline, async () => {
+    if (!(await dispatched())) return undefined;
+    const deliveries = await deliveriesOf(ctx, eventIds);
+    return deliveries.every((d) => d.attempts > 0) ? true : undefined;
+  });
+  const transaction = resources.transactionId ? await getTransaction(ctx, resources.transactionId) : undefined;
+  return {
+    event,
+    eventIds,
+    summary,
+    resources,
+    ...(transaction ? { transaction } : {}),
+    dispatched: await dispatched(),
+    deliveries: await deliveriesOf(ctx, eventIds),
+  };
+}
+
+async function deliveriesOf(ctx: Ctx, eventIds: string[]): Promise<TriggerDelivery[]> {
+  const rows = await ctx.db.query<{
+    hook_id: string;
+    url: string;
+    status: TriggerDelivery["status"];
+    attempts: number;
+    response_code: number | null;
+    error: string | null;
+  }>(
+    `select d.hook_id, h.url, d.status, d.attempts, a.response_code, a.error
+     from webhook_deliveries d join hooks h on h.id = d.hook_id
+     left join lateral (select response_code, error from webhook_attempts where delivery_id = d.id order by attempt desc limit 1) a on true
+     where d.event_id = any($1::uuid[]) and d.account_id = $2 order by d.created, d.id`,
+    [eventIds, ctx.accountId],
+  );
+  return rows.map((r) => ({ hookId: r.hook_id, url: r.url, status: r.status, attempts: r.attempts, responseCode: r.response_code, error: r.error }));
+}
