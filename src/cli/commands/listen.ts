@@ -2,7 +2,7 @@
 // configures itself: it registers its own hooks for the chosen events on the program — the fixtures
 // program of `trigger` unless --program names another — all signed with one secret it keeps and prints
 // (so a --forward-to server verifies what it is sent), and removes them on exit unless --keep. A client of a
-// running Cardlink: it holds none of the service's parts, only its receiver (src/webhooks/listen.ts) and its hooks.
+// running Cardlink: it holds none of the service's parts, only its receiver (src/cli/receiver.ts) and its hooks.
 import type { Server } from "node:http";
 import type { HookEvent } from "../../services/webhooks/index.ts";
 import { command, CommandError, UsageError } from "../args.ts";
@@ -52,7 +52,7 @@ export const listen = command({
     const json = values["print-json"];
     const status = json ? err : out;
     const [{ listen: receive }, { HOOK_EVENTS }, { answer, connect }] = await Promise.all([
-      import("../../webhooks/listen.ts"),
+      import("../receiver.ts"),
       import("../../services/webhooks/hooks.ts"),
       import("../connection.ts"),
     ]);

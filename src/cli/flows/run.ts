@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
 import { createCardlinkClient } from "../../../clients/typescript/src/index.ts";
 import { HOOK_EVENTS } from "../../services/webhooks/index.ts";
-import { listen, type VerifiedEvent } from "../../webhooks/listen.ts";
+import { listen, type VerifiedEvent } from "../receiver.ts";
 import { newReceiverSecret, registerOwnHooks, removeHooks } from "../own-hooks.ts";
 import type { Connection } from "../connection.ts";
 import { ACTIONS, pathParams, type Action, type Flow, type Step, type WebhookExpectation } from "./schema.ts";

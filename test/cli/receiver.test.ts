@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { listen, summarise } from "../../src/webhooks/listen.ts";
+import { listen, summarise } from "../../src/cli/receiver.ts";
 import { signedHeaders } from "../../src/webhooks/sign.ts";
 
 const SECRET = `whsec_${Buffer.from("a".repeat(32)).toString("base64")}`;
