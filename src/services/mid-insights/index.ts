@@ -1,3 +1,5 @@
+// MID insights: MID records and their insights, a network's onboarding answer, offboarding, exports and the
+// generated seed. What the rest of Cardlink may use of it.
 export { createMidInsightExport, getMidInsightExport, type MidInsightExport, openMidInsightExportFile } from "./exports.ts";
 export { countMidInsights, listMidInsights, type MidInsightFilters } from "./list.ts";
 export { midIds, type MidInsight, type MidKey, midKeyOf, type MidTouch, recordMissingTransactionLookup, recordTransactionsSeen, requestOffboarding, runOffboardingDue } from "./mid-insights.ts";

@@ -1,3 +1,5 @@
+// The service's client of the simulated networks: faults, traffic runs and the clock as settings on the bus,
+// test purchases and their follow-ups, `trigger`. What the rest of Cardlink may use of it.
 export { createSimulatorControl, faultsShape, recordTrafficProgress, type SimulatorControl, trafficOptionsSchema } from "./control.ts";
 export { clearTestPurchase, refundTestPurchase, relayTestPurchases, sendTestPurchase, type Sent, voidTestPurchase } from "./test-transactions.ts";
 export { ensureFixtures, trigger, TRIGGER_EVENTS, type TriggerOverrides } from "./trigger.ts";

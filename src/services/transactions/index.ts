@@ -1,3 +1,5 @@
+// Transactions: the record the qualifier writes, the messages applied, return periods, the qualifier's index
+// versions and a program's overview. What the rest of Cardlink may use of it.
 export { indexVersions } from "./index-versions.ts";
 export { markMessages, messageKey, type MessageMark, recordedMessages } from "./messages.ts";
 export { type NetworkTransaction, type Normalised, type Stage } from "./network-transaction.ts";
