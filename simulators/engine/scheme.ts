@@ -1,6 +1,8 @@
 // What differs per network: message shapes and identifiers, when clearing happens, the look-up window,
 // and how a look-up result names the merchant. Each scheme's folder implements this.
 import type { LookupTransaction } from "../../src/platform/bus/messages.ts";
+import { localAt } from "../../src/domain/local-dates.ts";
+import { clearingKeyOf } from "../../src/domain/transaction-id.ts";
 import type { Merchant, MerchantIds, MessageKind, NativeTransaction, Purchase, Scheme } from "./types.ts";
 
 /** One clearing of part of a purchase: its own id (the messages' ids derive from it) and amount. */
@@ -60,6 +62,61 @@ export const isoDate = (at: Date) => at.toISOString().slice(0, 10);
 /** The name a network registers: upper case, like acquirer descriptors, at most 25 characters. */
 export const descriptor = (name: string, city: string) =>
   `${name} ${city}`.toUpperCase().replace(/[^A-Z0-9 &'.-]/g, "").slice(0, 25).trim();
+
+/** What a network with one transaction id and one code per purchase (Visa, Amex) calls its messages' parts. */
+export interface MessageNames<T> {
+  /** The message types of a clearing, a refund and a void. */
+  types: { clearing: string; refund: string; void: string };
+  /** The field of the date a clearing or refund settles on. */
+  settledOn: keyof T & string;
+  /** The field of the purchase's code (a refund and a void carry none). */
+  code: keyof T & string;
+}
+
+/**
+ * The auth, clearing, refund and void of a network with one transaction id and one code per purchase,
+ * from the scheme's `message` (its shape with the purchase's fields) and its ids.
+ */
+export function idAndCodeMessages<T extends NativeTransaction>(
+  message: (p: Purchase, at: Date, fields: Partial<T> & { messageType: string; messageId: string }) => T,
+  ids: (purchaseId: string) => PurchaseIds,
+  messageId: (kind: MessageKind, id: string) => string,
+  names: MessageNames<T>,
+): Pick<SchemeAdapter, "auth" | "clearing" | "clearingKey" | "refund" | "void"> {
+  const fields = (f: Record<string, unknown>) => f as Partial<T> & { messageType: string; messageId: string };
+  return {
+    auth: (p, at) => message(p, at, fields({ messageId: messageId("auth", p.id), messageType: "AUTH" })),
+    clearing: (p, at, part) =>
+      message(
+        p,
+        at,
+        fields({
+          messageId: messageId("clearing", part?.clearingId ?? p.id),
+          messageType: names.types.clearing,
+          [names.settledOn]: isoDate(at),
+          ...(part ? { amount: part.amount } : {}),
+        }),
+      ),
+    clearingKey: (clearingId) => clearingKeyOf({ messageId: messageId("clearing", clearingId), sequenceNumber: null }),
+    refund: (p, refundId, amount, at, referenced = true) =>
+      message(
+        p,
+        at,
+        fields({
+          messageId: messageId("refund", refundId),
+          // A refund happens when it happens: its own local time, not the purchase's.
+          transactionDateTime: localAt(at, p.merchant.timezone),
+          messageType: names.types.refund,
+          transactionId: ids(refundId).transactionId,
+          originalTransactionId: referenced ? ids(p.id).transactionId : null,
+          amount: -Math.abs(amount),
+          [names.code]: null,
+          [names.settledOn]: isoDate(at),
+        }),
+      ),
+    void: (p, at) => message(p, at, fields({ messageId: messageId("void", p.id), messageType: names.types.void, [names.code]: null })),
+  };
+}
 
 /** A look-up entry with every per-scheme field null; each scheme fills its own. */
 export function baseEntry(purchase: Purchase, matchScore: number, networkStatus: LookupTransaction["networkStatus"], transactionId: string): LookupTransaction {

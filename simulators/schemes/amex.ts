@@ -2,11 +2,9 @@
 // approval code; credits (refunds, negative) and reversals (voids).
 import type { AmexTransaction } from "../../src/platform/bus/messages.ts";
 import { transactionTopic } from "../../src/platform/bus/topics.ts";
-import { localAt } from "../../src/domain/local-dates.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
-import { clearingKeyOf } from "../../src/domain/transaction-id.ts";
 import { derivedRandom, digits } from "../engine/random.ts";
-import { baseEntry, clearingDelayMs, isoDate, type SchemeAdapter } from "../engine/scheme.ts";
+import { baseEntry, clearingDelayMs, idAndCodeMessages, type SchemeAdapter } from "../engine/scheme.ts";
 import { emptyMids, type MessageKind, type Purchase } from "../engine/types.ts";
 
 const ids = (purchaseId: string) => {
@@ -56,28 +54,11 @@ export const amex: SchemeAdapter = {
   validMids: (m) => MID_FORMATS.seNumber.pattern.test(m.seNumber ?? ""),
   ids,
   messageId,
-  auth: (p, at) => message(p, at, { messageId: messageId("auth", p.id), messageType: "AUTH" }),
-  clearing: (p, at, part) =>
-    message(p, at, {
-      messageId: messageId("clearing", part?.clearingId ?? p.id),
-      messageType: "SUBMISSION",
-      submissionDate: isoDate(at),
-      ...(part ? { amount: part.amount } : {}),
-    }),
-  clearingKey: (clearingId) => clearingKeyOf({ messageId: messageId("clearing", clearingId), sequenceNumber: null }),
-  refund: (p, refundId, amount, at, referenced = true) =>
-    message(p, at, {
-      messageId: messageId("refund", refundId),
-      // A refund happens when it happens: its own local time, not the purchase's.
-      transactionDateTime: localAt(at, p.merchant.timezone),
-      messageType: "CREDIT",
-      transactionId: ids(refundId).transactionId,
-      originalTransactionId: referenced ? ids(p.id).transactionId : null,
-      amount: -Math.abs(amount),
-      approvalCode: null,
-      submissionDate: isoDate(at),
-    }),
-  void: (p, at) => message(p, at, { messageId: messageId("void", p.id), messageType: "REVERSAL", approvalCode: null }),
+  ...idAndCodeMessages<AmexTransaction>(message, ids, messageId, {
+    types: { clearing: "SUBMISSION", refund: "CREDIT", void: "REVERSAL" },
+    settledOn: "submissionDate",
+    code: "approvalCode",
+  }),
   clearingDue: (purchaseId, authorizedAt) =>
     new Date(authorizedAt.getTime() + clearingDelayMs(derivedRandom("amex-clearing", purchaseId))),
   networkStatus: () => "SUCCEED",

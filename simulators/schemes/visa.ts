@@ -2,11 +2,9 @@
 // acquirer BIN, auth code and the card-present flag; refunds (negative) and voids.
 import type { VisaTransaction } from "../../src/platform/bus/messages.ts";
 import { transactionTopic } from "../../src/platform/bus/topics.ts";
-import { localAt } from "../../src/domain/local-dates.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
-import { clearingKeyOf } from "../../src/domain/transaction-id.ts";
 import { alphanumeric, derivedRandom, digits } from "../engine/random.ts";
-import { baseEntry, clearingDelayMs, descriptor, isoDate, type SchemeAdapter } from "../engine/scheme.ts";
+import { baseEntry, clearingDelayMs, descriptor, idAndCodeMessages, type SchemeAdapter } from "../engine/scheme.ts";
 import { emptyMids, type MessageKind, type Purchase } from "../engine/types.ts";
 
 const ids = (purchaseId: string) => {
@@ -71,28 +69,11 @@ export const visa: SchemeAdapter = {
     (m.vsid === null || MID_FORMATS.vsid.pattern.test(m.vsid)),
   ids,
   messageId,
-  auth: (p, at) => message(p, at, { messageId: messageId("auth", p.id), messageType: "AUTH" }),
-  clearing: (p, at, part) =>
-    message(p, at, {
-      messageId: messageId("clearing", part?.clearingId ?? p.id),
-      messageType: "SETTLEMENT",
-      settlementDate: isoDate(at),
-      ...(part ? { amount: part.amount } : {}),
-    }),
-  clearingKey: (clearingId) => clearingKeyOf({ messageId: messageId("clearing", clearingId), sequenceNumber: null }),
-  refund: (p, refundId, amount, at, referenced = true) =>
-    message(p, at, {
-      messageId: messageId("refund", refundId),
-      // A refund happens when it happens: its own local time, not the purchase's.
-      transactionDateTime: localAt(at, p.merchant.timezone),
-      messageType: "REFUND",
-      transactionId: ids(refundId).transactionId,
-      originalTransactionId: referenced ? ids(p.id).transactionId : null,
-      amount: -Math.abs(amount),
-      authCode: null,
-      settlementDate: isoDate(at),
-    }),
-  void: (p, at) => message(p, at, { messageId: messageId("void", p.id), messageType: "VOID", authCode: null }),
+  ...idAndCodeMessages<VisaTransaction>(message, ids, messageId, {
+    types: { clearing: "SETTLEMENT", refund: "REFUND", void: "VOID" },
+    settledOn: "settlementDate",
+    code: "authCode",
+  }),
   clearingDue: (purchaseId, authorizedAt) =>
     new Date(authorizedAt.getTime() + clearingDelayMs(derivedRandom("visa-clearing", purchaseId))),
   networkStatus: (m) => (m.mids.vmid && m.mids.vsid ? "SUCCEED" : "MID-NOT-ASSIGNED"),
