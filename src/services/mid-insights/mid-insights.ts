@@ -237,6 +237,24 @@ export interface NetworkMid {
 }
 
 /**
+ * The MID a network event names (recorded if new) and its insight, locked, with the insight's status after
+ * `kind` (a refused transition throws), and how to insert the insight when there is none yet.
+ */
+async function lockInsight(tx: Db, event: NetworkMid & { at: Date }, kind: "onboarded" | "sourced", now: Date) {
+  const { location, midId } = await upsertMid(tx, event, now);
+  const [current] = await tx.query<MidInsightRow>("select * from mid_insights where mid_id = $1 for update", [midId]);
+  const next = transition(current?.status, kind);
+  if (!next.ok) throw new MidInsightEventError(next.reason);
+  const insert = (fields: { origin: Origin; midRequestId: string | null; onboardedAt: Date | null }) =>
+    insertInsight(
+      tx,
+      { location, midId, scheme: event.scheme, identifiers: event.identifiers, status: next.status, merchantName: event.merchantName ?? null, sourcedAt: event.at, ...fields },
+      now,
+    );
+  return { current, next, insert };
+}
+
+/**
  * A network's onboarding reply for a location: the MID is onboarded (created, or moved from sourced or
  * offboarded). `origin` says how the MID was found; it is kept from the first time the MID was sourced.
  */
@@ -246,29 +264,9 @@ export async function recordOnboardingReply(
   now: Date,
 ): Promise<MidInsight> {
   return db.tx(async (tx) => {
-    const { location, midId } = await upsertMid(tx, event, now);
-    const [current] = await tx.query<MidInsightRow>("select * from mid_insights where mid_id = $1 for update", [midId]);
-    const next = transition(current?.status, "onboarded");
-    if (!next.ok) throw new MidInsightEventError(next.reason);
+    const { current, next, insert } = await lockInsight(tx, event, "onboarded", now);
     if (!current) {
-      return toMidInsight(
-        await insertInsight(
-          tx,
-          {
-            location,
-            midId,
-            scheme: event.scheme,
-            identifiers: event.identifiers,
-            status: next.status,
-            origin: event.origin,
-            merchantName: event.merchantName ?? null,
-            midRequestId: event.midRequestId ?? null,
-            sourcedAt: event.at,
-            onboardedAt: event.at,
-          },
-          now,
-        ),
-      );
+      return toMidInsight(await insert({ origin: event.origin, midRequestId: event.midRequestId ?? null, onboardedAt: event.at }));
     }
     const [row] = await tx.query<MidInsightRow>(
       `update mid_insights set status = $2, onboarded_at = $3, offboarded_at = null, offboard_requested_at = null,
@@ -291,29 +289,9 @@ export async function recordMissingTransactionLookup(
   now: Date,
 ): Promise<MidInsight> {
   return db.tx(async (tx) => {
-    const { location, midId } = await upsertMid(tx, event, now);
-    const [current] = await tx.query<MidInsightRow>("select * from mid_insights where mid_id = $1 for update", [midId]);
-    const next = transition(current?.status, "sourced");
-    if (!next.ok) throw new MidInsightEventError(next.reason);
+    const { current, insert } = await lockInsight(tx, event, "sourced", now);
     if (current) return toMidInsight(current);
-    return toMidInsight(
-      await insertInsight(
-        tx,
-        {
-          location,
-          midId,
-          scheme: event.scheme,
-          identifiers: event.identifiers,
-          status: next.status,
-          origin: "missing-transaction-lookup",
-          merchantName: event.merchantName ?? null,
-          midRequestId: null,
-          sourcedAt: event.at,
-          onboardedAt: null,
-        },
-        now,
-      ),
-    );
+    return toMidInsight(await insert({ origin: "missing-transaction-lookup", midRequestId: null, onboardedAt: null }));
   });
 }
 

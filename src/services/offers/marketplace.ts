@@ -37,6 +37,7 @@ import {
   writeTerms,
   type Offer,
   type OfferRow,
+  type OfferTermsRow,
 } from "./offers.ts";
 import { Filters, type Page, type PageQuery } from "../../platform/page.ts";
 import { newId } from "../../platform/ids.ts";
@@ -78,7 +79,7 @@ export interface MarketplaceOfferView extends MarketplaceOffer {
   addedAs: string | null;
 }
 
-interface MarketplaceRow {
+interface MarketplaceRow extends OfferTermsRow {
   id: string;
   name: string;
   brand_name: string;
@@ -90,16 +91,6 @@ interface MarketplaceRow {
   end_date: string;
   start_at: Date;
   end_at: Date;
-  type_name: "amount" | "discount";
-  type_value: number;
-  max_reward_amount: number | null;
-  activation_enabled: boolean;
-  qualified_transactions_limit: number | null;
-  days_of_week: number[];
-  schemes: Scheme[];
-  min_transaction_amount: number;
-  max_transaction_amount: number | null;
-  return_period: number;
   fees: Fees;
   targeting: Targeting | null;
   transaction_source: "oaas" | null;

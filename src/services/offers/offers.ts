@@ -66,7 +66,21 @@ export interface Offer {
   marketplace: { offerId: string; programId: string | null; approval: Approval } | null;
 }
 
-export interface OfferRow {
+/** An offer's terms as stored, alike in the offers and the marketplace's offers. */
+export interface OfferTermsRow {
+  type_name: "amount" | "discount";
+  type_value: number;
+  max_reward_amount: number | null;
+  activation_enabled: boolean;
+  qualified_transactions_limit: number | null;
+  days_of_week: number[];
+  schemes: Scheme[];
+  min_transaction_amount: number;
+  max_transaction_amount: number | null;
+  return_period: number;
+}
+
+export interface OfferRow extends OfferTermsRow {
   id: string;
   account_id: string;
   live: boolean;
@@ -80,16 +94,6 @@ export interface OfferRow {
   end_date: string | null;
   start_at: Date;
   end_at: Date | null;
-  type_name: "amount" | "discount";
-  type_value: number;
-  max_reward_amount: number | null;
-  activation_enabled: boolean;
-  qualified_transactions_limit: number | null;
-  days_of_week: number[];
-  schemes: Scheme[];
-  min_transaction_amount: number;
-  max_transaction_amount: number | null;
-  return_period: number;
   fee_split: number | null;
   fees: Fees | null;
   targeting: Targeting | null;
