@@ -4,12 +4,11 @@
 // PostgreSQL and Kafka when they are there.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
-import { createHarness, expectError, expectStatus, type BusKind, type Engine, type Harness } from "../support/harness.ts";
-import { startReceiver, type Receiver } from "../support/receiver.ts";
+import { expectError, expectStatus, type Harness } from "../support/harness.ts";
+import type { Receiver } from "../support/receiver.ts";
 import { advanceDays, world, type World } from "../support/offers-world.ts";
 import { insightsClient } from "../support/mid-insights.ts";
-import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
-import { haveInfra } from "../support/infra.ts";
+import { SHAPES, startEndToEnd } from "../support/end-to-end.ts";
 
 type Scheme = "visa" | "mastercard" | "amex";
 type NetworkState = { status: string; mids: Record<string, string>[]; case?: { id: string; reason: string; opened: string } };
@@ -18,30 +17,18 @@ type Program = { id: string; status: string; sync: null | { id: string; status: 
 type Event = { id: string; event: string; data: Record<string, unknown> & { location?: Location; scheme?: Scheme; status?: string; id?: string } };
 type MissingRequest = { id: string; status: string; estimatedCompletionDate: string; result: null | { transactions?: Record<string, unknown>[]; error?: { code: string } } };
 
-const setups: { engine: Engine; bus: BusKind }[] = [
-  { engine: "pglite", bus: "embedded" },
-  ...(haveInfra("databaseUrl") ? [{ engine: "postgres", bus: "embedded" } as const] : []),
-  ...(haveInfra("kafkaBrokers", "databaseUrl") ? [{ engine: "postgres", bus: "kafka" } as const] : []),
-];
-
 const SCHEMES: Scheme[] = ["visa", "mastercard", "amex"];
 const EVENTS = ["location.status", "missing-transaction-request.succeeded", "missing-transaction-request.failed"];
 
-describe.each(setups)("the network lifecycle end to end ($engine, $bus)", ({ engine, bus }) => {
+describe.each(SHAPES)("the network lifecycle end to end ($engine, $bus)", (shape) => {
   let h: Harness;
   let receiver: Receiver;
-  let roles: RunningRoles;
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    h = await createHarness({ engine, bus });
-    receiver = await startReceiver();
-    roles = await startRoles(h.services, ["simulators", "qualifier", "dispatcher", "workers"], { dispatchPollMs: 20 });
+    ({ h, receiver, stop } = await startEndToEnd(shape));
   });
-  afterAll(async () => {
-    await roles.stop();
-    await receiver.close();
-    await h.close();
-  });
+  afterAll(() => stop());
 
   /** A live world of a premium account, with a hook for every lifecycle event and their secrets. */
   async function liveWorld(): Promise<World & { secrets: Record<string, string> }> {

@@ -5,11 +5,10 @@
 // bus (single-object encoded values, in a namespace of the harness's own) with the real PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
-import { createHarness, expectStatus, type BusKind, type Engine, type Harness } from "../support/harness.ts";
-import { startReceiver, type Receiver } from "../support/receiver.ts";
+import { expectStatus, type Harness } from "../support/harness.ts";
+import type { Receiver } from "../support/receiver.ts";
 import { localIn, world, type World } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
-import { haveInfra } from "../support/infra.ts";
+import { SHAPES, startEndToEnd } from "../support/end-to-end.ts";
 import { roundMoney } from "../../src/domain/money.ts";
 
 type Tx = {
@@ -30,27 +29,15 @@ type Tx = {
 };
 type Event = { id: string; event: string; data: Tx };
 
-const setups: { engine: Engine; bus: BusKind }[] = [
-  { engine: "pglite", bus: "embedded" },
-  ...(haveInfra("databaseUrl") ? [{ engine: "postgres", bus: "embedded" } as const] : []),
-  ...(haveInfra("kafkaBrokers", "databaseUrl") ? [{ engine: "postgres", bus: "kafka" } as const] : []),
-];
-
-describe.each(setups)("qualifier and webhooks end to end ($engine, $bus)", ({ engine, bus }) => {
+describe.each(SHAPES)("qualifier and webhooks end to end ($engine, $bus)", (shape) => {
   let h: Harness;
   let receiver: Receiver;
-  let roles: RunningRoles;
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
-    h = await createHarness({ engine, bus });
-    receiver = await startReceiver();
-    roles = await startRoles(h.services, ["simulators", "qualifier", "dispatcher", "workers"], { dispatchPollMs: 20 });
+    ({ h, receiver, stop } = await startEndToEnd(shape));
   });
-  afterAll(async () => {
-    await roles.stop();
-    await receiver.close();
-    await h.close();
-  });
+  afterAll(() => stop());
 
   const EVENTS = ["transaction.auth", "transaction.clearing", "transaction.refund", "transaction.auth.qualified", "transaction.clearing.qualified"];
 
@@ -92,7 +79,7 @@ describe.each(setups)("qualifier and webhooks end to end ($engine, $bus)", ({ en
   };
 
   it("qualifies a test purchase and delivers signed transaction.auth and .qualified webhooks with the offer result", async () => {
-    expect(h.services.bus.kind).toBe(bus);
+    expect(h.services.bus.kind).toBe(shape.bus);
     const w = await setup();
     const offer = await liveOffer(w, { type: { name: "discount", value: 10 }, feeSplit: 2 });
     const tx = await purchase(w, {});
