@@ -1,26 +1,23 @@
 // The webhook dispatcher: a continuous pool that fans outbox events out to hooks, claims due
 // deliveries in batches as slots free up, delivers them signed over keep-alive connections, and records
 // the attempts in batches. Each endpoint (hook) has its own bound, so a slow or dead one never holds a
-// slot another could use. It never touches the qualifier's work.
+// slot another could use. It never touches the qualifier's work. A round is phases over typed values —
+// fan out, claim, then per delivery prepare, call and handle the answer — each a function of the
+// dispatcher's context (what it is given) and its pool (what changes as it runs), each timed.
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { Clock } from "../platform/clock/index.ts";
 import { keepListening, type Db } from "../platform/db.ts";
 import { OUTBOX_WRITTEN } from "../platform/outbox.ts";
-import {
-  claimDue,
-  fanOut,
-  recordAttempts,
-  renewLeases,
-  type AttemptOutcome,
-  type DueDelivery,
-} from "../services/webhooks/index.ts";
-import { createWebhookClient } from "./http.ts";
-import { signedHeaders } from "./sign.ts";
-import { ENDPOINT_POLICY, GONE, retryAfterMs } from "./schedule.ts";
+import type { DispatchPhase, Metrics } from "../platform/metrics/index.ts";
+import { claimDue, fanOut, renewLeases, type DueDelivery } from "../services/webhooks/index.ts";
 import type { TargetPolicy } from "../domain/webhook-targets.ts";
-import type { Metrics } from "../platform/metrics/index.ts";
+import { createWebhookClient, type WebhookClient } from "./http.ts";
+import { allowance, closed, opened, type Endpoints, type WindowPolicy } from "./endpoints.ts";
+import { call, observeAttempt, outcomeOf, prepare, type Answer, type PreparedAttempt } from "./attempt.ts";
+import { createRecorder, type Recorder } from "./recorder.ts";
+import { createWaker, type Waker } from "./wake.ts";
 
 export interface DispatcherOptions {
   db: Db;
@@ -44,8 +41,8 @@ export interface DispatcherOptions {
   leaseMs?: number;
   /** How long `stop()` lets deliveries in flight finish before it cuts them short. */
   drainMs?: number;
-  /** Where each attempt's outcome and the event's time to delivery are counted. */
-  metrics?: Pick<Metrics, "delivery">;
+  /** Where each attempt's outcome, the event's time to delivery and each phase's duration are counted. */
+  metrics?: Pick<Metrics, "delivery" | "dispatchPhase">;
 }
 
 export interface Dispatcher {
@@ -62,33 +59,96 @@ export interface Dispatcher {
   stop(): Promise<void>;
 }
 
-/** What this process knows of one endpoint. */
-interface Endpoint {
-  inFlight: number;
-  /** Its in-flight bound now: grows by doubling with fast successes up to the per-endpoint bound. */
-  window: number;
-  /** Its last attempt failed, or one has hung longer than `slowMs`: one delivery at a time, from the suspect share. */
-  suspect: boolean;
+/** What every phase reads: the dispatcher's dependencies and settings, fixed at creation. */
+interface DispatchContext {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  client: WebhookClient;
+  /** This dispatcher's name on its claims. */
+  owner: string;
+  concurrency: number;
+  pollMs: number;
+  leaseMs: number;
+  drainMs: number;
+  window: WindowPolicy;
+  /** Aborted at stop once `drainMs` has passed: cuts the calls still in flight short. */
+  stopping: AbortController;
+  metrics: DispatcherOptions["metrics"];
+  /** Counts one run of a phase that began at `started` (`performance.now()`). */
+  timed(phase: DispatchPhase, started: number): void;
 }
 
-interface Held {
-  delivery: DueDelivery;
-  started: number;
+/** What changes as the pool runs. */
+interface Pool {
+  running: boolean;
+  /** Rounds begun; a `settled()` waits for a quiet round begun after it. */
+  round: number;
+  /** Outbox events may wait: the next round fans out a batch. */
+  fanOutWanted: boolean;
+  readonly inFlight: Map<string, PreparedAttempt>;
+  readonly endpoints: Endpoints;
+  /** Each call in flight until its answer is handled. */
+  readonly finishing: Set<Promise<void>>;
+  readonly settleWaiters: { after: number; resolve: () => void }[];
+  readonly waker: Waker;
+  readonly recorder: Recorder;
+  loopDone: Promise<void>;
+  wiring?: Wiring;
 }
 
-/** Outcomes written in one batch at most, and how long a batch waits to fill. */
-const RECORD_BATCH = 500;
-const BATCH_LINGER_MS = 10;
+/** The wake-ups and the lease renewal a started dispatcher has set up. */
+interface Wiring {
+  stopWakeUps(): Promise<void>;
+  stopRenewing(): void;
+}
+
+/** One claim: how many deliveries it asked for and how many it got. */
+interface Claim {
+  limit: number;
+  claimed: number;
+}
+
 /** Outbox events fanned out to their hooks in one round at most. */
 const FAN_OUT_BATCH = 500;
 /** Claims are at least this far apart unless the last one filled its limit, so each claims many. */
 const CLAIM_INTERVAL_MS = 10;
 
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The reason calls in flight are cut short at stop; its message is the attempt's recorded error. */
+class DispatcherStopped extends Error {
+  constructor() {
+    super("cancelled: the dispatcher stopped before an answer came");
+  }
+}
 
-const STOPPING = new Error("cancelled: the dispatcher stopped before an answer came");
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const ctx = contextOf(options);
+  const pool = poolOf(ctx);
+  const look = () => {
+    pool.fanOutWanted = true;
+    pool.waker.wake();
+  };
+  return {
+    kick() {
+      if (pool.running) look();
+    },
+    settled() {
+      return new Promise<void>((resolve) => {
+        pool.settleWaiters.push({ after: pool.round, resolve });
+        look();
+      });
+    },
+    start() {
+      if (pool.running) return;
+      pool.running = true;
+      pool.wiring = wire(ctx, pool, look);
+      pool.loopDone = loop(ctx, pool);
+    },
+    stop: () => stop(ctx, pool),
+  };
+}
 
-export function createDispatcher({
+function contextOf({
   db,
   clock,
   log,
@@ -102,294 +162,232 @@ export function createDispatcher({
   leaseMs = 15_000,
   drainMs = 10_000,
   metrics,
-}: DispatcherOptions): Dispatcher {
-  const owner = randomUUID();
-  const client = createWebhookClient({ timeoutMs, connectTimeoutMs, targets });
+}: DispatcherOptions): DispatchContext {
   const stopping = new AbortController();
   setMaxListeners(0, stopping.signal); // one listener per delivery in flight
-  // Suspect endpoints together never take more than half of the pool.
-  const suspectShare = Math.max(1, Math.floor(concurrency / 2));
-  const inFlight = new Map<string, Held>();
-  const endpoints = new Map<string, Endpoint>();
-  const finishing = new Set<Promise<void>>();
-  let unrecorded: AttemptOutcome[] = [];
-  let recording: Promise<void> | undefined;
-
-  let running = false;
-  let loopDone: Promise<void> = Promise.resolve();
-  let poll: NodeJS.Timeout | undefined;
-  let renew: NodeJS.Timeout | undefined;
-  let unsubscribe: (() => void) | undefined;
-  let listening: { stop(): Promise<void> } | undefined;
-  let fanOutWanted = true;
-  let woken = false;
-  let sleeper: (() => void) | undefined;
-  let round = 0;
-  const settleWaiters: { after: number; resolve: () => void }[] = [];
-
-  const wake = () => {
-    woken = true;
-    sleeper?.();
-  };
-  const sleep = (ms?: number) =>
-    woken
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => {
-          const timer = ms === undefined ? undefined : setTimeout(() => sleeper?.(), ms);
-          sleeper = () => {
-            sleeper = undefined;
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-
-  const endpoint = (hookId: string): Endpoint => {
-    let e = endpoints.get(hookId);
-    if (!e) endpoints.set(hookId, (e = { inFlight: 0, window: 1, suspect: false }));
-    return e;
-  };
-
-  /** Free slots per known endpoint; an endpoint this process has not sent to yet starts at one. */
-  function allowance(): { hookIds: string[]; allowed: number[] } {
-    const now = performance.now();
-    for (const held of inFlight.values()) {
-      if (now - held.started > slowMs) endpoint(held.delivery.hookId).suspect = true;
-    }
-    let suspectInFlight = 0;
-    for (const e of endpoints.values()) if (e.suspect) suspectInFlight += e.inFlight;
-    const hookIds: string[] = [];
-    const allowed: number[] = [];
-    for (const [hookId, e] of endpoints) {
-      if (e.inFlight === 0 && !e.suspect && e.window === 1) {
-        endpoints.delete(hookId); // nothing known beyond the default
-        continue;
-      }
-      hookIds.push(hookId);
-      allowed.push(e.suspect ? (suspectInFlight < suspectShare ? Math.max(0, 1 - e.inFlight) : 0) : Math.max(0, e.window - e.inFlight));
-    }
-    return { hookIds, allowed };
-  }
-
-  function send(delivery: DueDelivery): void {
-    const e = endpoint(delivery.hookId);
-    e.inFlight++;
-    const held: Held = { delivery, started: performance.now() };
-    inFlight.set(delivery.id, held);
-    const attempted = clock.now();
-    const headers = signedHeaders(delivery.secret, delivery.eventId, delivery.body);
-    const done = client
-      .post(delivery.url, headers, delivery.body, stopping.signal)
-      .then(({ responseCode, error, cancelled, responseBody, retryAfter }) => {
-        const latencyMs = performance.now() - held.started;
-        const succeeded = responseCode !== null && responseCode >= 200 && responseCode < 300;
-        e.inFlight--;
-        if (succeeded) {
-          // Fast answers double the window, slow ones halve it (a slow answer may be our own busy event loop).
-          e.suspect = false;
-          e.window = latencyMs < slowMs ? Math.min(endpointConcurrency, e.window * 2) : Math.max(1, Math.floor(e.window / 2));
-        } else if (!cancelled) {
-          e.suspect = true;
-          e.window = 1;
-        }
-        inFlight.delete(delivery.id);
-        if (metrics) observeAttempt(metrics, clock, delivery, succeeded, cancelled, responseCode === GONE);
-        unrecorded.push({
-          deliveryId: delivery.id,
-          hookId: delivery.hookId,
-          hookFailing: delivery.hookFailing,
-          attempted,
-          finished: clock.now(),
-          latencyMs,
-          responseCode,
-          error,
-          succeeded,
-          cancelled,
-          // What was sent, signature included (it is no secret), and what came back, for the event's record.
-          requestHeaders: headers,
-          responseBody,
-          retryAfterMs: retryAfterMs(responseCode, retryAfter, Number(headers["webhook-timestamp"]) * 1000),
-          jitter: Math.random(),
-        });
-        record();
-        wake();
-      });
-    finishing.add(done);
-    void done.finally(() => finishing.delete(done));
-  }
-
-  /**
-   * Writes what has come back, one batch at a time; a batch that fails to write is tried again. A batch
-   * waits up to BATCH_LINGER_MS for more outcomes unless it is full or nothing else is in flight.
-   */
-  function record(): void {
-    if (recording) return;
-    recording = (async () => {
-      let failures = 0;
-      while (unrecorded.length > 0) {
-        if (unrecorded.length < RECORD_BATCH && inFlight.size > 0 && running) await delay(BATCH_LINGER_MS);
-        const batch = unrecorded;
-        unrecorded = [];
-        try {
-          const disabled = await recordAttempts(db, batch, ENDPOINT_POLICY);
-          for (const { hookId, reason } of disabled) log.warn({ hookId, reason }, "webhook endpoint disabled");
-          // Each disabling wrote a `hook.disabled` event: hand it out at the next round.
-          if (disabled.length > 0) fanOutWanted = true;
-          failures = 0;
-        } catch (err) {
-          unrecorded = batch.concat(unrecorded);
-          failures++;
-          log.warn({ err, attempts: batch.length }, "recording webhook attempts failed; trying again");
-          if (!running && failures >= 3) {
-            log.error({ attempts: unrecorded.length }, "webhook attempts left unrecorded at stop; their claims expire");
-            unrecorded = [];
-            break;
-          }
-          await delay(Math.min(100 * 2 ** failures, 2_000));
-        }
-      }
-    })().finally(() => {
-      recording = undefined;
-      wake();
-    });
-  }
-
-  const held = () => inFlight.size + unrecorded.length + (recording ? 1 : 0);
-
-  async function loop(): Promise<void> {
-    let failures = 0;
-    while (running) {
-      woken = false;
-      const thisRound = ++round;
-      const withFanOut = fanOutWanted;
-      fanOutWanted = false;
-      let claimed = -1;
-      let limit = 0;
-      try {
-        // One batch of fan-out a round, then a claim: under a steady stream of events, deliveries go out
-        // between the batches instead of waiting for the outbox to be empty. A full batch asks for another.
-        if (withFanOut && (await fanOut(db, clock.now(), FAN_OUT_BATCH)) === FAN_OUT_BATCH) {
-          fanOutWanted = true;
-          woken = true;
-        }
-        // Bounded twice: requests in flight, and outcomes not yet written (the database may be slow).
-        const free = Math.min(concurrency - inFlight.size, 2 * concurrency - inFlight.size - unrecorded.length);
-        if (free > 0 && running) {
-          limit = free;
-          const due = await claimDue(db, {
-            now: clock.now(),
-            limit,
-            owner,
-            leaseMs,
-            allowance: allowance(),
-            defaultAllowed: 1,
-          });
-          claimed = due.length;
-          for (const d of due) send(d);
-        }
-        if (failures > 0) log.info({ failures }, "webhook dispatch rounds work again");
-        failures = 0;
-      } catch (err) {
-        failures++;
-        fanOutWanted ||= withFanOut;
-        if (failures === 1) log.warn({ err }, "webhook dispatch round failed; trying again with backoff");
-        else log.debug({ err, failures }, "webhook dispatch round failed again");
-        const until = performance.now() + Math.min(100 * 2 ** failures, 5_000);
-        while (running && performance.now() < until) {
-          woken = false;
-          await sleep(until - performance.now());
-        }
-        continue;
-      }
-      // Settled: nothing claimed, nothing held, and the fan-out has nothing more to do (a full batch asked for another).
-      if (claimed === 0 && held() === 0 && !fanOutWanted) {
-        for (let i = settleWaiters.length - 1; i >= 0; i--) {
-          if (settleWaiters[i]!.after < thisRound) settleWaiters.splice(i, 1)[0]!.resolve();
-        }
-      }
-      if (claimed === limit) continue; // more may be due: claim again with whatever is free by then
-      if (claimed !== 0 || inFlight.size > 0) {
-        // Let completions gather so the next claim takes them all at once.
-        // Nothing left in flight: nothing more to gather.
-        const until = performance.now() + CLAIM_INTERVAL_MS;
-        let sawWake = false;
-        while (running && inFlight.size > 0 && performance.now() < until) {
-          sawWake ||= woken;
-          woken = false;
-          await sleep(until - performance.now());
-        }
-        if (claimed > 0 || sawWake || woken) continue;
-      }
-      await sleep();
-    }
-  }
-
   return {
-    kick() {
-      if (!running) return;
-      fanOutWanted = true;
-      wake();
-    },
-    settled() {
-      return new Promise<void>((resolve) => {
-        settleWaiters.push({ after: round, resolve });
-        fanOutWanted = true;
-        wake();
-      });
-    },
-    start() {
-      if (running) return;
-      running = true;
-      // Moving the clock makes retries due: wake the pool and return; the clock does not wait for deliveries.
-      unsubscribe = clock.onAdvance(() => {
-        fanOutWanted = true;
-        wake();
-      });
-      // Events written in any process wake the pool at once; the poll is for due retries and lost wake-ups.
-      const look = () => {
-        fanOutWanted = true;
-        wake();
-      };
-      listening = keepListening(db, OUTBOX_WRITTEN, look);
-      poll = setInterval(look, pollMs);
-      renew = setInterval(() => {
-        const ids = [...inFlight.keys(), ...unrecorded.map((o) => o.deliveryId)];
-        renewLeases(db, owner, ids, leaseMs).catch((err: unknown) => log.warn({ err }, "renewing webhook claims failed"));
-      }, Math.floor(leaseMs / 3));
-      loopDone = loop();
-    },
-    async stop() {
-      if (!running) return;
-      running = false;
-      unsubscribe?.();
-      clearInterval(poll);
-      await listening?.stop();
-      wake();
-      await loopDone;
-      if (finishing.size > 0) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          Promise.all(finishing),
-          new Promise((resolve) => (timer = setTimeout(resolve, drainMs))),
-        ]);
-        clearTimeout(timer);
-        stopping.abort(STOPPING);
-        await Promise.all(finishing);
-      }
-      while (recording) await recording;
-      clearInterval(renew);
-      for (const w of settleWaiters.splice(0)) w.resolve();
-      await client.close();
-    },
+    db,
+    clock,
+    log,
+    client: createWebhookClient({ timeoutMs, connectTimeoutMs, targets }),
+    owner: randomUUID(),
+    concurrency,
+    pollMs,
+    leaseMs,
+    drainMs,
+    // Suspect endpoints together never take more than half of the pool.
+    window: { endpointConcurrency, slowMs, suspectShare: Math.max(1, Math.floor(concurrency / 2)) },
+    stopping,
+    metrics,
+    timed: metrics ? (phase, started) => metrics.dispatchPhase(phase, (performance.now() - started) / 1000) : () => {},
   };
 }
 
+function poolOf(ctx: DispatchContext): Pool {
+  const pool: Pool = {
+    running: false,
+    round: 0,
+    fanOutWanted: true,
+    inFlight: new Map(),
+    endpoints: new Map(),
+    finishing: new Set(),
+    settleWaiters: [],
+    waker: createWaker(),
+    recorder: createRecorder({
+      db: ctx.db,
+      log: ctx.log,
+      running: () => pool.running,
+      inFlight: () => pool.inFlight.size,
+      // Each disabling wrote a `hook.disabled` event: hand it out at the next round.
+      disabled: () => {
+        pool.fanOutWanted = true;
+      },
+      idle: () => pool.waker.wake(),
+      written: (started) => ctx.timed("record", started),
+    }),
+    loopDone: Promise.resolve(),
+  };
+  return pool;
+}
+
+/** Sets up what wakes the pool, and the renewal of its claims. */
+function wire(ctx: DispatchContext, pool: Pool, look: () => void): Wiring {
+  // Moving the clock makes retries due: wake the pool and return; the clock does not wait for deliveries.
+  const unsubscribe = ctx.clock.onAdvance(look);
+  // Events written in any process wake the pool at once; the poll is for due retries and lost wake-ups.
+  const listening = keepListening(ctx.db, OUTBOX_WRITTEN, look);
+  const poll = setInterval(look, ctx.pollMs);
+  const renew = setInterval(() => renewClaims(ctx, pool), Math.floor(ctx.leaseMs / 3));
+  return {
+    async stopWakeUps() {
+      unsubscribe();
+      clearInterval(poll);
+      await listening.stop();
+    },
+    stopRenewing: () => clearInterval(renew),
+  };
+}
+
+/** Extends the claims on every delivery in flight or with its outcome not yet written. */
+function renewClaims(ctx: DispatchContext, pool: Pool): void {
+  const ids = [...pool.inFlight.keys(), ...pool.recorder.queuedIds()];
+  renewLeases(ctx.db, ctx.owner, ids, ctx.leaseMs).catch((err: unknown) => ctx.log.warn({ err }, "renewing webhook claims failed"));
+}
+
+/** The pool's rounds until stop: fan out and claim, settle waiters when all is quiet, then rest. */
+async function loop(ctx: DispatchContext, pool: Pool): Promise<void> {
+  let failures = 0;
+  while (pool.running) {
+    pool.waker.take();
+    const round = ++pool.round;
+    const withFanOut = pool.fanOutWanted;
+    pool.fanOutWanted = false;
+    let claim: Claim | null;
+    try {
+      claim = await runRound(ctx, pool, withFanOut);
+    } catch (err) {
+      failures++;
+      pool.fanOutWanted ||= withFanOut;
+      if (failures === 1) ctx.log.warn({ err }, "webhook dispatch round failed; trying again with backoff");
+      else ctx.log.debug({ err, failures }, "webhook dispatch round failed again");
+      await backOff(pool, failures);
+      continue;
+    }
+    if (failures > 0) ctx.log.info({ failures }, "webhook dispatch rounds work again");
+    failures = 0;
+    if (claim?.claimed === 0 && quiet(pool)) settleWaiters(pool, round);
+    await rest(pool, claim);
+  }
+}
+
 /**
- * Counts an attempt's outcome and, for a delivered one, the time since its event was written: service time
- * back to real time at the clock's speed (not known on a frozen clock; an advance between the two adds to it).
+ * One batch of fan-out, then a claim: under a steady stream of events, deliveries go out between the
+ * batches instead of waiting for the outbox to be empty. A full batch asks for another.
  */
-function observeAttempt(metrics: Pick<Metrics, "delivery">, clock: Clock, delivery: DueDelivery, succeeded: boolean, cancelled: boolean, gone: boolean): void {
-  const lastAttempt = gone || delivery.attempts + 1 > ENDPOINT_POLICY.retryDelaysMs.length;
-  const outcome = succeeded ? "delivered" : cancelled ? "cancelled" : lastAttempt ? "failed" : "retried";
-  const since = succeeded && clock.speed > 0 ? (clock.now().getTime() - delivery.eventCreated.getTime()) / clock.speed / 1000 : undefined;
-  metrics.delivery(outcome, since);
+async function runRound(ctx: DispatchContext, pool: Pool, withFanOut: boolean): Promise<Claim | null> {
+  if (withFanOut && (await fanOutBatch(ctx)) === FAN_OUT_BATCH) {
+    pool.fanOutWanted = true;
+    pool.waker.wake();
+  }
+  return claimAndSend(ctx, pool);
+}
+
+/** Turns one batch of outbox events into deliveries; returns the events handled. */
+async function fanOutBatch(ctx: DispatchContext): Promise<number> {
+  const started = performance.now();
+  const events = await fanOut(ctx.db, ctx.clock.now(), FAN_OUT_BATCH);
+  ctx.timed("fan_out", started);
+  return events;
+}
+
+/** Claims as many due deliveries as there is room for and sends each; null when there is no room. */
+async function claimAndSend(ctx: DispatchContext, pool: Pool): Promise<Claim | null> {
+  // Bounded twice: requests in flight, and outcomes not yet written (the database may be slow).
+  const free = Math.min(ctx.concurrency - pool.inFlight.size, 2 * ctx.concurrency - pool.inFlight.size - pool.recorder.queued);
+  if (free <= 0 || !pool.running) return null;
+  const started = performance.now();
+  const due = await claimDue(ctx.db, {
+    now: ctx.clock.now(),
+    limit: free,
+    owner: ctx.owner,
+    leaseMs: ctx.leaseMs,
+    allowance: allowance(pool.endpoints, pool.inFlight.values(), performance.now(), ctx.window),
+    defaultAllowed: 1,
+  });
+  ctx.timed("claim", started);
+  for (const delivery of due) send(ctx, pool, delivery);
+  return { limit: free, claimed: due.length };
+}
+
+/** Prepares a delivery and calls its endpoint; the answer is handled when it comes. */
+function send(ctx: DispatchContext, pool: Pool, delivery: DueDelivery): void {
+  const started = performance.now();
+  const attempt = prepare(delivery, ctx.clock);
+  ctx.timed("prepare", started);
+  opened(pool.endpoints, delivery.hookId);
+  pool.inFlight.set(delivery.id, attempt);
+  const done = call(ctx.client, attempt, ctx.stopping.signal, ctx.clock).then((answer) => {
+    ctx.timed("call", attempt.started);
+    handle(ctx, pool, attempt, answer);
+  });
+  pool.finishing.add(done);
+  void done.finally(() => pool.finishing.delete(done));
+}
+
+/** An answer came (or the call failed, or was cut short): the endpoint's window, the metrics, the record. */
+function handle(ctx: DispatchContext, pool: Pool, attempt: PreparedAttempt, answer: Answer): void {
+  closed(pool.endpoints, attempt.hookId, answer, ctx.window);
+  pool.inFlight.delete(attempt.delivery.id);
+  if (ctx.metrics) observeAttempt(ctx.metrics, ctx.clock, attempt, answer);
+  pool.recorder.add(outcomeOf(attempt, answer));
+  pool.waker.wake();
+}
+
+/** Nothing in flight, nothing unwritten, and the fan-out has nothing more to do (a full batch asked for another). */
+const quiet = (pool: Pool) => pool.inFlight.size === 0 && pool.recorder.held() === 0 && !pool.fanOutWanted;
+
+/** Resolves the `settled()` calls made before this round began. */
+function settleWaiters(pool: Pool, round: number): void {
+  const waiters = pool.settleWaiters;
+  for (let i = waiters.length - 1; i >= 0; i--) {
+    if (waiters[i]!.after < round) waiters.splice(i, 1)[0]!.resolve();
+  }
+}
+
+/**
+ * Between rounds: none after a claim that filled its limit (more may be due); after one that got some, or
+ * while calls are in flight, a short wait lets answers gather so the next claim takes their slots at once;
+ * otherwise sleep until woken.
+ */
+async function rest(pool: Pool, claim: Claim | null): Promise<void> {
+  if (claim && claim.claimed === claim.limit) return;
+  if (!claim || claim.claimed !== 0 || pool.inFlight.size > 0) {
+    const sawWake = await gather(pool);
+    if ((claim && claim.claimed > 0) || sawWake) return;
+  }
+  await pool.waker.sleep();
+}
+
+/** Waits up to CLAIM_INTERVAL_MS while calls are in flight; whether a wake-up came meanwhile. */
+async function gather(pool: Pool): Promise<boolean> {
+  const until = performance.now() + CLAIM_INTERVAL_MS;
+  let sawWake = false;
+  while (pool.running && pool.inFlight.size > 0 && performance.now() < until) {
+    sawWake ||= pool.waker.take();
+    await pool.waker.sleep(until - performance.now());
+  }
+  return sawWake || pool.waker.woken;
+}
+
+/** After a failed round: waits, doubling with each failure in a row up to 5 s, unless stopped. */
+async function backOff(pool: Pool, failures: number): Promise<void> {
+  const until = performance.now() + Math.min(100 * 2 ** failures, 5_000);
+  while (pool.running && performance.now() < until) {
+    pool.waker.take();
+    await pool.waker.sleep(until - performance.now());
+  }
+}
+
+/** Stops claiming, lets calls in flight finish for `drainMs`, cuts the rest short and writes every outcome. */
+async function stop(ctx: DispatchContext, pool: Pool): Promise<void> {
+  if (!pool.running) return;
+  pool.running = false;
+  await pool.wiring?.stopWakeUps();
+  pool.waker.wake();
+  await pool.loopDone;
+  await drain(ctx, pool);
+  await pool.recorder.drained();
+  pool.wiring?.stopRenewing();
+  for (const w of pool.settleWaiters.splice(0)) w.resolve();
+  await ctx.client.close();
+}
+
+/** Waits up to `drainMs` for the calls in flight, then cuts the rest short; they answer `cancelled`. */
+async function drain(ctx: DispatchContext, pool: Pool): Promise<void> {
+  if (pool.finishing.size === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(pool.finishing), new Promise((resolve) => (timer = setTimeout(resolve, ctx.drainMs)))]);
+  clearTimeout(timer);
+  ctx.stopping.abort(new DispatcherStopped());
+  await Promise.all(pool.finishing);
 }

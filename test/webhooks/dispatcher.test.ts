@@ -179,6 +179,27 @@ describe.each(engines)("webhook dispatcher (%s)", (engine) => {
     }
   });
 
+  it("times each phase in its metrics: every attempt prepared and called once, fan-outs, claims and batches written", async () => {
+    await dispatcher.stop();
+    const metrics = createMetrics();
+    const own = (dispatcher = startDispatcher({ metrics }));
+    receiver.respondWith(200);
+    const { acct, programId } = await setup();
+    for (let i = 0; i < 3; i++) await enqueue(acct, programId, "transaction.auth", { i });
+    await own.settled();
+    const text = (await metrics.expose()).body;
+    const runs = (phase: string) => sample(text, "cardlink_webhook_dispatch_phase_duration_seconds_count", { phase });
+    const attempts = ["delivered", "retried", "failed", "cancelled"].reduce((n, outcome) => n + sample(text, "cardlink_webhook_deliveries_total", { outcome }), 0);
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    expect(runs("prepare")).toBe(attempts);
+    expect(runs("call")).toBe(attempts);
+    expect(runs("fan_out")).toBeGreaterThanOrEqual(1);
+    expect(runs("claim")).toBeGreaterThanOrEqual(1);
+    expect(runs("record")).toBeGreaterThanOrEqual(1);
+    expect(runs("record")).toBeLessThanOrEqual(attempts);
+    expect(sample(text, "cardlink_webhook_dispatch_phase_duration_seconds_sum", { phase: "call" })).toBeGreaterThan(0);
+  });
+
   it("counts each attempt's outcome in its metrics: retried while attempts are left, failed on the last, delivered on a 2xx", async () => {
     await dispatcher.stop();
     const metrics = createMetrics();

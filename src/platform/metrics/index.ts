@@ -24,6 +24,14 @@ export type Hop = (typeof HOPS)[number];
  */
 export type DeliveryOutcome = "delivered" | "retried" | "failed" | "cancelled";
 
+/**
+ * The webhook dispatcher's phases, each timed on its own: `fan_out` (one batch of outbox events turned into
+ * deliveries), `claim` (one claim of due deliveries), `prepare` (one delivery signed and its headers made),
+ * `call` (one HTTP attempt, to its answer or its failure), `record` (one batch of attempts written).
+ */
+export const DISPATCH_PHASES = ["fan_out", "claim", "prepare", "call", "record"] as const;
+export type DispatchPhase = (typeof DISPATCH_PHASES)[number];
+
 export interface Metrics {
   readonly registry: Registry;
   /** The bus's consumer runners report every committed batch here (batch sizes, lag, message latency, hops). */
@@ -33,12 +41,16 @@ export interface Metrics {
   request(method: string, route: string, status: number, seconds: number): void;
   /** One delivery attempt; `sinceEventSeconds` (event created -> now, real seconds) when it was delivered and known. */
   delivery(outcome: DeliveryOutcome, sinceEventSeconds?: number): void;
+  /** One run of a webhook dispatcher's phase and how long it took. */
+  dispatchPhase(phase: DispatchPhase, seconds: number): void;
   /** The Prometheus text exposition of every metric. */
   expose(): Promise<{ contentType: string; body: string }>;
 }
 
 /** Seconds: 1 ms to a minute, finer below a second where the targets are. */
 const LATENCY_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60];
+/** Seconds: a phase such as signing takes microseconds, a call up to the response timeout. */
+const PHASE_BUCKETS = [0.00005, 0.0001, 0.0002, 0.0005, ...LATENCY_BUCKETS];
 const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 
 /**
@@ -124,6 +136,15 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
     labelNames: ["outcome"],
     registers,
   });
+  const phases = new Histogram({
+    name: "cardlink_webhook_dispatch_phase_duration_seconds",
+    help: "Time each run of a webhook dispatcher's phase takes: fan_out (a batch of outbox events to deliveries), claim (a claim of due deliveries), prepare (a delivery signed), call (an HTTP attempt), record (a batch of attempts written).",
+    labelNames: ["phase"],
+    buckets: PHASE_BUCKETS,
+    registers,
+  });
+  // One child per phase, bound once: `prepare` and `call` are observed for every attempt.
+  const phaseOf = new Map(DISPATCH_PHASES.map((phase) => [phase, phases.labels({ phase })]));
 
   const hopOf = hopOfMessage();
   const consumers: ConsumerObserver = {
@@ -162,6 +183,7 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
       deliveries.inc({ outcome });
       if (sinceEventSeconds !== undefined) hops.observe({ hop: "dispatcher" }, Math.max(0, sinceEventSeconds));
     },
+    dispatchPhase: (phase, seconds) => phaseOf.get(phase)!.observe(seconds),
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

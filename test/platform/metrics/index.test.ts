@@ -43,4 +43,17 @@ describe("a process's metrics", () => {
     expect(figures.dispatcher).toMatchObject({ count: 1, p50Ms: 100 });
     expect(hopFigures("")).toEqual({});
   });
+
+  it("times the dispatcher's phases by phase, to tens of microseconds", async () => {
+    const metrics = createMetrics();
+    metrics.dispatchPhase("prepare", 0.00003);
+    metrics.dispatchPhase("prepare", 0.00004);
+    metrics.dispatchPhase("call", 0.25);
+    const text = (await metrics.expose()).body;
+    const name = "cardlink_webhook_dispatch_phase_duration_seconds";
+    expect(sample(text, `${name}_bucket`, { phase: "prepare", le: "0.00005" })).toBe(2);
+    expect(sample(text, `${name}_count`, { phase: "call" })).toBe(1);
+    expect(sample(text, `${name}_bucket`, { phase: "call", le: "0.2" })).toBe(0);
+    expect(sample(text, `${name}_count`, { phase: "record" })).toBe(0);
+  });
 });
