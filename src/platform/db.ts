@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { join } from "node:path";
 import postgres from "postgres";
 import { Worker } from "node:worker_threads";
+import { DependencyUnavailableError } from "./health/dependency.ts";
 
 export interface Db {
   readonly engine: "postgres" | "pglite";
@@ -100,6 +101,7 @@ async function startPgliteThread(dataDir: string | undefined) {
       const call = waiting.get(m.id!);
       waiting.delete(m.id!);
       if (m.ok) call?.resolve(m.result);
+      else if (m.error?.closed) call?.reject(new DependencyUnavailableError("postgres", String(m.error.message)));
       else call?.reject(Object.assign(new Error(String(m.error?.message)), m.error));
     });
     const fail = (err: Error) => {
@@ -109,8 +111,7 @@ async function startPgliteThread(dataDir: string | undefined) {
       waiting.clear();
     };
     worker.once("error", fail);
-    // The message PGlite itself gives a query after close, which the health watch reads as the database gone.
-    worker.once("exit", () => fail(new Error("PGlite is closed")));
+    worker.once("exit", () => fail(new DependencyUnavailableError("postgres", "PGlite is closed")));
   });
   await ready;
   const call = <T>(message: Record<string, unknown>): Promise<T> =>

@@ -15,8 +15,15 @@ const pg = await PGlite.create(workerData.dataDir ?? undefined, {
 });
 const listening = new Map();
 
-/** An error as plain data (structured clone keeps an Error's message, not PostgreSQL's code and detail). */
-const plain = (err) => ({ message: err instanceof Error ? err.message : String(err), ...(typeof err === "object" && err !== null ? { ...err } : {}) });
+/**
+ * An error as plain data (structured clone keeps an Error's message, not PostgreSQL's code and detail), with
+ * `closed` when the database was closed under the statement (db.ts reports the database unavailable).
+ */
+const plain = (err) => ({
+  message: err instanceof Error ? err.message : String(err),
+  ...(typeof err === "object" && err !== null ? { ...err } : {}),
+  closed: pg.closed,
+});
 
 async function run(message) {
   switch (message.op) {

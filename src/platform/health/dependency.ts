@@ -5,6 +5,18 @@ import type { Logger } from "pino";
 
 export type DependencyName = "postgres" | "bus";
 
+/** A dependency did not answer in time or refused; the request made nothing and may be retried. */
+export class DependencyUnavailableError extends Error {
+  override name = "DependencyUnavailableError";
+  constructor(
+    readonly dependency: DependencyName,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 export interface DependencyState {
   status: "up" | "down";
   /** When the dependency was last found down or back (real time), if it ever was. */

@@ -4,19 +4,10 @@
 import { connect } from "node:net";
 import type { Logger } from "pino";
 import type { Db } from "../db.ts";
-import { watchDependency, type Dependency, type DependencyName, type DependencyState } from "./dependency.ts";
+import { DependencyUnavailableError, watchDependency, type Dependency, type DependencyName, type DependencyState } from "./dependency.ts";
 
-/** A dependency did not answer in time or refused; the request made nothing and may be retried. */
-export class DependencyUnavailableError extends Error {
-  override name = "DependencyUnavailableError";
-  constructor(
-    readonly dependency: DependencyName,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export { DependencyUnavailableError };
+
 
 // postgres.js connection failures, socket errors, and the server's "shutting down / starting up /
 // terminated / too many connections" answers (SQLSTATE class 08 is every connection exception).
@@ -52,7 +43,6 @@ export function unavailableDependency(err: unknown): DependencyName | undefined 
     if (!(e instanceof Error)) continue;
     const code = (e as { code?: unknown }).code;
     if (typeof code === "string" && (POSTGRES_DOWN.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return "postgres";
-    if (e.message === "PGlite is closed") return "postgres";
     // kafkajs names every error it throws KafkaJS…; a publish that failed on one means the broker is out of reach.
     if (e.name.startsWith("KafkaJS")) return "bus";
   }
