@@ -33,6 +33,8 @@ export interface Metrics {
   request(method: string, route: string, status: number, seconds: number): void;
   /** One delivery attempt; `sinceEventSeconds` (event created -> now, real seconds) when it was delivered and known. */
   delivery(outcome: DeliveryOutcome, sinceEventSeconds?: number): void;
+  /** One qualifier batch's time in one of its steps (parse, resolve, dedupe, decide, write, commit). */
+  qualifierStep(step: string, seconds: number): void;
   /** The Prometheus text exposition of every metric. */
   expose(): Promise<{ contentType: string; body: string }>;
 }
@@ -40,6 +42,8 @@ export interface Metrics {
 /** Seconds: 1 ms to a minute, finer below a second where the targets are. */
 const LATENCY_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60];
 const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+/** Seconds: 10 µs to 10 s, for steps of a batch that take from microseconds (in memory) to a database's seconds. */
+const STEP_BUCKETS = [0.00001, 0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10];
 
 /**
  * The hop a consumed message ends: a native transaction at the qualifier; a command on its scheme's topic
@@ -125,6 +129,14 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
     registers,
   });
 
+  const qualifierSteps = new Histogram({
+    name: "cardlink_qualifier_step_seconds",
+    help: "Time one qualifier batch spent in each step: parse (normalise), resolve (the facts its decisions need), dedupe, decide, write (the set-based statements), commit.",
+    labelNames: ["step"],
+    buckets: STEP_BUCKETS,
+    registers,
+  });
+
   const hopOf = hopOfMessage();
   const consumers: ConsumerObserver = {
     handing(groupId, size) {
@@ -162,6 +174,7 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
       deliveries.inc({ outcome });
       if (sinceEventSeconds !== undefined) hops.observe({ hop: "dispatcher" }, Math.max(0, sinceEventSeconds));
     },
+    qualifierStep: (step, seconds) => qualifierSteps.observe({ step }, seconds),
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }
