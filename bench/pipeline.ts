@@ -1,7 +1,8 @@
 // `npm run bench -- pipeline`: the stream pipeline side by side, in one run, on the same generated Visa
 // auths — (a) the bus alone end to end, (b) the qualifier end to end to committed rows and outbox events,
 // (c) their ratio, (d) publish→commit latency at a fixed offered rate, (e) the webhook dispatcher's
-// deliveries/s to a local receiver, (f) decide() per second on one core, (g) peak RSS. PGlite and the
+// deliveries/s to a local receiver, (f) decide() per second on one core, (g) peak RSS; beside (b), the share
+// of the qualifier's time in each of its steps (its runner's timings, cardlink_qualifier_step_seconds). PGlite and the
 // embedded log by default; PostgreSQL with DATABASE_URL and Kafka with KAFKA_BROKERS (then (a) is plain
 // kafkajs: send in batches of 1,000 with acks=all and an eachBatch consumer committing per batch).
 // Sizes (environment): PIPELINE_COUNT 100,000 messages, PIPELINE_CARDS 10,000, PIPELINE_LOCATIONS 1,000,
@@ -22,7 +23,7 @@ import { createKafkaBus } from "../src/platform/bus/kafka.ts";
 import { singleObjectCodec } from "../src/platform/bus/single-object-codec.ts";
 import { loadSchema } from "../src/platform/bus/avro.ts";
 import { topicSpecs } from "../src/platform/bus/topics.ts";
-import { startQualifier } from "../src/qualifier/index.ts";
+import { startQualifier, STEPS, type StepName } from "../src/qualifier/index.ts";
 import { createOfferIndex } from "../src/qualifier/offer-index.ts";
 import { indexVersions } from "../src/services/transactions/index-versions.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";
@@ -354,6 +355,28 @@ log(
 for (const [kind, { n, ms }] of [...statementMs].sort((a, b) => b[1].ms - a[1].ms)) {
   log(`      ${(ms / Math.max(1, batches)).toFixed(1).padStart(7)} ms  ${kind} (${n})`);
 }
+// The runner's own timings of (b)'s batches, from the step histogram (read before (d) adds to it).
+const stepSeconds = await (async () => {
+  const values = ((await services.metrics.registry.getSingleMetric("cardlink_qualifier_step_seconds")?.get())?.values ?? []) as {
+    labels: Record<string, string | number>;
+    value: number;
+    metricName?: string;
+  }[];
+  const sums = new Map<StepName, { seconds: number; batches: number }>(STEPS.map((step) => [step, { seconds: 0, batches: 0 }]));
+  for (const v of values) {
+    const entry = sums.get(v.labels.step as StepName);
+    if (entry && v.metricName?.endsWith("_sum")) entry.seconds = v.value;
+    if (entry && v.metricName?.endsWith("_count")) entry.batches = v.value;
+  }
+  return sums;
+})();
+const stepsTotal = [...stepSeconds.values()].reduce((sum, s) => sum + s.seconds, 0);
+const stepShare = (step: StepName) => (stepsTotal > 0 ? (stepSeconds.get(step)!.seconds / stepsTotal) * 100 : 0);
+log(`    by step (the runner's timings: ${(stepsTotal * 1000 / Math.max(1, batches)).toFixed(1)} ms a batch in all), each step's share of the qualifier's time:`);
+for (const step of STEPS) {
+  const { seconds, batches: n } = stepSeconds.get(step)!;
+  log(`      ${stepShare(step).toFixed(1).padStart(5)}%  ${((seconds * 1000) / Math.max(1, n)).toFixed(2).padStart(7)} ms a batch  ${step} (${n} batches)`);
+}
 log(`(c) qualifier / bus alone: ${((qualifierRate / busRate) * 100).toFixed(1)}%`);
 
 // ---------------------------------------------------------------- (d) latency at a fixed offered rate
@@ -450,7 +473,8 @@ log(
 );
 log(
   `ratios: qualifier/bus ${(qualifierRate / busRate).toFixed(3)}; p99 ${p99.toFixed(0)} ms at ${RATE}/s (target < 100); decide ${decideCpuRate} per CPU s (target ≥ 500,000); ` +
-    `deliveries ${deliveryRate} /s (target ≥ 5,000); peak RSS ${mib(peakRss)} MiB (target < 500); qualifier ${qualifierRate} tx/s`,
+    `deliveries ${deliveryRate} /s (target ≥ 5,000); peak RSS ${mib(peakRss)} MiB (target < 500); qualifier ${qualifierRate} tx/s ` +
+    `(steps: ${STEPS.map((step) => `${step} ${stepShare(step).toFixed(0)}%`).join(", ")})`,
 );
 await system.close();
 await own?.drop();

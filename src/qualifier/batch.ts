@@ -1,17 +1,26 @@
 // The qualifier over a batch of network messages (one partition's, in offset order), in ONE database
-// transaction, as named steps. Each step says of each message: go on (ok), drop it with an outcome, or
-// dead-letter it with a reason.
+// transaction, as a list of named steps that a runner times. Each step says of each message still in the
+// batch: go on (ok), drop it with an outcome, or dead-letter it with a reason; a step that throws (the
+// database) fails the whole batch, so nothing is committed and the bus delivers it again.
 //
-//   parseMessages      normalise each scheme's message                       (memory)
-//   resolveFacts       messages already recorded, cards, existing transactions, the purchases refunds may
+//   parse              normalise each scheme's message                       (memory)
+//   resolve            messages already recorded, cards, existing transactions, the purchases refunds may
 //                      refund, the index versions (5 queries, pipelined: one round trip); then MIDs and activations (≤ 2, one
 //                      round trip); locations by MID and offers from the in-memory indexes
-//   dropDuplicates     within the batch and already recorded                 (memory)
-//   decideInOrder      every message in batch order, so per card in order:
+//   dedupe             within the batch and already recorded                 (memory)
+//   decide             every message in batch order, so per card in order:
 //                      activation counts and "rewarded once" hold in a batch, across the clearings of one
 //                      authorisation too; refunds linked to their purchases (memory, domain rules)
-//   writeBatch         transactions, updates, MID insights, activations, stage claims with their
+//   write              transactions, updates, MID insights, activations, stage claims with their
 //                      outbox events, message marks                          (≤ 6 set-based statements, pipelined)
+//   commit             the database transaction's commit
+//
+// The runner reports each batch's time in each step (`StepTimings`): the qualifier's role puts them in the
+// cardlink_qualifier_step_seconds histogram and a debug log line, and the pipeline bench prints their shares.
+//
+// A purchase a publisher submits for an oaas offer (src/services/transactions/publisher.ts) goes through the
+// same steps after parse, as a batch of one: decided against its one offer, recorded at the offer's brand,
+// counted on its activation and reported through the outbox by the same statements.
 //
 // A transaction's row also keeps, in the same insert or update, the offers its decision weighed (each one's
 // award or why it lost) and the scheme's native message of each of its stages, as received: the dashboard's
@@ -39,7 +48,6 @@ import {
 } from "../domain/qualification.ts";
 import { matchRefund, type PurchaseToMatch } from "../domain/refund-matching.ts";
 import { roundMoney } from "../domain/money.ts";
-import { nextActivation } from "../domain/offer-activation.ts";
 import { clearingTransactionIdFor, transactionIdFor } from "../domain/transaction-id.ts";
 import { networkKey } from "../domain/mid-insights.ts";
 import { mergeIdentifiers } from "../domain/transaction-identifiers.ts";
@@ -51,10 +59,12 @@ import {
   lockRefundCandidates,
   lockTransactionRows,
   placeAt,
+  publisherSubmission,
   toTransaction,
   transactionRowOf,
   updateTransactionStages,
   type NativeMessages,
+  type PublisherTransactionInput,
   type StoredTransactionRow as Row,
   type TransactionPlace,
   type TransactionRow,
@@ -64,7 +74,7 @@ import { cardsForTransactions } from "../services/catalog/index.ts";
 import { indexVersions } from "../services/transactions/index.ts";
 import { markMessages, messageKey, recordedMessages, type MessageMark } from "../services/transactions/index.ts";
 import { midIds, midKeyOf, recordTransactionsSeen, type MidKey, type MidTouch } from "../services/mid-insights/index.ts";
-import { lockActivationCounts, saveActivationCounts, type ActivationCount } from "../services/offers/index.ts";
+import { countQualified, lockActivationCounts, saveActivationCounts, type ActivationCount } from "../services/offers/index.ts";
 import { claimStages, stageKey, type StageClaim } from "../platform/outbox.ts";
 import type { OfferIndex } from "./offer-index.ts";
 import type { LocationIndex } from "./location-index.ts";
@@ -93,16 +103,26 @@ export interface RawMessage {
   value: unknown;
 }
 
+/** The steps, in the order a batch goes through them; `commit` is the database transaction's commit. */
+export const STEPS = ["parse", "resolve", "dedupe", "decide", "write", "commit"] as const;
+export type StepName = (typeof STEPS)[number];
+/** Milliseconds one batch spent in each step it ran (a batch left empty by a step runs no more). */
+export type StepTimings = Partial<Record<StepName, number>>;
+
 /** One message on its way through the steps; `result` is set once a step drops or dead-letters it. */
 interface Item {
-  raw: RawMessage;
+  /** The network's message as received (kept as its stage's native message); absent for a submission. */
+  raw?: RawMessage;
   tx: NetworkTransaction;
+  /** A publisher's submission: decided against its one offer, recorded at the offer's brand. */
+  submitted?: { offer: Offer; place: TransactionPlace };
   result?: MessageResult;
 }
 
 type Verdict = { kind: "ok" } | { kind: "drop"; outcome: Outcome } | { kind: "dead-letter"; reason: string };
 const OK: Verdict = { kind: "ok" };
 const drop = (reason: string): Verdict => ({ kind: "drop", outcome: { kind: "dropped", reason } });
+const DUPLICATE: Verdict = { kind: "drop", outcome: { kind: "duplicate" } };
 
 /** Applies a step's verdicts: dropped and dead-lettered items leave the batch. */
 function apply(items: Item[], verdicts: Verdict[]): Item[] {
@@ -115,30 +135,113 @@ function apply(items: Item[], verdicts: Verdict[]): Item[] {
   return next;
 }
 
-export async function processBatch(deps: BatchDeps, messages: RawMessage[]): Promise<MessageResult[]> {
-  const now = deps.clock.now();
-  const items: Item[] = messages.map((raw) => ({ raw, tx: undefined as unknown as NetworkTransaction }));
-  let pending = apply(items, parseMessages(items));
-  if (pending.length > 0) {
-    await deps.db.tx(async (db) => {
-      const facts = await resolveFacts(db, deps, pending, now);
-      pending = apply(pending, dropDuplicates(pending, facts.recorded));
-      const plan = decideInOrder(pending, facts, now);
-      pending = apply(pending, plan.verdicts);
-      const claimed = await writeBatch(db, plan, now);
-      for (const item of pending) {
-        const id = plan.transactionOf.get(item)!;
-        item.result = { kind: "recorded", transactionId: id, events: claimed.get(item) ?? [] };
+/** The in-memory indexes that locate network messages (a batch of submissions alone needs none). */
+type Indexes = Pick<BatchDeps, "offers" | "locations">;
+
+/** What the steps share as a batch goes through them: each step reads what the earlier ones left. */
+interface BatchState {
+  db: Db;
+  indexes?: Indexes;
+  now: Date;
+  /** The items still in the batch. */
+  pending: Item[];
+  facts?: Facts;
+  plan?: Plan;
+}
+
+/** A named step: its verdict on each pending item, or none when it only adds to the state. */
+interface Step {
+  name: StepName;
+  run(batch: BatchState): Verdict[] | void | Promise<Verdict[] | void>;
+}
+
+/** The steps inside the database transaction, after parse. */
+const TRANSACTION_STEPS: Step[] = [
+  {
+    name: "resolve",
+    async run(b) {
+      b.facts = await resolveFacts(b.db, b.indexes, b.pending, b.now);
+    },
+  },
+  { name: "dedupe", run: (b) => dropDuplicates(b.pending, b.facts!.recorded) },
+  {
+    name: "decide",
+    run(b) {
+      b.plan = decideInOrder(b.pending, b.facts!, b.now);
+      return b.plan.verdicts;
+    },
+  },
+  {
+    name: "write",
+    async run(b) {
+      const claimed = await writeBatch(b.db, b.plan!, b.now);
+      for (const item of b.pending) {
+        item.result = { kind: "recorded", transactionId: b.plan!.transactionOf.get(item)!, events: claimed.get(item) ?? [] };
       }
-    });
+    },
+  },
+];
+
+/** Runs `steps` in order over the batch, timing each into `timings`; an item a step drops leaves the batch. */
+async function runSteps(steps: Step[], batch: BatchState, timings: StepTimings): Promise<void> {
+  for (const step of steps) {
+    if (batch.pending.length === 0) return;
+    const began = performance.now();
+    const verdicts = await step.run(batch);
+    timings[step.name] = (timings[step.name] ?? 0) + performance.now() - began;
+    if (verdicts) batch.pending = apply(batch.pending, verdicts);
   }
-  return items.map((item) => item.result!);
+}
+
+/** Runs the transaction's steps in one database transaction, timing its commit as the last step. */
+async function inTransaction(db: Db, timings: StepTimings, run: (db: Db) => Promise<void>): Promise<void> {
+  let ran = 0;
+  await db.tx(async (tx) => {
+    await run(tx);
+    ran = performance.now();
+  });
+  timings.commit = (timings.commit ?? 0) + performance.now() - ran;
+}
+
+/** A batch of network messages through every step; each message's result and the batch's time in each step. */
+export async function processBatch(deps: BatchDeps, messages: RawMessage[]): Promise<{ results: MessageResult[]; timings: StepTimings }> {
+  const timings: StepTimings = {};
+  const items: Item[] = messages.map((raw) => ({ raw, tx: undefined as unknown as NetworkTransaction }));
+  const batch: BatchState = { db: deps.db, indexes: deps, now: deps.clock.now(), pending: items };
+  await runSteps([{ name: "parse", run: (b) => parseMessages(b.pending) }], batch, timings);
+  if (batch.pending.length > 0) {
+    await inTransaction(deps.db, timings, async (db) => runSteps(TRANSACTION_STEPS, { ...batch, db }, timings));
+  }
+  return { results: items.map((item) => item.result!), timings };
+}
+
+/**
+ * A purchase a publisher submits for an oaas offer, through the batch's steps as a batch of one; `created`
+ * is false when the reference was submitted before (its transaction is returned as it stands).
+ */
+export async function processSubmission(
+  deps: Pick<BatchDeps, "db" | "clock">,
+  offer: Offer,
+  input: PublisherTransactionInput,
+): Promise<{ transactionId: string; created: boolean } | { missing: "card" }> {
+  const now = deps.clock.now();
+  return deps.db.tx(async (db) => {
+    const submission = await publisherSubmission(db, offer, input);
+    if (!submission) return { missing: "card" as const };
+    const item: Item = { tx: submission.tx, submitted: { offer: submission.offer, place: submission.place } };
+    await runSteps(TRANSACTION_STEPS, { db, now, pending: [item] }, {});
+    const result = item.result!;
+    if (result.kind === "recorded") return { transactionId: result.transactionId, created: true };
+    if (result.kind === "duplicate") return { transactionId: submission.transactionId, created: false };
+    throw new Error(`a publisher's submission was not recorded: ${result.reason}`);
+  });
 }
 
 // ------------------------------------------------------------------------------------------ parse
 
 function parseMessages(items: Item[]): Verdict[] {
   return items.map((item) => {
+    if (!item.raw) return OK; // a submission arrives as a transaction
     const parsed = normalise(item.raw.scheme, item.raw.value);
     if (!parsed.ok) return { kind: "dead-letter", reason: parsed.reason };
     item.tx = parsed.value;
@@ -189,7 +292,7 @@ const midKeyFor = (programId: string, tx: NetworkTransaction): MidKey => ({ prog
  * (a duplicate's transaction is locked with the rest: harmless, it is dropped next); the MIDs and the
  * activations depend on the cards and the locations, and come in a second round.
  */
-async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locations">, items: Item[], now: Date): Promise<Facts> {
+async function resolveFacts(db: Db, indexes: Indexes | undefined, items: Item[], now: Date): Promise<Facts> {
   const ids = new Set<string>();
   for (const { tx } of items) {
     if (tx.stage === "refund") {
@@ -202,18 +305,23 @@ async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locatio
     }
   }
   const refunds = items.filter((i) => i.tx.stage === "refund").map((i) => ({ cardId: i.tx.cardId, amount: roundMoney(-i.tx.amount, i.tx.currency) }));
+  // Only network messages are located by MID: submissions alone need neither index.
+  const located = items.some((i) => !i.submitted) ? indexes : undefined;
   const [recorded, cardRows, existingRows, candidateRows, versions] = await Promise.all([
     recordedMessages(db, items.map((i) => i.tx)),
     cardsForTransactions(db, [...new Set(items.map((i) => i.tx.cardId))]),
     lockTransactionRows(db, [...ids]),
     lockRefundCandidates(db, refunds),
-    indexVersions(db),
+    located ? indexVersions(db) : undefined,
   ]);
   const cards = new Map(cardRows.map((c) => [c.id, c]));
   const existing = new Map([...candidateRows, ...existingRows].map((r) => [r.id, r]));
   const refundCandidates = new Map<string, string[]>();
   for (const r of candidateRows) if (r.card_id) refundCandidates.set(r.card_id, [...(refundCandidates.get(r.card_id) ?? []), r.id]);
-  const [locationOf, offers] = await Promise.all([indexes.locations.current(db, versions.locations), indexes.offers.current(db, versions.offers, now)]);
+  const [locationOf, offers] =
+    located && versions
+      ? await Promise.all([located.locations.current(db, versions.locations), located.offers.current(db, versions.offers, now)])
+      : [() => undefined, new Map<string, Offer[]>()];
 
   // Locations by MID, from the in-memory location index (location-index.ts). Purchases already recorded
   // keep their location; refunds of a known purchase take the purchase's.
@@ -221,7 +329,7 @@ async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locatio
   for (const item of items) {
     const { tx } = item;
     const card = cards.get(tx.cardId);
-    if (!card || tx.stage === "void") continue;
+    if (!card || tx.stage === "void" || item.submitted) continue;
     if (tx.stage === "refund" ? existing.has(originalIdOf(tx) ?? "") : existing.has(purchaseIdOf(tx))) continue;
     const location = locationOf(card.program_id, tx);
     if (location) locations.set(item, location);
@@ -230,9 +338,9 @@ async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locatio
   // MID records, for the MID insights' first and last transactions seen; activations of the offers the
   // located purchases may earn.
   const midKeys = new Map<string, MidKey>();
-  for (const { tx } of items) {
+  for (const { tx, submitted } of items) {
     const card = cards.get(tx.cardId);
-    if (!card || (tx.stage !== "auth" && tx.stage !== "clearing")) continue;
+    if (!card || submitted || (tx.stage !== "auth" && tx.stage !== "clearing")) continue;
     const key = midKeyFor(card.program_id, tx);
     midKeys.set(midKeyOf(key), key);
   }
@@ -240,6 +348,7 @@ async function resolveFacts(db: Db, indexes: Pick<BatchDeps, "offers" | "locatio
   for (const [item, location] of locations) {
     for (const offer of offers.get(location.id) ?? []) if (offer.activation.enabled) pairs.push({ offerId: offer.id, cardId: item.tx.cardId });
   }
+  for (const { tx, submitted } of items) if (submitted?.offer.activation.enabled) pairs.push({ offerId: submitted.offer.id, cardId: tx.cardId });
   const [mids, activationRows] = await Promise.all([midIds(db, [...midKeys.values()]), lockActivationCounts(db, pairs)]);
   const activations = new Map(activationRows.map((r) => [`${r.offer_id}|${r.card_id}`, r]));
   return { recorded, cards, existing, refundCandidates, locations, mids, offers, activations };
@@ -294,14 +403,16 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
    * batch inserts carries it; a recorded row gets it in its stage update, which keeps a stored one.
    */
   const keepMessage = (item: Item, transactionId: string) => {
+    const { raw } = item;
+    if (!raw) return; // a publisher's submission: no network sent a message
     const { stage } = item.tx;
     const inserted = plan.inserted.get(transactionId);
     if (inserted) {
-      inserted.native_messages = { [stage]: item.raw.value, ...inserted.native_messages };
+      inserted.native_messages = { [stage]: raw.value, ...inserted.native_messages };
       return;
     }
     const added: NativeMessages = plan.messages.get(transactionId) ?? {};
-    added[stage] ??= item.raw.value;
+    added[stage] ??= raw.value;
     plan.messages.set(transactionId, added);
   };
   const recorded = (item: Item, transactionId: string): Verdict => {
@@ -358,6 +469,21 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
     return clearingResult(own, whole, auth.clearings ?? NO_CLEARINGS, tx.currency);
   };
 
+  /**
+   * Where a new purchase is recorded and the offers it is decided against: a network message's location
+   * (found by MID) and its live offers, behind the live activation gate; a submission's place and its one
+   * offer (the publisher reports the purchase itself, so no gate hides it).
+   */
+  const siteOf = (item: Item, card: StoredCard): { candidates: Offer[]; place: TransactionPlace } | { dropped: string } => {
+    if (item.submitted) return { candidates: [item.submitted.offer], place: item.submitted.place };
+    const location = facts.locations.get(item);
+    if (!location) return { dropped: "no onboarded location of the card's program has this MID" };
+    touchMid(item.tx, card.program_id, purchaseIdOf(item.tx), location.timezone);
+    const candidates = (facts.offers.get(location.id) ?? []).filter((o) => o.live === card.live);
+    const gate = liveActivationGate(card.live, candidates, activationOf(card.id));
+    return gate ? { dropped: gate } : { candidates, place: placeAt(location) };
+  };
+
   for (const item of items) {
     const { tx } = item;
     const card = facts.cards.get(tx.cardId);
@@ -410,6 +536,11 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
     }
     const id = purchaseIdOf(tx);
     const existing = rowOf(id);
+    if (existing && item.submitted) {
+      // A reference submitted before: its transaction stands as recorded.
+      plan.verdicts.push(DUPLICATE);
+      continue;
+    }
     if (existing && tx.stage === "clearing" && isClearingOfItsOwn(existing, tx)) {
       const clearingId = clearingIdOf(tx);
       if (rowOf(clearingId)) {
@@ -455,19 +586,13 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
       plan.verdicts.push(recorded(item, id));
       continue;
     }
-    const location = facts.locations.get(item);
-    if (!location) {
-      plan.verdicts.push(drop("no onboarded location of the card's program has this MID"));
+    const site = siteOf(item, card);
+    if ("dropped" in site) {
+      plan.verdicts.push(drop(site.dropped));
       continue;
     }
-    touchMid(tx, card.program_id, id, location.timezone);
-    const candidates = (facts.offers.get(location.id) ?? []).filter((o) => o.live === card.live);
+    const { candidates, place } = site;
     const activation = activationOf(card.id);
-    const gate = liveActivationGate(card.live, candidates, activation);
-    if (gate) {
-      plan.verdicts.push(drop(gate));
-      continue;
-    }
     const { result, considered } = decision(
       candidates,
       { amount: tx.amount, currency: tx.currency, localDateTime: tx.localDateTime, scheme: tx.scheme, targetingTag: tx.targetingTag, created: nowIso },
@@ -484,7 +609,7 @@ function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
       considered,
       originalId: null,
       qualificationDue: result.qualified ? null : result.qualificationDate,
-      place: placeAt(location),
+      place,
     });
     plan.inserted.set(id, row);
     if (result.qualified && result.id) countActivation(plan, facts, candidates, result.id, card.id);
@@ -501,10 +626,8 @@ function countActivation(plan: Plan, facts: Facts, candidates: Offer[], offerId:
   if (!offer?.activation.enabled || limit === null) return;
   const key = `${offerId}|${cardId}`;
   const row = plan.activations.get(key) ?? facts.activations.get(key);
-  if (!row) return;
-  const step = nextActivation({ state: row.state, qualifiedTransactions: row.qualified_transactions }, "qualify", limit);
-  if (!step.ok) return;
-  plan.activations.set(key, { ...row, state: step.state as ActivationCount["state"], qualified_transactions: step.qualifiedTransactions, limitReached: step.reason === "limit" });
+  const counted = row && countQualified(row, limit);
+  if (counted) plan.activations.set(key, counted);
 }
 
 /** Where a recorded purchase happened: the place of its refunds and of its clearings of their own. */

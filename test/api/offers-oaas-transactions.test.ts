@@ -1,5 +1,6 @@
 // Publisher-submitted transactions for oaas offers: decided by the offer's rules (the offer considered kept
-// for the qualification read), recorded once per reference, reported with the clearing webhooks.
+// for the qualification read), recorded once per reference (two submissions of one reference at once
+// too), counted on the card's activation up to the offer's limit, reported with the clearing webhooks.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { localIn, world } from "../support/offers-world.ts";
@@ -49,6 +50,31 @@ describe("POST /offers/{offerId}/transactions (oaas)", () => {
       { offerId: offer.id, offerName: "10% off coffee", outcome: "rejected", cashback: null, performanceFee: null, reason: lapsed.offer.message[0] },
     ]);
     expect(q.nativeMessages).toEqual([]);
+  });
+
+  it("counts qualified submissions on the card's activation and deactivates the offer at its limit", async () => {
+    const w = await world(h);
+    const offer = await w.offer({ startDate: localIn(h, -1), transactionSource: "oaas", fees: { publisherFee: 1, serviceFee: 0.5 }, activation: { enabled: true, qualifiedTransactionsLimit: 2 } });
+    const submitTo = (reference: string) => w.client.post(`/v1/offers/${offer.id}/transactions`, { cardId: w.cardId, amount: 50, datetime: localIn(h, 0), reference });
+    const before = await expectStatus<Tx>(await submitTo("a-0"), 201);
+    expect(before.offer).toMatchObject({ qualified: false, message: ["The offer has not been activated on this card."] });
+    await expectStatus(await w.client.post(`/v1/offers/${offer.id}/cards/${w.cardId}`), 201);
+    const results = [];
+    for (const reference of ["a-1", "a-2", "a-3"]) results.push((await expectStatus<Tx>(await submitTo(reference), 201)).offer);
+    expect(results.map((r) => r.qualified)).toEqual([true, true, false]);
+    expect(results[2]!.message).toEqual(["The offer is no longer activated on this card."]);
+    const cards = await expectStatus<{ items: unknown[] }>(await w.client.get(`/v1/offers/${offer.id}/cards?cardId=${w.cardId}`), 200);
+    expect(cards.items).toEqual([expect.objectContaining({ state: "deactivated", qualifiedTransactions: 2, deactivationReason: "limit" })]);
+  });
+
+  it("records one transaction when one reference is submitted twice at once", async () => {
+    const { submit } = await oaasWorld();
+    const answers = await Promise.all([submit({ reference: "twice" }), submit({ reference: "twice" })]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 201]);
+    const [first, second] = await Promise.all(answers.map((a) => a.json() as Promise<Tx>));
+    expect(second).toEqual(first);
+    const events = await h.services.db.query<{ event: string }>("select event from outbox where data->>'id' = $1 order by event", [first!.id]);
+    expect(events.map((e) => e.event)).toEqual(["transaction.clearing", "transaction.clearing.qualified"]);
   });
 
   it("refuses offers that are not oaas, unknown cards and bad input, naming the field", async () => {

@@ -43,6 +43,8 @@ export interface Metrics {
   delivery(outcome: DeliveryOutcome, sinceEventSeconds?: number): void;
   /** One run of a webhook dispatcher's phase and how long it took. */
   dispatchPhase(phase: DispatchPhase, seconds: number): void;
+  /** One qualifier batch's time in one of its steps (parse, resolve, dedupe, decide, write, commit). */
+  qualifierStep(step: string, seconds: number): void;
   /** The Prometheus text exposition of every metric. */
   expose(): Promise<{ contentType: string; body: string }>;
 }
@@ -52,6 +54,8 @@ const LATENCY_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1
 /** Seconds: a phase such as signing takes microseconds, a call up to the response timeout. */
 const PHASE_BUCKETS = [0.00005, 0.0001, 0.0002, 0.0005, ...LATENCY_BUCKETS];
 const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+/** Seconds: 10 µs to 10 s, for steps of a batch that take from microseconds (in memory) to a database's seconds. */
+const STEP_BUCKETS = [0.00001, 0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10];
 
 /**
  * The hop a consumed message ends: a native transaction at the qualifier; a command on its scheme's topic
@@ -146,6 +150,14 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
   // One child per phase, bound once: `prepare` and `call` are observed for every attempt.
   const phaseOf = new Map(DISPATCH_PHASES.map((phase) => [phase, phases.labels({ phase })]));
 
+  const qualifierSteps = new Histogram({
+    name: "cardlink_qualifier_step_seconds",
+    help: "Time one qualifier batch spent in each step: parse (normalise), resolve (the facts its decisions need), dedupe, decide, write (the set-based statements), commit.",
+    labelNames: ["step"],
+    buckets: STEP_BUCKETS,
+    registers,
+  });
+
   const hopOf = hopOfMessage();
   const consumers: ConsumerObserver = {
     handing(groupId, size) {
@@ -184,6 +196,7 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
       if (sinceEventSeconds !== undefined) hops.observe({ hop: "dispatcher" }, Math.max(0, sinceEventSeconds));
     },
     dispatchPhase: (phase, seconds) => phaseOf.get(phase)!.observe(seconds),
+    qualifierStep: (step, seconds) => qualifierSteps.observe({ step }, seconds),
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

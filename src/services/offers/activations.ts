@@ -1,5 +1,6 @@
 // Activation of activation-enabled offers on cards: activate, deactivate, list each card's state, and
-// count qualified transactions (for the qualifier) up to the offer's qualifiedTransactionsLimit.
+// count qualified transactions up to the offer's qualifiedTransactionsLimit (one rule, countQualified, and
+// one statement, saveActivationCounts, for the qualifier and the return period alike).
 import type { Ctx } from "../../platform/context.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
 import { nextActivation, type ActivationState, type DeactivationReason } from "../../domain/offer-activation.ts";
@@ -140,9 +141,9 @@ export async function listOfferCards(ctx: Ctx, offerId: string, filter: Activati
 }
 
 /**
- * Counts one qualified transaction of an activated card (the qualifier calls this in the transaction
- * that records the result); the one that reaches qualifiedTransactionsLimit deactivates the offer on
- * the card. `counted` is false when the offer was not active on the card.
+ * Counts one qualified transaction of an activated card, on its own (the return period's end, which
+ * finishes purchases one at a time): the qualifier's count (`countQualified`) and write
+ * (`saveActivationCounts`) for one pair. `counted` is false when the offer was not active on the card.
  */
 export async function recordQualifiedTransaction(
   db: Db,
@@ -157,31 +158,11 @@ export async function recordQualifiedTransaction(
       [offerId],
     );
     const limit = offer?.qualified_transactions_limit ?? null;
-    if (!row || limit === null) return { counted: false, activation: row ? toActivation(row, limit) : null };
-    const step = nextActivation({ state: row.state, qualifiedTransactions: row.qualified_transactions }, "qualify", limit);
-    if (!step.ok) return { counted: false, activation: toActivation(row, limit) };
-    const [updated] = await tx.query<ActivationRow>(
-      `update offer_activations set state = $2, qualified_transactions = $3,
-         deactivated = case when $2 = 'deactivated' then $4::timestamptz else deactivated end,
-         deactivation_reason = $5, updated = $4
-       where id = $1 returning *`,
-      [row.id, step.state, step.qualifiedTransactions, now, step.reason],
-    );
-    return { counted: true, activation: toActivation(updated!, limit) };
+    const counted = row && limit !== null ? countQualified(row, limit) : undefined;
+    if (!counted) return { counted: false, activation: row ? toActivation(row, limit) : null };
+    await saveActivationCounts(tx, [counted], now);
+    return { counted: true, activation: toActivation((await lockRow(tx, offerId, cardId))!, limit) };
   });
-}
-
-/** Each offer's activation state on one card, for `decide()` ("not activated" where there is no row). */
-export async function activationStates(db: Db, cardId: string, offers: Offer[]): Promise<(offerId: string) => ActivationState> {
-  const ids = offers.filter((o) => o.activation.enabled).map((o) => o.id);
-  const rows = ids.length
-    ? await db.query<{ offer_id: string; state: "activated" | "deactivated" }>(
-        "select offer_id, state from offer_activations where card_id = $1 and offer_id = any($2::uuid[])",
-        [cardId, ids],
-      )
-    : [];
-  const states = new Map(rows.map((r) => [r.offer_id, r.state]));
-  return (offerId) => states.get(offerId) ?? "not activated";
 }
 
 /** An activation as the qualifier counts it. */
@@ -202,6 +183,16 @@ export async function lockActivationCounts(db: Db, pairs: { offerId: string; car
      order by a.id for update of a`,
     [pairs.map((p) => p.offerId), pairs.map((p) => p.cardId)],
   );
+}
+
+/**
+ * The activation with one more qualified transaction counted (`nextActivation`): the one that reaches the
+ * offer's limit deactivates it. Undefined when the offer is not active on the card (nothing to count).
+ */
+export function countQualified(row: ActivationCount, limit: number): (ActivationCount & { limitReached: boolean }) | undefined {
+  const step = nextActivation({ state: row.state, qualifiedTransactions: row.qualified_transactions }, "qualify", limit);
+  if (!step.ok) return undefined;
+  return { id: row.id, offer_id: row.offer_id, card_id: row.card_id, state: step.state as ActivationCount["state"], qualified_transactions: step.qualifiedTransactions, limitReached: step.reason === "limit" };
 }
 
 /**

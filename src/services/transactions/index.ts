@@ -4,7 +4,7 @@ export { indexVersions } from "./index-versions.ts";
 export { markMessages, messageKey, type MessageMark, recordedMessages } from "./messages.ts";
 export { type NetworkTransaction, type Normalised, type Stage } from "./network-transaction.ts";
 export { type Overview, OVERVIEW_MAX_DAYS, programOverview } from "./overview.ts";
-export { processPublisherTransaction } from "./publisher.ts";
+export { type PublisherTransactionInput, publisherSubmission, type Submission } from "./publisher.ts";
 export { runQualificationsDue } from "./qualification-due.ts";
 export { type ConsideredOfferView, getTransaction, getTransactionQualification, insertTransactionRows, listProgramTransactions, lockRefundCandidates, lockTransactionRows, type NativeMessages, placeAt, refundedAmounts, type StoredTransactionRow, toTransaction, type Transaction, type TransactionPlace, type TransactionQualification, type TransactionRow, transactionRowOf, updateTransactionStages } from "./transactions.ts";
 export { findAtNextTick } from "./waits.ts";

@@ -1,20 +1,13 @@
-// Transactions a publisher submits itself (oaas offers). Network messages go through the batch qualifier
-// (src/qualifier/batch.ts); both record through the same services (transactions, outbox, offer-activations).
+// Transactions a publisher submits itself (oaas offers), turned into what the qualifier's steps take: the
+// purchase as a clearing of the card's scheme, the one offer it is decided against and the place it is
+// recorded at (the offer's brand, no location). The qualifier decides and writes a submission with the
+// same steps and statements as a batch of network messages (src/qualifier/batch.ts).
 import type { Db } from "../../platform/db.ts";
-import type { Clock } from "../../platform/clock/index.ts";
-import { decision } from "../../domain/qualification.ts";
 import { transactionIdFor } from "../../domain/transaction-id.ts";
-import { stageEvents } from "../../domain/stage-events.ts";
-import { activationStates, recordQualifiedTransaction } from "../offers/index.ts";
 import { findCardRow } from "../catalog/index.ts";
-import { emitStageEvents, insertTransactionRows, transactionExists, transactionRowOf } from "./transactions.ts";
 import type { Offer } from "../offers/index.ts";
 import type { NetworkTransaction } from "./network-transaction.ts";
-
-export interface ProcessDeps {
-  db: Db;
-  clock: Clock;
-}
+import type { TransactionPlace } from "./transactions.ts";
 
 export interface PublisherTransactionInput {
   cardId: string;
@@ -26,27 +19,35 @@ export interface PublisherTransactionInput {
   reference: string;
 }
 
+/** A publisher's purchase as the qualifier's steps take it. */
+export interface Submission {
+  /** The purchase, a clearing whose message id is its purchase key (`oaas:<offer>:<reference>`). */
+  tx: NetworkTransaction;
+  /** The transaction's id: a second submission of the reference finds it. */
+  transactionId: string;
+  /** The one offer the purchase is decided against (an oaas offer links no location). */
+  offer: Offer;
+  place: TransactionPlace;
+}
+
 /**
- * A purchase the publisher reports for an offer whose transaction data it sources itself (`oaas`):
- * decided against that offer alone, recorded as a cleared transaction with no location, and reported
- * with the clearing webhooks like network traffic.
+ * The submission of a purchase for `offer`, in the caller's database transaction; undefined when the card
+ * is not one of the offer's publisher's in the offer's environment. Two submissions of one reference at
+ * once: the second waits here until the first's transaction ends, then finds its row.
  */
-export async function processPublisherTransaction(
-  deps: Pick<ProcessDeps, "db" | "clock">,
-  offer: Offer,
-  input: PublisherTransactionInput,
-): Promise<{ transactionId: string; created: boolean } | { missing: "card" }> {
-  const now = deps.clock.now();
-  return deps.db.tx(async (db) => {
-    const card = await findCardRow(db, { accountId: offer.publisherId, live: offer.live }, input.cardId);
-    if (!card) return { missing: "card" as const };
-    const purchaseKey = `oaas:${offer.id}:${input.reference}`;
-    const id = transactionIdFor(card.scheme, "purchase", purchaseKey);
-    // Two submissions of one reference at once: the second waits here and then finds the first's row.
-    await db.query("select pg_advisory_xact_lock(hashtext($1))", [id]);
-    if (await transactionExists(db, id)) return { transactionId: id, created: false };
-    const tx: NetworkTransaction = {
-      scheme: card.scheme as NetworkTransaction["scheme"],
+export async function publisherSubmission(db: Db, offer: Offer, input: PublisherTransactionInput): Promise<Submission | undefined> {
+  const card = await findCardRow(db, { accountId: offer.publisherId, live: offer.live }, input.cardId);
+  if (!card) return undefined;
+  const purchaseKey = `oaas:${offer.id}:${input.reference}`;
+  const scheme = card.scheme as NetworkTransaction["scheme"];
+  const transactionId = transactionIdFor(scheme, "purchase", purchaseKey);
+  await db.query("select pg_advisory_xact_lock(hashtext($1))", [transactionId]);
+  return {
+    transactionId,
+    offer,
+    place: { location_id: null, brand_id: offer.brandId, brand: { id: offer.brandId, name: offer.brandName, logoUrl: offer.brandLogoURL }, location: null },
+    tx: {
+      scheme,
       messageId: purchaseKey,
       stage: "clearing",
       purchaseKey,
@@ -63,29 +64,6 @@ export async function processPublisherTransaction(
       targetingTag: input.targetingTag,
       merchant: { vmid: null, vsid: null, visaAcquiringMid: null, visaBin: null, mcLocationId: null, mcAcquiringMid: null, seNumber: null },
       identifiers: { MID: null, mastercardTransactionSequenceNumber: null, mastercardRefNumber: null, amexApprovalCode: null, visaAuthCode: null, mastercardAuthCode: null },
-    };
-    const activation = await activationStates(db, card.id, [offer]);
-    const { result, considered } = decision(
-      [offer],
-      { amount: tx.amount, currency: tx.currency, localDateTime: tx.localDateTime, scheme: tx.scheme, targetingTag: tx.targetingTag, created: now.toISOString() },
-      activation,
-      now.toISOString(),
-    );
-    const row = transactionRowOf({
-      id,
-      kind: "purchase",
-      tx,
-      card,
-      now,
-      result,
-      considered,
-      originalId: null,
-      qualificationDue: result.qualified ? null : result.qualificationDate,
-      place: { location_id: null, brand_id: offer.brandId, brand: { id: offer.brandId, name: offer.brandName, logoUrl: offer.brandLogoURL }, location: null },
-    });
-    await insertTransactionRows(db, [row]);
-    if (result.qualified && offer.activation.enabled) await recordQualifiedTransaction(db, offer.id, card.id, now);
-    await emitStageEvents(db, row, stageEvents("clearing", result.qualified), now);
-    return { transactionId: id, created: true };
-  });
+    },
+  };
 }

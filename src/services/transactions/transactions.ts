@@ -402,7 +402,7 @@ export interface NewTransaction {
   purchaseKey?: string;
 }
 
-/** The row a network message (or a publisher's submission) records, before it is written. */
+/** The row a network message or a publisher's submission records, before it is written. */
 export function transactionRowOf(i: NewTransaction): StoredTransactionRow {
   const { tx, card } = i;
   return {
@@ -442,10 +442,6 @@ export function transactionRowOf(i: NewTransaction): StoredTransactionRow {
     created: i.now,
     updated: i.now,
   };
-}
-
-export async function transactionExists(db: Db, id: string): Promise<boolean> {
-  return (await db.query("select 1 from transactions where id = $1", [id])).length > 0;
 }
 
 /** Purchases whose return period ended by `today`, locked (skipping rows another worker holds). */

@@ -5,7 +5,7 @@ import { DependencyUnavailableError, unavailableDependency } from "../../../src/
 
 describe("unavailableDependency", () => {
   it("reads a statement on a closed embedded database as PostgreSQL down, whatever its message", async () => {
-    const db = await openPglite();
+    const db = await openPglite(undefined);
     await db.close();
     const err = await db.query("select 1").then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(DependencyUnavailableError);

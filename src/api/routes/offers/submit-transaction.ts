@@ -8,7 +8,7 @@ import { commonErrors, invalidWhen, jsonBody, jsonResponse, trimmedText, uuid } 
 import { getOffer } from "../../../services/offers/index.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { getTransaction } from "../../../services/transactions/index.ts";
-import { processPublisherTransaction } from "../../../services/transactions/index.ts";
+import { processSubmission } from "../../../qualifier/index.ts";
 import { TransactionSchema } from "../transactions/schemas.ts";
 
 const body = z
@@ -59,7 +59,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     throw invalid("offerId", "transactions can be submitted only for offers with transactionSource oaas; others receive network transactions at their locations");
   }
   const input = c.req.valid("json");
-  const done = await processPublisherTransaction(ctx, offer, { ...input, targetingTag: input.targetingTag ?? null });
+  // Decided and written by the qualifier's steps, as network transactions are.
+  const done = await processSubmission(ctx, offer, { ...input, targetingTag: input.targetingTag ?? null });
   if ("missing" in done) throw notFound("card", input.cardId);
   return c.json(await getTransaction(ctx, done.transactionId), done.created ? 201 : 200);
 };
