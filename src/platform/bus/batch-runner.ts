@@ -57,18 +57,13 @@ export interface PartitionBatch<Raw> {
 /** Committed: the handler took the batch and it is committed. Stopped: the member let go first, with the last failure. */
 export type BatchOutcome = { committed: true } | { committed: false; error: unknown };
 
+/** Runs one partition's batch through the phases: decode, dead-letter the malformed, hand over, commit, report. */
 export async function runBatch<Raw>(subscriber: Subscriber, batch: PartitionBatch<Raw>): Promise<BatchOutcome> {
   const receivedMs = performance.now();
-  const decoded = await Promise.all(batch.records.map((record) => batch.decode(record)));
-  const messages: BusMessage[] = [];
-  const malformed: Malformed[] = [];
-  for (const d of decoded) {
-    if (d instanceof Malformed) malformed.push(d);
-    else messages.push(d);
-  }
+  const { messages, malformed } = await decodeBatch(batch);
   await Promise.all(malformed.map((m) => deadLetterMalformed(subscriber, m)));
   const handed = await handOver(subscriber, batch, messages);
-  if (!handed.committed) return handed;
+  if (!handed.taken) return { committed: false, error: handed.error };
   await batch.commitThrough(batch.lastOffset);
   subscriber.observer?.committed({
     groupId: subscriber.groupId,
@@ -78,7 +73,18 @@ export async function runBatch<Raw>(subscriber: Subscriber, batch: PartitionBatc
     handledMs: performance.now() - receivedMs,
     lag: Math.max(0, batch.highWatermark() - batch.lastOffset - 1),
   });
-  return handed;
+  return { committed: true };
+}
+
+async function decodeBatch<Raw>({ records, decode }: PartitionBatch<Raw>): Promise<{ messages: BusMessage[]; malformed: Malformed[] }> {
+  const decoded = await Promise.all(records.map((record) => decode(record)));
+  const messages: BusMessage[] = [];
+  const malformed: Malformed[] = [];
+  for (const d of decoded) {
+    if (d instanceof Malformed) malformed.push(d);
+    else messages.push(d);
+  }
+  return { messages, malformed };
 }
 
 async function deadLetterMalformed({ bus, hasTopic, now, groupId, log }: Subscriber, { message, payload, reason }: Malformed): Promise<void> {
@@ -86,11 +92,14 @@ async function deadLetterMalformed({ bus, hasTopic, now, groupId, log }: Subscri
   if (hasTopic(deadLetterTopic(message.topic))) await deadLetter(bus, { message, payload, reason, groupId, at: now() });
 }
 
+/** Taken: the handler took every message. Stopped: the member let go first, with the last failure. */
+type HandOverResult = { taken: true } | { taken: false; error: unknown };
+
 /**
  * Hands the batch's messages to the handler until it takes them all or the member lets go: on a failure,
  * what the handler marked handled is committed and the rest handed over again after a backoff.
  */
-async function handOver(subscriber: Subscriber, batch: PartitionBatch<unknown>, messages: BusMessage[]): Promise<BatchOutcome> {
+async function handOver<Raw>(subscriber: Subscriber, batch: PartitionBatch<Raw>, messages: BusMessage[]): Promise<HandOverResult> {
   const { handler, groupId, log } = subscriber;
   const { signal, topic, partition } = batch;
   let rest = messages;
@@ -98,20 +107,20 @@ async function handOver(subscriber: Subscriber, batch: PartitionBatch<unknown>, 
     let through = -1;
     try {
       await handler(rest, (m) => (through = Math.max(through, m.offset)));
-      return { committed: true };
+      return { taken: true };
     } catch (error) {
       if (through >= 0) {
         await batch.commitThrough(through);
         rest = rest.filter((m) => m.offset > through);
       }
-      if (signal.aborted) return { committed: false, error };
+      if (signal.aborted) return { taken: false, error };
       log?.warn({ err: error, groupId, topic, partition, offset: rest[0]?.offset, attempt }, "handler failed; the batch will be delivered again");
       await abortableSleep(retryDelayMs(attempt), signal);
-      if (signal.aborted) return { committed: false, error };
+      if (signal.aborted) return { taken: false, error };
       await batch.beforeRetry?.();
     }
   }
-  return { committed: true };
+  return { taken: true };
 }
 
 /**
