@@ -77,7 +77,9 @@ export async function runBatch<Raw>(subscriber: Subscriber, batch: PartitionBatc
 }
 
 async function decodeBatch<Raw>({ records, decode }: PartitionBatch<Raw>): Promise<{ messages: BusMessage[]; malformed: Malformed[] }> {
-  const decoded = await Promise.all(records.map((record) => decode(record)));
+  const pending = records.map((record) => decode(record));
+  // A bus whose records decode synchronously (the embedded log) waits for nothing here.
+  const decoded = pending.some((d) => d instanceof Promise) ? await Promise.all(pending) : (pending as Decoded[]);
   const messages: BusMessage[] = [];
   const malformed: Malformed[] = [];
   for (const d of decoded) {
