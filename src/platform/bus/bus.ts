@@ -1,6 +1,5 @@
 // The bus interface both implementations keep: keyed topics with partitions, consumer groups with
 // committed offsets, at-least-once delivery, values checked against the topic's Avro schema.
-import { groupCommit } from "../group-commit.ts";
 
 /** An Avro schema as JSON (`src/platform/bus/schemas/*.avsc`). */
 export type AvroSchema = Record<string, unknown>;
@@ -77,63 +76,6 @@ export interface SubscribeOptions {
 }
 
 export const DEFAULT_MAX_BATCH = 500;
-
-/**
- * The batch handler a subscription runs: the given one, its partitions' batches merged while it is busy,
- * or the per-message adapter over `handler`.
- */
-export function batchHandlerOf(options: SubscribeOptions, observer?: ConsumerObserver): BatchHandler {
-  if (options.batchHandler && options.handler) throw new BusError("subscribe: give a handler or a batchHandler, not both");
-  const told = (run: BatchHandler): BatchHandler => {
-    const handing = observer?.handing?.bind(observer);
-    if (!handing) return run;
-    return (batch, handled) => {
-      handing(options.groupId, batch.length);
-      return run(batch, handled);
-    };
-  };
-  if (options.batchHandler) return mergingPartitions(told(options.batchHandler));
-  const handler = options.handler;
-  if (!handler) throw new BusError("subscribe: give a handler or a batchHandler");
-  return told(async (batch, handled) => {
-    for (const message of batch) {
-      await handler(message);
-      handled(message);
-    }
-  });
-}
-
-/**
- * A member consumes its partitions side by side; the batches they bring while the handler is busy are
- * handed to it as one (each partition's messages still in offset order, so in order per key), so a
- * consumer pays one round (one database transaction) for all of them instead of one per partition. When
- * the handler throws, every partition in the round commits what was marked handled of its own messages
- * and gets the rest again.
- */
-function mergingPartitions(handler: BatchHandler): BatchHandler {
-  interface Part {
-    batch: BusMessage[];
-    handled: (message: BusMessage) => void;
-  }
-  const round = groupCommit<Part, void>(async (parts) => {
-    if (parts.length === 1) {
-      await handler(parts[0]!.batch, parts[0]!.handled);
-      return [{ ok: undefined }];
-    }
-    const partOf = new Map<BusMessage, Part>();
-    for (const part of parts) for (const message of part.batch) partOf.set(message, part);
-    try {
-      await handler(
-        parts.flatMap((p) => p.batch),
-        (message) => partOf.get(message)?.handled(message),
-      );
-      return parts.map(() => ({ ok: undefined }));
-    } catch (error) {
-      return parts.map(() => ({ error }));
-    }
-  });
-  return (batch, handled) => round({ batch, handled });
-}
 
 export interface Subscription {
   readonly groupId: string;

@@ -35,7 +35,7 @@ export async function openBus(config: Config, clock: Clock, log: Logger, observe
       ...(observer ? { observer } : {}),
     });
   } else {
-    bus = createEmbeddedLog({ dir: join(config.DATA_DIR, "bus"), log: log.child({ component: "bus" }), ...(observer ? { observer } : {}) });
+    bus = createEmbeddedLog({ dir: join(config.DATA_DIR, "bus"), log: log.child({ component: "bus" }), now: () => clock.now(), ...(observer ? { observer } : {}) });
   }
   await bus.createTopics(topicSpecs());
   return bus;

@@ -3,7 +3,7 @@
 // consumer's crash is an error and its restart a warning, and anything else keeps kafkajs's own level.
 import { logLevel } from "kafkajs";
 import { describe, expect, it } from "vitest";
-import { kafkaLogLevel } from "../../../src/platform/bus/kafka.ts";
+import { kafkaLogLevel } from "../../../src/platform/bus/kafka-log.ts";
 
 const entry = (level: logLevel, message: string, extra: Record<string, unknown> = {}) => ({ level, log: { message, timestamp: "", logger: "kafkajs", ...extra } });
 
