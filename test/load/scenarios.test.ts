@@ -107,7 +107,7 @@ describe("the k6 scripts in load/", () => {
     expect(diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
     const imports = source.statements.filter(ts.isImportDeclaration).map((i) => (i.moduleSpecifier as ts.StringLiteral).text);
     for (const spec of imports) {
-      if (spec.startsWith(".//")) expect(existsSync(join(loadDir, spec)), `${file} imports ${spec}`).toBe(true);
+      if (spec.startsWith("./")) expect(existsSync(join(loadDir, spec)), `${file} imports ${spec}`).toBe(true);
       else expect(K6_MODULES.has(spec), `${file} imports ${spec}`).toBe(true);
     }
     // No require(), no import(): k6 resolves only static imports, and the suite checks those.
