@@ -1,11 +1,11 @@
 // The store suite, run on both engines: PGlite (the embedded default) and a real PostgreSQL server.
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPglite, openPostgres, type Db } from "../../src/platform/db.ts";
-import { migrate } from "../../src/platform/migrate.ts";
+import { migrate, serviceMigrations } from "../../src/platform/migrate.ts";
 import { randomBase62 } from "../../src/platform/ids.ts";
 import { haveInfra, infra } from "../support/infra.ts";
 
@@ -73,6 +73,28 @@ describe.each(engines)("store on $name", (engine) => {
     );
     for (const t of ["accounts", "api_keys", "programs", "brands", "cards", "locations", "location_networks", "hooks", "settings"]) {
       expect(tables.map((r) => r.table_name)).toContain(t);
+    }
+  });
+
+  it("counts a migration recorded under its former name as applied, and writes nothing over the record", { timeout: 120_000 }, async () => {
+    const other = await engine.create();
+    const old = await other.open();
+    const formerDir = mkdtempSync(join(tmpdir(), "cardlink-former-names-"));
+    try {
+      // The same files, one of them under the name an older release's database recorded for it.
+      const renamed = Object.entries(serviceMigrations.formerNames!);
+      expect(renamed.length).toBeGreaterThan(0);
+      const formerOf = new Map(renamed);
+      for (const f of migrationFiles) copyFileSync(join(serviceMigrations.dir, f), join(formerDir, formerOf.get(f) ?? f));
+      const recorded = [...migrationFiles.map((f) => formerOf.get(f) ?? f)].sort();
+      expect(await migrate(old, { ...serviceMigrations, dir: `${formerDir}/`, formerNames: undefined })).toEqual(recorded);
+      expect(await migrate(old)).toEqual([]);
+      const names = await old.query<{ name: string }>("select name from schema_migrations order by name");
+      expect(names.map((r) => r.name)).toEqual(recorded);
+    } finally {
+      rmSync(formerDir, { recursive: true, force: true });
+      await old.close();
+      await other.destroy();
     }
   });
 

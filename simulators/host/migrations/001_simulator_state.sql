@@ -2,8 +2,8 @@
 -- assigned, cards enrolments told it about, every purchase and message — the history missing-transaction
 -- look-ups search), what falls due on the service clock, and the settings that reached it over the bus
 -- (faults, traffic runs, the service clock's advance).
--- `if not exists` throughout: under `npm start` the simulators keep these tables in the service's own
--- database, where its migrations 004 and 009 made them before the simulators had a store of their own.
+-- These tables are made here only. `if not exists` throughout: under `npm start` the simulators keep them in
+-- the service's own database, which may already hold them from older releases' service migrations.
 
 create table if not exists simulator_merchants (
   scheme text not null check (scheme in ('visa', 'mastercard', 'amex')),

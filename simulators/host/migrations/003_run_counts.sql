@@ -15,7 +15,7 @@ create table if not exists simulator_run_counts (
   primary key (run_id, scheme)
 );
 
--- The runs made before: their totals from the history.
+-- Runs already in the store: their totals from their history.
 insert into simulator_run_counts (run_id, scheme, purchases, auth, clearing, refund, void, dropped, duplicated)
   select p.run_id, p.scheme, count(distinct p.id),
          coalesce(sum(m.copies) filter (where m.kind = 'auth'), 0),

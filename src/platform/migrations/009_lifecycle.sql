@@ -66,21 +66,3 @@ create table network_outbox (
   sent timestamptz
 );
 create index network_outbox_unsent on network_outbox (created) where sent is null;
-
--- What each simulated network knows of the service's cards: only what enrolments told it.
-create table simulator_cards (
-  scheme text not null check (scheme in ('visa', 'mastercard', 'amex')),
-  card_id text not null,
-  program_id uuid not null,
-  first_six text not null,
-  last_four text not null,
-  live boolean not null,
-  enrolled boolean not null,
-  updated timestamptz not null,
-  primary key (scheme, card_id)
-);
-create index simulator_cards_program on simulator_cards (scheme, program_id) where enrolled;
-
--- The program an onboarding request named: traffic runs can draw from one program's merchants.
-alter table simulator_merchants add column program_id uuid;
-create index simulator_merchants_program on simulator_merchants (scheme, program_id) where location_id is not null;

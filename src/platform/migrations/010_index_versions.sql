@@ -1,7 +1,7 @@
--- The qualifier's in-memory indexes reload when a version row changes. Statement triggers fire even when
--- a statement changed no row, and the due-work sweeps (marketplace answers, brand consents) run an
--- update every half second that usually changes nothing: each bumped the version and made the offer
--- index reload. Versions now move only when rows did, read from the statement's transition table.
+-- The qualifier's in-memory indexes reload when a version row changes. Versions move only when rows did,
+-- read from the statement's transition table: statement triggers fire even when a statement changes no row,
+-- and the due-work sweeps (marketplace answers, brand consents) run an update every half second that usually
+-- changes nothing, which would otherwise reload the offer index each time.
 drop trigger offers_changed on offers;
 drop trigger offer_locations_changed on offer_locations;
 

@@ -36,21 +36,29 @@ create table traffic_run_counts (
   primary key (run_id, scheme)
 );
 
--- What the operator had set before the simulators kept settings of their own (the tables migration 004 made).
-insert into network_faults (scheme, faults, version, updated)
-  select scheme, faults, nextval('simulator_setting_versions'), updated from simulator_faults;
-insert into traffic_runs (id, options, state, started, stopped)
-  select id, options, state, started, stopped from simulator_traffic order by seq;
-insert into traffic_run_counts (run_id, scheme, purchases, sent, dropped, duplicated, messages)
-  select p.run_id, p.scheme, count(distinct p.id),
-         jsonb_build_object(
-           'auth', coalesce(sum(m.copies) filter (where m.kind = 'auth'), 0),
-           'clearing', coalesce(sum(m.copies) filter (where m.kind = 'clearing'), 0),
-           'refund', coalesce(sum(m.copies) filter (where m.kind = 'refund'), 0),
-           'void', coalesce(sum(m.copies) filter (where m.kind = 'void'), 0)),
-         count(m.message_id) filter (where m.delivery = 'dropped'),
-         count(m.message_id) filter (where m.copies > 1),
-         coalesce(sum(m.copies), 0) + count(m.message_id) filter (where m.delivery = 'dropped')
-  from simulator_purchases p left join simulator_messages m on m.purchase_id = p.id
-  where p.run_id is not null
-  group by p.run_id, p.scheme;
+-- A database that the simulators share with the service (`npm start`) may hold their settings in their own
+-- tables, made there by older releases' service migrations: the operator's faults and traffic runs, and the
+-- runs' counts from the purchases and messages, start from them. Elsewhere there is nothing to take over.
+do $$
+begin
+  if to_regclass('simulator_faults') is not null then
+    insert into network_faults (scheme, faults, version, updated)
+      select scheme, faults, nextval('simulator_setting_versions'), updated from simulator_faults;
+    insert into traffic_runs (id, options, state, started, stopped)
+      select id, options, state, started, stopped from simulator_traffic order by seq;
+    insert into traffic_run_counts (run_id, scheme, purchases, sent, dropped, duplicated, messages)
+      select p.run_id, p.scheme, count(distinct p.id),
+             jsonb_build_object(
+               'auth', coalesce(sum(m.copies) filter (where m.kind = 'auth'), 0),
+               'clearing', coalesce(sum(m.copies) filter (where m.kind = 'clearing'), 0),
+               'refund', coalesce(sum(m.copies) filter (where m.kind = 'refund'), 0),
+               'void', coalesce(sum(m.copies) filter (where m.kind = 'void'), 0)),
+             count(m.message_id) filter (where m.delivery = 'dropped'),
+             count(m.message_id) filter (where m.copies > 1),
+             coalesce(sum(m.copies), 0) + count(m.message_id) filter (where m.delivery = 'dropped')
+      from simulator_purchases p left join simulator_messages m on m.purchase_id = p.id
+      where p.run_id is not null
+      group by p.run_id, p.scheme;
+  end if;
+end
+$$;

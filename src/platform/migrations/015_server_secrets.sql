@@ -6,6 +6,6 @@ create table server_secrets (
   created timestamptz not null default now()
 );
 
--- Fingerprints were an unsalted SHA-256 of the request body (a card number could be recovered from one):
--- they are dropped, with their 24-hour answers, rather than kept beside the keyed ones.
+-- The fingerprints already recorded are an unsalted SHA-256 of the request body (a card number can be
+-- recovered from one): they are deleted, with their 24-hour answers, rather than kept beside keyed ones.
 delete from idempotency_keys;

@@ -1,7 +1,8 @@
 -- When a network answered a location's onboarding request. A test location with no MIDs on a scheme is
 -- either waiting for that answer (a purchase there waits for it) or had them removed by the client after
--- it (a purchase there is refused at once, naming the location). Before this column: a network with MIDs
--- was answered (or given them by the client), and a test network answers a request as soon as it is sent.
+-- it (a purchase there is refused at once, naming the location). Rows already there count as answered when
+-- the network has MIDs (answered, or given by the client) or, for a test location, once the request is
+-- sent, since a test network answers a request as soon as it is sent.
 alter table location_networks add column answered timestamptz;
 update location_networks n set answered = n.updated
 from locations l

@@ -3,7 +3,7 @@
 -- considered: the offers it decided between, written with the row by the qualifier (the domain's
 -- `decision`): {"offers": [{"offerId", "outcome": "won"|"lost"|"rejected", "cashback"?, "performanceFee"?,
 -- "reason"?}, …at most 20], "more": <how many beyond>}; null on refunds (they reverse their purchase's
--- award) and on rows recorded before this column.
+-- award) and on rows already there when the column is added.
 -- native_messages: the scheme's own message each stage of the row was made from, as the qualifier received
 -- it off the bus, by stage: {"auth": {…}, "clearing": {…}, "void": {…}, "refund": {…}}; the first message
 -- of a stage is kept. A clearing or refund that is a row of its own keeps its own message.

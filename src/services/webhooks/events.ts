@@ -22,7 +22,7 @@ export interface EventAttempt {
   latencyMs: number;
   responseCode: number | null;
   error: string | null;
-  /** The headers the request carried (`webhook-signature` among them); null for attempts made before they were kept. */
+  /** The headers the request carried (`webhook-signature` among them); null where the attempt's record has none. */
   requestHeaders: Record<string, string> | null;
   /** The first 4 KB of the answer's body; null when no answer came. */
   responseBody: string | null;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { sha256 } from "../../src/platform/ids.ts";
+import { ADMIN_TOKEN, createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { sha256 } from "../../../src/platform/ids.ts";
 
 let h: Harness;
 beforeAll(async () => {

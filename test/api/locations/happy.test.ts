@@ -1,54 +1,19 @@
+// Locations, happy paths: creating them in test and live with each network's status and MIDs, the test
+// networks' onboarding answer and its location.status events, listing, updating and deleting.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Client, type Harness } from "../support/harness.ts";
-import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
+import { expectError, expectStatus, type Client, type Harness } from "../../support/harness.ts";
+import { address, openLocationsHarness, setup as setupFor, type Location } from "./setup.ts";
 
 let h: Harness;
-let roles: RunningRoles;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  h = await createHarness(); // service clock frozen at 2026-01-05T12:00:00Z
-  // The test networks answer onboarding over the bus; the workers store what they assign.
-  roles = await startRoles(h.services, ["simulators", "workers"]);
+  ({ h, close } = await openLocationsHarness());
 });
-afterAll(async () => {
-  await roles.stop();
-  await h.close();
-});
+afterAll(() => close());
+
+const setup = (client: Client, live = false) => setupFor(h, client, live);
 
 const SCHEMES = ["visa", "mastercard", "amex"] as const;
-type NetworkState = { status: string; mids: unknown[]; updated: string };
-type Location = {
-  id: string;
-  programId: string;
-  brandId: string;
-  address: string;
-  city: string;
-  postcode: string;
-  countryCode: string;
-  timezone: string;
-  geolocation: { latitude: number; longitude: number } | null;
-  metadata: unknown;
-  live: boolean;
-  status: { visa: NetworkState; mastercard: NetworkState; amex: NetworkState };
-  created: string;
-  updated: string;
-};
-
-/** A program and an approved brand in the client's environment. */
-async function setup(client: Client, live = false) {
-  const programId = (await expectStatus<{ id: string }>(await client.post("/v1/programs", { name: "Shops" }), 201)).id;
-  const brandId = (await expectStatus<{ id: string }>(await client.post("/v1/brands", { name: "Coffee" }), 201)).id;
-  if (live) await expectStatus(await h.admin("POST", `/admin/brands/${brandId}/consent`, { decision: "approved" }), 200);
-  return { programId, brandId };
-}
-
-const address = (brandId: string, extra: Record<string, unknown> = {}) => ({
-  address: "1 High Street",
-  brandId,
-  city: "London",
-  countryCode: "GBR",
-  postcode: "SW1A 1AA",
-  ...extra,
-});
 
 describe("locations", () => {
   it("creates a test location Active on every scheme, with the country's main time zone", async () => {
@@ -154,54 +119,6 @@ describe("locations", () => {
     ).toMatch(/^status: the only value is syncing/);
   });
 
-  it("needs a brand of the caller with approved consent", async () => {
-    const acct = await h.createAccount();
-    const live = acct.as("live");
-    const { programId } = await setup(live, true);
-    const requested = (await expectStatus<{ id: string; consent: string }>(await live.post("/v1/brands", { name: "Waiting" }), 201)).id;
-    expect(
-      await expectError(await live.post(`/v1/programs/${programId}/locations`, address(requested)), 400, "invalid_request"),
-    ).toMatch(/^brandId: the brand's consent is requested/);
-    await expectStatus(await h.admin("POST", `/admin/brands/${requested}/consent`, { decision: "declined" }), 200);
-    expect(
-      await expectError(await live.post(`/v1/programs/${programId}/locations`, address(requested)), 400, "invalid_request"),
-    ).toMatch(/^brandId: the brand's consent is declined/);
-    // A brand of another account, and the same account's test brand, are not the caller's here.
-    const foreign = await setup((await h.createAccount()).as("live"), true);
-    const testBrand = await setup(acct.as("test"));
-    for (const brandId of [foreign.brandId, testBrand.brandId]) {
-      expect(
-        await expectError(await live.post(`/v1/programs/${programId}/locations`, address(brandId)), 400, "invalid_request"),
-      ).toMatch(/^brandId: no brand with this id/);
-    }
-  });
-
-  it("names the field and the rule for every invalid input", async () => {
-    const client = (await h.createAccount()).as("test");
-    const { programId, brandId } = await setup(client);
-    const bad = async (body: unknown) =>
-      expectError(await client.post(`/v1/programs/${programId}/locations`, body), 400, "invalid_request");
-    const msg = await bad({});
-    for (const field of ["address", "brandId", "city", "countryCode", "postcode"]) expect(msg).toContain(`${field}: required`);
-    expect(await bad(address(brandId, { address: " " }))).toMatch(/^address: must not be empty/);
-    expect(await bad(address(brandId, { brandId: "x" }))).toMatch(/^brandId: must be a UUID/);
-    expect(await bad(address(brandId, { countryCode: "UK" }))).toMatch(/^countryCode: must be an ISO 3166-1 alpha-3/);
-    expect(await bad(address(brandId, { timezone: "Mars/Olympus" }))).toMatch(/^timezone: must be an IANA time zone/);
-    expect(await bad(address(brandId, { geolocation: { latitude: 91, longitude: 0 } }))).toMatch(/^geolocation.latitude: must be -90 to 90/);
-    expect(await bad(address(brandId, { geolocation: { latitude: 0, longitude: -181 } }))).toMatch(/^geolocation.longitude: must be -180 to 180/);
-    expect(await bad(address(brandId, { mids: { visa: [{ vmid: "12345" }] } }))).toMatch(/^mids.visa.0.vmid: must be 6 to 8 digits/);
-    expect(await bad(address(brandId, { mids: { visa: [{ vsid: "123456789" }] } }))).toMatch(/^mids.visa.0.vsid: must be 6 to 8 digits/);
-    expect(await bad(address(brandId, { mids: { visa: [{ visaAcquiringMid: "CAID-1" }] } }))).toMatch(/^mids.visa.0.visaAcquiringMid: must be 1 to 15 letters or digits/);
-    expect(await bad(address(brandId, { mids: { visa: [{ visaBin: "12345" }] } }))).toMatch(/^mids.visa.0.visaBin: must be 6 to 11 digits/);
-    expect(await bad(address(brandId, { mids: { visa: [{}] } }))).toMatch(/^mids.visa.0: must have at least one of vmid/);
-    expect(await bad(address(brandId, { mids: { mastercard: [{ mcLocationId: "12a" }] } }))).toMatch(/^mids.mastercard.0.mcLocationId: must be 1 to 12 digits/);
-    expect(await bad(address(brandId, { mids: { mastercard: [{ mcAcquiringMid: "x".repeat(16) }] } }))).toMatch(/^mids.mastercard.0.mcAcquiringMid:/);
-    expect(await bad(address(brandId, { mids: { amex: [{ seNumber: "123456789" }] } }))).toMatch(/^mids.amex.0.seNumber: must be exactly 10 digits/);
-    expect(await bad(address(brandId, { mids: { amex: [{}] } }))).toMatch(/^mids.amex.0.seNumber: required/);
-    expect(await bad(address(brandId, { mids: { discover: [] } }))).toMatch(/mids.discover: unknown field/);
-    expect(await expectError(await client.get(`/v1/programs/${programId}/locations?brandId=1`), 400, "invalid_request")).toMatch(/^brandId: must be a UUID/);
-  });
-
   it("lists a program's locations in pages, filtered by brand", async () => {
     const client = (await h.createAccount()).as("test");
     const { programId, brandId } = await setup(client);
@@ -287,20 +204,5 @@ describe("locations", () => {
     await expectError(await client.delete(`/v1/locations/${location.id}`), 404, "resource_not_found");
     const [left] = await h.services.db.query<{ n: number }>("select count(*)::int as n from location_networks where location_id = $1", [location.id]);
     expect(left!.n).toBe(0);
-  });
-
-  it("keeps locations to their account and environment", async () => {
-    const owner = await h.createAccount();
-    const stranger = (await h.createAccount()).as("test");
-    const { programId, brandId } = await setup(owner.as("test"));
-    const location = await expectStatus<Location>(await owner.as("test").post(`/v1/programs/${programId}/locations`, address(brandId)), 201);
-    for (const client of [stranger, owner.as("live")]) {
-      await expectError(await client.get(`/v1/locations/${location.id}`), 404, "resource_not_found");
-      await expectError(await client.patch(`/v1/locations/${location.id}`, { city: "Paris" }), 404, "resource_not_found");
-      await expectError(await client.delete(`/v1/locations/${location.id}`), 404, "resource_not_found");
-      await expectError(await client.get(`/v1/programs/${programId}/locations`), 404, "resource_not_found");
-      await expectError(await client.post(`/v1/programs/${programId}/locations`, address(brandId)), 404, "resource_not_found");
-    }
-    expect((await expectStatus<Location>(await owner.as("test").get(`/v1/locations/${location.id}`), 200)).city).toBe("London");
   });
 });

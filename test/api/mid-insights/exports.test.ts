@@ -1,10 +1,10 @@
 // MID insight exports: POST .../mid-insights/exports, GET .../exports/{exportId} and its file.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { allPages, insightsClient, seededProgram, type SeededProgram } from "../support/mid-insights.ts";
-import { EXPORT_COLUMNS } from "../../src/domain/mid-insight-export.ts";
-import type { MidInsight } from "../../src/services/mid-insights/mid-insights.ts";
-import type { MidInsightExport } from "../../src/services/mid-insights/exports.ts";
+import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { allPages, insightsClient, seededProgram, type SeededProgram } from "../../support/mid-insights.ts";
+import { EXPORT_COLUMNS } from "../../../src/domain/mid-insight-export.ts";
+import type { MidInsight } from "../../../src/services/mid-insights/mid-insights.ts";
+import type { MidInsightExport } from "../../../src/services/mid-insights/exports.ts";
 
 let h: Harness;
 let p: SeededProgram;

@@ -1,10 +1,10 @@
 // GET /transactions/{id}/deliveries: the deliveries of a transaction's webhook events with their
 // attempts — only that transaction's, only the caller's.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { expectStatus } from "../support/harness.ts";
-import { usePipeline } from "../support/pipeline.ts";
-import { startReceiver, type Receiver } from "../support/receiver.ts";
-import { localIn, world } from "../support/offers-world.ts";
+import { expectStatus } from "../../support/harness.ts";
+import { usePipeline } from "../../support/pipeline.ts";
+import { startReceiver, type Receiver } from "../../support/receiver.ts";
+import { localIn, world } from "../../support/offers-world.ts";
 
 const pipeline = usePipeline(["simulators", "qualifier", "dispatcher", "workers"]);
 let receiver: Receiver;

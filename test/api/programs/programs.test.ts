@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
+import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
 
 let h: Harness;
 beforeAll(async () => {

@@ -2,9 +2,9 @@
 // locations of the card's program), the test environment's six amounts and its answer from the test
 // network, get and list with filters, retention, and 404s for other accounts and environments.
 import { describe, expect, it } from "vitest";
-import { usePipeline } from "../support/pipeline.ts";
-import { expectError, expectStatus } from "../support/harness.ts";
-import { advanceDays, expect400, world } from "../support/offers-world.ts";
+import { usePipeline } from "../../support/pipeline.ts";
+import { expectError, expectStatus } from "../../support/harness.ts";
+import { advanceDays, expect400, world } from "../../support/offers-world.ts";
 
 type Request = {
   id: string;

@@ -1,9 +1,9 @@
 // POST /v1/programs/{programId}/mid-insights/offboard-requests: the request, and the simulated network
 // acting on it later on the service clock.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { allPages, seededProgram, type SeededProgram } from "../support/mid-insights.ts";
-import type { MidInsight } from "../../src/services/mid-insights/mid-insights.ts";
+import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { allPages, seededProgram, type SeededProgram } from "../../support/mid-insights.ts";
+import type { MidInsight } from "../../../src/services/mid-insights/mid-insights.ts";
 
 let h: Harness;
 beforeAll(async () => {

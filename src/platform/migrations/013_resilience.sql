@@ -1,4 +1,4 @@
--- Answers that never lie (issue 19). A test purchase is written before its command is published; while
+-- Answers that never lie. A test purchase is written before its command is published; while
 -- the bus is down the command waits here (`command`, not yet `published`) and the workers publish it when
 -- the bus is back (the simulators drop a purchase id they have already seen). `publish_after` is the
 -- database's real time after which the workers take it over from the request.

@@ -2,13 +2,13 @@
 // they cannot apply, instead of 202 and a dead-lettered command; nothing reaches the dead-letter topic.
 // A purchase clears in whole or in parts (each part a transaction of its own); refunds and purchases name each other.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { world, type World } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
-import { commandTopic } from "../../src/platform/bus/topics.ts";
-import { SCHEMES } from "../../src/domain/scheme.ts";
-import { deadLetterTopic } from "../../src/platform/bus/dead-letter.ts";
-import { clearingOf, leftToClear, leftToRefund, refundOf, voidRefusal } from "../../src/domain/purchase-follow-ups.ts";
+import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { world, type World } from "../../support/offers-world.ts";
+import { startRoles, type RunningRoles } from "../../../src/app/roles.ts";
+import { commandTopic } from "../../../src/platform/bus/topics.ts";
+import { SCHEMES } from "../../../src/domain/scheme.ts";
+import { deadLetterTopic } from "../../../src/platform/bus/dead-letter.ts";
+import { clearingOf, leftToClear, leftToRefund, refundOf, voidRefusal } from "../../../src/domain/purchase-follow-ups.ts";
 
 type Tx = { id: string; amount: number; cleared: boolean; voided: boolean; type: string };
 

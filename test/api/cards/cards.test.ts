@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Client, type Harness } from "../support/harness.ts";
-import { CARD_NUMBERS } from "../support/fixtures.ts";
+import { createHarness, expectError, expectStatus, type Client, type Harness } from "../../support/harness.ts";
+import { CARD_NUMBERS } from "../../support/fixtures.ts";
 
 let h: Harness;
 beforeAll(async () => {

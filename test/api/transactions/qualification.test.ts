@@ -3,9 +3,9 @@
 // refund of their own keep their own; none of it reaches the Transaction record or its webhooks; only the
 // caller's transactions.
 import { expect, it } from "vitest";
-import { expectStatus } from "../support/harness.ts";
-import { usePipeline } from "../support/pipeline.ts";
-import { localIn, world } from "../support/offers-world.ts";
+import { expectStatus } from "../../support/harness.ts";
+import { usePipeline } from "../../support/pipeline.ts";
+import { localIn, world } from "../../support/offers-world.ts";
 
 const pipeline = usePipeline(["simulators", "qualifier", "workers"]);
 

@@ -3,10 +3,10 @@
 // answer's status, latency and first 4 KB of its body); and none of it to another account or environment.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
-import { expectError, expectStatus } from "../support/harness.ts";
-import { usePipeline } from "../support/pipeline.ts";
-import { startReceiver, type Receiver } from "../support/receiver.ts";
-import { advanceDays, localIn, world } from "../support/offers-world.ts";
+import { expectError, expectStatus } from "../../support/harness.ts";
+import { usePipeline } from "../../support/pipeline.ts";
+import { startReceiver, type Receiver } from "../../support/receiver.ts";
+import { advanceDays, localIn, world } from "../../support/offers-world.ts";
 
 const pipeline = usePipeline(["simulators", "qualifier", "dispatcher", "workers"]);
 let ok: Receiver;

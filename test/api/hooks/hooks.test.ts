@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
-import { createHarness, expectError, expectStatus, type Client, type Harness } from "../support/harness.ts";
-import { HOOK_EVENTS } from "../../src/services/webhooks/hooks.ts";
+import { createHarness, expectError, expectStatus, type Client, type Harness } from "../../support/harness.ts";
+import { HOOK_EVENTS } from "../../../src/services/webhooks/hooks.ts";
 
 let h: Harness;
 beforeAll(async () => {

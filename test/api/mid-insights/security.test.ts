@@ -1,9 +1,9 @@
 // The MID-insights access rules (insightsAuth and the program check) on every MID-insights route:
 // Bearer live key, version header, premium tier, the caller's own program, and the rate limit.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { VERSION, insightsClient, seededProgram, type SeededProgram } from "../support/mid-insights.ts";
-import { createAccountLimiter } from "../../src/api/middleware/rate-limit.ts";
+import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { VERSION, insightsClient, seededProgram, type SeededProgram } from "../../support/mid-insights.ts";
+import { createAccountLimiter } from "../../../src/api/middleware/rate-limit.ts";
 
 let h: Harness;
 let p: SeededProgram;

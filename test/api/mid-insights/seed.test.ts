@@ -1,8 +1,8 @@
 // POST /admin/programs/{programId}/mid-insights/seed: generated, deterministic MIDs and insights.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { allPages, seededProgram } from "../support/mid-insights.ts";
-import type { MidInsight } from "../../src/services/mid-insights/mid-insights.ts";
+import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { allPages, seededProgram } from "../../support/mid-insights.ts";
+import type { MidInsight } from "../../../src/services/mid-insights/mid-insights.ts";
 
 let h: Harness;
 beforeAll(async () => {
