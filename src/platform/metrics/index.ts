@@ -79,55 +79,21 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
   const registry = new Registry();
   if (withProcess) collectDefaultMetrics({ register: registry, prefix: "cardlink_" });
   const registers = [registry];
+  const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) =>
+    new Histogram<L>({ name, help, labelNames, buckets, registers });
 
-  const hops = new Histogram({
-    name: "cardlink_hop_duration_seconds",
-    help: "Time a purchase spends on each hop: api (request -> command published), simulator (command published -> native message published and committed), qualifier (native message published -> batch committed), dispatcher (outbox event created -> webhook delivered).",
-    labelNames: ["hop"],
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
+  const hops = histogram("cardlink_hop_duration_seconds", "Time a purchase spends on each hop: api (request -> command published), simulator (command published -> native message published and committed), qualifier (native message published -> batch committed), dispatcher (outbox event created -> webhook delivered).", ["hop"], LATENCY_BUCKETS);
   const requests = new Counter({
     name: "cardlink_http_requests_total",
     help: "HTTP requests answered, by method, route template and status.",
     labelNames: ["method", "route", "status"],
     registers,
   });
-  const requestDuration = new Histogram({
-    name: "cardlink_http_request_duration_seconds",
-    help: "Time from an HTTP request's arrival to its answer, by method, route template and status.",
-    labelNames: ["method", "route", "status"],
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const batchSize = new Histogram({
-    name: "cardlink_bus_batch_size",
-    help: "Messages per batch a consumer group handled and committed, by group and topic.",
-    labelNames: ["group", "topic"],
-    buckets: BATCH_BUCKETS,
-    registers,
-  });
-  const handlerBatchSize = new Histogram({
-    name: "cardlink_bus_handler_batch_size",
-    help: "Messages a consumer group's handler was handed at once: one partition's batch, or several partitions' merged into one round.",
-    labelNames: ["group"],
-    buckets: BATCH_BUCKETS,
-    registers,
-  });
-  const batchDuration = new Histogram({
-    name: "cardlink_bus_batch_duration_seconds",
-    help: "Time from a batch's receipt to its offset commit, by consumer group and topic.",
-    labelNames: ["group", "topic"],
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
-  const messageLatency = new Histogram({
-    name: "cardlink_bus_message_latency_seconds",
-    help: "Time from a message's publication to the commit of the batch that handled it, by consumer group and topic.",
-    labelNames: ["group", "topic"],
-    buckets: LATENCY_BUCKETS,
-    registers,
-  });
+  const requestDuration = histogram("cardlink_http_request_duration_seconds", "Time from an HTTP request's arrival to its answer, by method, route template and status.", ["method", "route", "status"], LATENCY_BUCKETS);
+  const batchSize = histogram("cardlink_bus_batch_size", "Messages per batch a consumer group handled and committed, by group and topic.", ["group", "topic"], BATCH_BUCKETS);
+  const handlerBatchSize = histogram("cardlink_bus_handler_batch_size", "Messages a consumer group's handler was handed at once: one partition's batch, or several partitions' merged into one round.", ["group"], BATCH_BUCKETS);
+  const batchDuration = histogram("cardlink_bus_batch_duration_seconds", "Time from a batch's receipt to its offset commit, by consumer group and topic.", ["group", "topic"], LATENCY_BUCKETS);
+  const messageLatency = histogram("cardlink_bus_message_latency_seconds", "Time from a message's publication to the commit of the batch that handled it, by consumer group and topic.", ["group", "topic"], LATENCY_BUCKETS);
   const lag = new Gauge({
     name: "cardlink_bus_consumer_lag",
     help: "Messages a consumer group has still to handle on a partition, as of its last committed batch there.",
@@ -140,23 +106,11 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
     labelNames: ["outcome"],
     registers,
   });
-  const phases = new Histogram({
-    name: "cardlink_webhook_dispatch_phase_duration_seconds",
-    help: "Time each run of a webhook dispatcher's phase takes: fan_out (a batch of outbox events to deliveries), claim (a claim of due deliveries), prepare (a delivery signed), call (an HTTP attempt), record (a batch of attempts written).",
-    labelNames: ["phase"],
-    buckets: PHASE_BUCKETS,
-    registers,
-  });
+  const phases = histogram("cardlink_webhook_dispatch_phase_duration_seconds", "Time each run of a webhook dispatcher's phase takes: fan_out (a batch of outbox events to deliveries), claim (a claim of due deliveries), prepare (a delivery signed), call (an HTTP attempt), record (a batch of attempts written).", ["phase"], PHASE_BUCKETS);
   // One child per phase, bound once: `prepare` and `call` are observed for every attempt.
   const phaseOf = new Map(DISPATCH_PHASES.map((phase) => [phase, phases.labels({ phase })]));
 
-  const qualifierSteps = new Histogram({
-    name: "cardlink_qualifier_step_seconds",
-    help: "Time one qualifier batch spent in each step: parse (normalise), resolve (the facts its decisions need), dedupe, decide, write (the set-based statements), commit.",
-    labelNames: ["step"],
-    buckets: STEP_BUCKETS,
-    registers,
-  });
+  const qualifierSteps = histogram("cardlink_qualifier_step_seconds", "Time one qualifier batch spent in each step: parse (normalise), resolve (the facts its decisions need), dedupe, decide, write (the set-based statements), commit.", ["step"], STEP_BUCKETS);
 
   const hopOf = hopOfMessage();
   const consumers: ConsumerObserver = {
