@@ -1,17 +1,11 @@
 // Locations, refusals: 400 naming the field and the rule for each invalid input, and for a brand that is
 // not the caller's or whose consent is not approved.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError, expectStatus, type Client, type Harness } from "../../support/harness.ts";
-import { address, openLocationsHarness, setup as setupFor } from "./setup.ts";
+import { describe, expect, it } from "vitest";
+import { expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { address, setup, useLocationsHarness } from "./setup.ts";
 
 let h: Harness;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  ({ h, close } = await openLocationsHarness());
-});
-afterAll(() => close());
-
-const setup = (client: Client, live = false) => setupFor(h, client, live);
+useLocationsHarness((opened) => (h = opened));
 
 describe("locations", () => {
   it("needs a brand of the caller with approved consent", async () => {

@@ -1,17 +1,11 @@
 // Locations, happy paths: creating them in test and live with each network's status and MIDs, the test
 // networks' onboarding answer and its location.status events, listing, updating and deleting.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError, expectStatus, type Client, type Harness } from "../../support/harness.ts";
-import { address, openLocationsHarness, setup as setupFor, type Location } from "./setup.ts";
+import { describe, expect, it } from "vitest";
+import { expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { address, setup, useLocationsHarness, type Location } from "./setup.ts";
 
 let h: Harness;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  ({ h, close } = await openLocationsHarness());
-});
-afterAll(() => close());
-
-const setup = (client: Client, live = false) => setupFor(h, client, live);
+useLocationsHarness((opened) => (h = opened));
 
 const SCHEMES = ["visa", "mastercard", "amex"] as const;
 

@@ -1,17 +1,11 @@
 // Locations, isolation: another account, and the other environment of the same account, see 404 for a
 // location and for the program it is in.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError, expectStatus, type Client, type Harness } from "../../support/harness.ts";
-import { address, openLocationsHarness, setup as setupFor, type Location } from "./setup.ts";
+import { describe, expect, it } from "vitest";
+import { expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { address, setup, useLocationsHarness, type Location } from "./setup.ts";
 
 let h: Harness;
-let close: () => Promise<void>;
-beforeAll(async () => {
-  ({ h, close } = await openLocationsHarness());
-});
-afterAll(() => close());
-
-const setup = (client: Client, live = false) => setupFor(h, client, live);
+useLocationsHarness((opened) => (h = opened));
 
 describe("locations", () => {
   it("keeps locations to their account and environment", async () => {

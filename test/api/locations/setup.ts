@@ -1,5 +1,6 @@
 // The location tests' shared setup: a harness whose test networks answer onboarding, a program and a brand
 // to put locations in, and a location's address.
+import { afterAll, beforeAll } from "vitest";
 import { createHarness, expectStatus, type Client, type Harness } from "../../support/harness.ts";
 import { startRoles } from "../../../src/app/roles.ts";
 
@@ -35,8 +36,22 @@ export async function openLocationsHarness(): Promise<{ h: Harness; close: () =>
   };
 }
 
+let current: Harness | undefined;
+
+/** Opens the file's harness before its tests (handing it to `take`) and closes it after them. */
+export function useLocationsHarness(take: (h: Harness) => void): void {
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    let h: Harness;
+    ({ h, close } = await openLocationsHarness());
+    take((current = h));
+  });
+  afterAll(() => close());
+}
+
 /** A program and an approved brand in the client's environment. */
-export async function setup(h: Harness, client: Client, live = false) {
+export async function setup(client: Client, live = false) {
+  const h = current!;
   const programId = (await expectStatus<{ id: string }>(await client.post("/v1/programs", { name: "Shops" }), 201)).id;
   const brandId = (await expectStatus<{ id: string }>(await client.post("/v1/brands", { name: "Coffee" }), 201)).id;
   if (live) await expectStatus(await h.admin("POST", `/admin/brands/${brandId}/consent`, { decision: "approved" }), 200);

@@ -1,17 +1,12 @@
 // Marketplace offers, refusals: 400 naming the field for an invalid provider offer, 409 naming the rule
 // for an adoption that breaks rule 4 and for changes to an adopted copy that are the provider's.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { describe, expect, it } from "vitest";
+import { expectError, expectStatus, type Harness } from "../../support/harness.ts";
 import { expect400, localIn, world, type Offer } from "../../support/offers-world.ts";
-import { provide as provideFor } from "./provide.ts";
+import { provide, useMarketplaceHarness } from "./provide.ts";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await createHarness(); // service clock frozen at 2026-01-05T12:00:00Z
-});
-afterAll(() => h.close());
-
-const provide = (over?: Record<string, unknown>) => provideFor(h, over);
+useMarketplaceHarness((opened) => (h = opened));
 
 describe("marketplace offers (admin)", () => {
   it.each<[string, Record<string, unknown>, string]>([

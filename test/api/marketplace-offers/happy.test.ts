@@ -1,20 +1,15 @@
 // Marketplace offers, happy paths: a content provider's offers (made, seeded), the listing with its filters
 // and sort, adopting one into a program, and the provider's later changes reaching every adopted copy.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { describe, expect, it } from "vitest";
+import { expectError, expectStatus, type Harness } from "../../support/harness.ts";
 import { generateMarketplaceOffers } from "../../../src/services/offers/marketplace-seed.ts";
 import { runMarketplaceDue } from "../../../src/services/offers/offers.ts";
 import { advanceDays, expect400, localIn, outboxOf, world, type Offer } from "../../support/offers-world.ts";
 import { marketplaceTerms } from "../../../src/domain/offer-marketplace.ts";
-import { nextNumber, provide as provideFor, type MarketplaceOffer, type Page } from "./provide.ts";
+import { nextNumber, provide, useMarketplaceHarness, type MarketplaceOffer, type Page } from "./provide.ts";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await createHarness(); // service clock frozen at 2026-01-05T12:00:00Z; tests below move it forward
-});
-afterAll(() => h.close());
-
-const provide = (over?: Record<string, unknown>) => provideFor(h, over);
+useMarketplaceHarness((opened) => (h = opened));
 
 describe("marketplace offers (admin)", () => {
   it("creates a content provider's offer with the offer rules and marketplace defaults", async () => {

@@ -1,5 +1,6 @@
 // The marketplace-offer tests' shared setup: a content provider's offer made through the admin route.
-import { expectStatus, type Harness } from "../../support/harness.ts";
+import { afterAll, beforeAll } from "vitest";
+import { createHarness, expectStatus, type Harness } from "../../support/harness.ts";
 import { localIn } from "../../support/offers-world.ts";
 
 export type MarketplaceOffer = Record<string, unknown> & { id: string; available: boolean; addedAs: string | null; brandName: string; endDate: string };
@@ -12,8 +13,20 @@ export function nextNumber(): number {
   return counter;
 }
 
+let current: Harness | undefined;
+
+/**
+ * Opens the file's harness (its service clock frozen at 2026-01-05T12:00:00Z) before its tests, handing it
+ * to `take`, and closes it after them.
+ */
+export function useMarketplaceHarness(take: (h: Harness) => void): void {
+  beforeAll(async () => take((current = await createHarness())));
+  afterAll(() => current?.close());
+}
+
 /** A marketplace offer of a brand no other test uses, so listings can be filtered to it. */
-export async function provide(h: Harness, over: Record<string, unknown> = {}) {
+export async function provide(over: Record<string, unknown> = {}) {
+  const h = current!;
   const body = {
     name: "15% off",
     brandName: `Provider brand ${nextNumber()}`,

@@ -1,17 +1,12 @@
 // Marketplace offers, access: the admin routes need the admin token; a publisher adopts only into its own
 // programs, and only offers that exist and have not ended.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, type Harness } from "../../support/harness.ts";
+import { describe, expect, it } from "vitest";
+import { expectError, type Harness } from "../../support/harness.ts";
 import { localIn, world } from "../../support/offers-world.ts";
-import { provide as provideFor } from "./provide.ts";
+import { provide, useMarketplaceHarness } from "./provide.ts";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await createHarness(); // service clock frozen at 2026-01-05T12:00:00Z
-});
-afterAll(() => h.close());
-
-const provide = (over?: Record<string, unknown>) => provideFor(h, over);
+useMarketplaceHarness((opened) => (h = opened));
 
 describe("marketplace offers (admin)", () => {
   it("needs the admin token", async () => {
