@@ -8,7 +8,7 @@ import { createApp } from "../../src/api/app.ts";
 import { openPglite, openPostgres, type Db } from "../../src/platform/db.ts";
 import { migrate } from "../../src/platform/migrate.ts";
 import { randomBase62 } from "../../src/platform/ids.ts";
-import { infra } from "./infra.ts";
+import { haveInfra, infra } from "./infra.ts";
 import { createEmbeddedLog } from "../../src/platform/bus/embedded-log.ts";
 import { topicSpecs } from "../../src/platform/bus/topics.ts";
 import type { Bus } from "../../src/platform/bus/bus.ts";
@@ -19,6 +19,9 @@ import { createMetrics } from "../../src/platform/metrics/index.ts";
 export const ADMIN_TOKEN = "adm_test_token_0123456789abcdef";
 
 export type Engine = "pglite" | "postgres";
+
+/** The engines this machine runs: PGlite, and PostgreSQL when DATABASE_URL is set. */
+export const ENGINES: Engine[] = ["pglite", ...(haveInfra("databaseUrl") ? (["postgres"] as const) : [])];
 export type BusKind = Bus["kind"];
 
 /** A migrated database, with the simulators' tables too: as under `npm start`, they share it. */

@@ -2,7 +2,8 @@
 // premium account's live program seeded with generated insights.
 import { SUPPORTED_VERSIONS } from "../../src/api/middleware/auth.ts";
 import type { MidInsight } from "../../src/services/mid-insights/mid-insights.ts";
-import { expectStatus, type Harness, type TestAccount } from "./harness.ts";
+import { afterAll, beforeAll } from "vitest";
+import { createHarness, expectStatus, type Engine, type Harness, type TestAccount } from "./harness.ts";
 
 export const VERSION = SUPPORTED_VERSIONS[0];
 
@@ -60,4 +61,20 @@ export async function allPages(client: InsightsClient, path: string, query: stri
     start = page.last;
   } while (start);
   return { items: pages.flatMap((p) => p.items), pages };
+}
+
+/**
+ * Before the file's tests, a harness on `engine` with a program of 240 seeded MID insights, all of them read,
+ * handed to `take`; closed after them.
+ */
+export function useSeededListing(engine: Engine, take: (w: { h: Harness; p: SeededProgram; all: MidInsight[] }) => void): void {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    // Far from other files' service time: on a shared PostgreSQL, a clock advanced elsewhere runs the
+    // simulated networks' due offboardings, which must not reach this program's pending requests.
+    h = await createHarness({ engine, clockStart: "2031-01-06T12:00:00Z" });
+    const p = await seededProgram(h, 240);
+    take({ h, p, all: (await allPages(p.client, p.path, "limit=100")).items });
+  });
+  afterAll(() => h?.close());
 }

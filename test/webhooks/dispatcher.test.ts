@@ -4,8 +4,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { Webhook } from "standardwebhooks";
 import pino from "pino";
-import { createHarness, expectError, expectStatus, type Engine, type Harness, type TestAccount } from "../support/harness.ts";
-import { haveInfra } from "../support/infra.ts";
+import { createHarness, ENGINES, expectError, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { createDispatcher, type Dispatcher, type DispatcherOptions } from "../../src/webhooks/dispatcher.ts";
 import type { Db } from "../../src/platform/db.ts";
@@ -29,7 +28,7 @@ type Delivery = { eventId: string; status: string; nextAttempt: string | null; a
 /** A retry delay at its longest, jitter included: advancing the clock by this makes the retry due. */
 const latest = (delay: number) => Math.ceil(delay * (1 + RETRY_JITTER));
 
-const engines: Engine[] = ["pglite", ...(haveInfra("databaseUrl") ? (["postgres"] as const) : [])];
+
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -48,7 +47,7 @@ function capturingLog() {
   return { log, lines };
 }
 
-describe.each(engines)("webhook dispatcher (%s)", (engine) => {
+describe.each(ENGINES)("webhook dispatcher (%s)", (engine) => {
   let h: Harness;
   let receiver: Receiver;
   let dispatcher: Dispatcher;

@@ -1,27 +1,16 @@
 // GET /v1/programs/{programId}/mid-insights, refusals: 400 naming the parameter and its rule for each
 // invalid value — on PGlite, and on PostgreSQL when DATABASE_URL is set.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, type Engine, type Harness } from "../../support/harness.ts";
-import { haveInfra } from "../../support/infra.ts";
-import { allPages, seededProgram, type SeededProgram } from "../../support/mid-insights.ts";
+import { describe, expect, it } from "vitest";
+import { ENGINES, expectError } from "../../support/harness.ts";
+import { useSeededListing, type SeededProgram } from "../../support/mid-insights.ts";
 import { encodeCursor } from "../../../src/domain/mid-insights.ts";
 import type { MidInsight } from "../../../src/services/mid-insights/mid-insights.ts";
 
-const engines: Engine[] = ["pglite", ...(haveInfra("databaseUrl") ? (["postgres"] as const) : [])];
-
-describe.each(engines)("listing MID insights on %s", (engine) => {
-  let h: Harness;
+describe.each(ENGINES)("listing MID insights on %s", (engine) => {
   let p: SeededProgram;
   let all: MidInsight[];
 
-  beforeAll(async () => {
-    // Far from other files' service time: on a shared PostgreSQL, a clock advanced elsewhere runs the
-    // simulated networks' due offboardings, which must not reach this program's pending requests.
-    h = await createHarness({ engine, clockStart: "2031-01-06T12:00:00Z" });
-    p = await seededProgram(h, 240);
-    all = (await allPages(p.client, p.path, "limit=100")).items;
-  });
-  afterAll(() => h.close());
+  useSeededListing(engine, (w) => ({ p, all } = w));
 
   it("answers 400 naming the parameter and its rule for each invalid value", async () => {
     const created = encodeCursor({ sort: "created", order: "desc", value: all[0]!.created, id: all[0]!.id });

@@ -1,14 +1,11 @@
 // GET /v1/programs/{programId}/mid-insights, happy paths: fields, filters, sort, keyset pages, count, the
 // OpenAPI document — on PGlite, and on PostgreSQL when DATABASE_URL is set (the two engines bind parameters
 // differently).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectStatus, type Engine, type Harness } from "../../support/harness.ts";
-import { haveInfra } from "../../support/infra.ts";
-import { allPages, seededProgram, type Page, type SeededProgram } from "../../support/mid-insights.ts";
+import { describe, expect, it } from "vitest";
+import { ENGINES, expectStatus, type Harness } from "../../support/harness.ts";
+import { allPages, seededProgram, useSeededListing, type Page, type SeededProgram } from "../../support/mid-insights.ts";
 import { ORIGINS, SORT_FIELDS, type SortField } from "../../../src/domain/mid-insights.ts";
 import { recordOnboardingReply, type MidInsight } from "../../../src/services/mid-insights/mid-insights.ts";
-
-const engines: Engine[] = ["pglite", ...(haveInfra("databaseUrl") ? (["postgres"] as const) : [])];
 
 /** The spec's order: absent values after all others ascending, before them descending; ties by id. */
 function sortedBy(items: MidInsight[], sort: SortField, order: "asc" | "desc"): string[] {
@@ -29,19 +26,12 @@ function sortedBy(items: MidInsight[], sort: SortField, order: "asc" | "desc"): 
 const ids = (items: MidInsight[]) => items.map((i) => i.id);
 const sortIds = (list: string[]) => [...list].sort();
 
-describe.each(engines)("listing MID insights on %s", (engine) => {
+describe.each(ENGINES)("listing MID insights on %s", (engine) => {
   let h: Harness;
   let p: SeededProgram;
   let all: MidInsight[];
 
-  beforeAll(async () => {
-    // Far from other files' service time: on a shared PostgreSQL, a clock advanced elsewhere runs the
-    // simulated networks' due offboardings, which must not reach this program's pending requests.
-    h = await createHarness({ engine, clockStart: "2031-01-06T12:00:00Z" });
-    p = await seededProgram(h, 240);
-    all = (await allPages(p.client, p.path, "limit=100")).items;
-  });
-  afterAll(() => h.close());
+  useSeededListing(engine, (w) => ({ h, p, all } = w));
 
   it("returns every field of the spec's MID insight, in each network's formats", () => {
     expect(all).toHaveLength(240);
