@@ -88,7 +88,7 @@ interface Decision {
   claimed: Set<string>;
 }
 
-/** A purchase's own stages (a refund and a void are transactions or marks of their own). */
+/** A purchase's own stages (a refund is a transaction of its own; a void marks its purchase). */
 type PurchaseStage = "auth" | "clearing";
 
 /** Decides every item in batch order; the plan holds one verdict per item, in the items' order. */
