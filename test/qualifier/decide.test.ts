@@ -1,0 +1,235 @@
+// The qualifier's decide step over typed values, without I/O: each case of a message (void, refund, a
+// clearing of part of its own authorisation, the other stage of a recorded purchase, a new purchase or a
+// submission) in batch order, with the drop reasons, the stage events it claims in order and the rows,
+// updates, native messages and marks the write step then writes.
+import { describe, expect, it } from "vitest";
+import { decideInOrder, type Facts } from "../../src/qualifier/decide.ts";
+import { purchaseIdOf, type Item } from "../../src/qualifier/item.ts";
+import { clearingTransactionIdFor, transactionIdFor } from "../../src/domain/transaction-id.ts";
+import { placeAt, transactionRowOf, type NetworkTransaction, type TransactionRow } from "../../src/services/transactions/index.ts";
+import type { Offer } from "../../src/services/offers/index.ts";
+import type { LocationWithBrand, StoredCard } from "../../src/services/catalog/index.ts";
+
+const NOW = new Date("2026-01-07T10:31:00.000Z");
+
+const card: StoredCard = {
+  id: "card-1",
+  account_id: "acct-1",
+  live: false,
+  program_id: "prog-1",
+  first_numbers: "444400",
+  last_numbers: "4008",
+  scheme: "visa",
+  metadata: null,
+};
+
+const location: LocationWithBrand = {
+  id: "loc-1",
+  program_id: "prog-1",
+  brand_id: "brand-1",
+  address: "1 High Street",
+  city: "London",
+  postcode: "N1 1AA",
+  country_code: "GBR",
+  timezone: "Europe/London",
+  latitude: null,
+  longitude: null,
+  metadata: null,
+  live: false,
+  created: NOW,
+  updated: NOW,
+  brand_name: "Brand",
+  brand_logo_url: null,
+};
+
+/** £5 back on any purchase at the location, at once (no return period). */
+const offer: Offer = {
+  id: "offer-1",
+  accepted: true,
+  activation: { enabled: false },
+  additionalTerms: null,
+  brandId: "brand-1",
+  brandName: "Brand",
+  brandLogoURL: null,
+  countryCode: "GBR",
+  created: "2026-01-01T00:00:00.000Z",
+  currency: "GBP",
+  daysOfWeek: [0, 1, 2, 3, 4, 5, 6],
+  endDate: null,
+  feeSplit: 1,
+  fees: null,
+  funded: { id: "pub-1", type: "card-linking" },
+  live: false,
+  locationsTotal: 1,
+  maxTransactionAmount: null,
+  minTransactionAmount: 0,
+  metadata: null,
+  name: "£5 back",
+  origin: { id: "pub-1", type: "card-linking" },
+  priority: 1,
+  publisherId: "pub-1",
+  returnPeriod: 0,
+  schemes: ["visa"],
+  startDate: "2026-01-01T00:00:00",
+  status: "live",
+  supplier: null,
+  targeting: null,
+  type: { name: "amount", value: 5, maxRewardAmount: null },
+  transactionSource: null,
+  updated: "2026-01-01T00:00:00.000Z",
+  marketplace: null,
+};
+
+let messages = 0;
+/** A Visa message of the card, received as `raw`; its purchase key names the purchase. */
+function message(stage: NetworkTransaction["stage"], purchaseKey: string, over: Partial<NetworkTransaction> = {}): Item {
+  const tx: NetworkTransaction = {
+    scheme: "visa",
+    messageId: `m${++messages}`,
+    stage,
+    purchaseKey,
+    originalKey: null,
+    clearingKey: null,
+    cardId: card.id,
+    cardFirstSix: card.first_numbers,
+    cardLastFour: card.last_numbers,
+    amount: 40,
+    currency: "GBP",
+    localDateTime: "2026-01-07T10:30:00",
+    cardPresent: true,
+    wallet: null,
+    targetingTag: null,
+    merchant: { vmid: "v1", vsid: null, visaAcquiringMid: null, visaBin: null, mcLocationId: null, mcAcquiringMid: null, seNumber: null },
+    identifiers: {
+      MID: "v1",
+      mastercardTransactionSequenceNumber: null,
+      mastercardRefNumber: null,
+      amexApprovalCode: null,
+      visaAuthCode: null,
+      mastercardAuthCode: null,
+    },
+    ...over,
+  };
+  return { raw: { scheme: "visa", value: { messageId: tx.messageId, stage } }, tx };
+}
+
+function facts(over: Partial<Facts> = {}): Facts {
+  return {
+    recorded: new Set(),
+    cards: new Map([[card.id, card]]),
+    existing: new Map(),
+    refundCandidates: new Map(),
+    locations: new Map(),
+    mids: new Map(),
+    offers: new Map([[location.id, [offer]]]),
+    activations: new Map(),
+    ...over,
+  };
+}
+
+const purchaseId = (key: string) => transactionIdFor("visa", "purchase", key);
+const VERDICT_OK = { kind: "ok" };
+const dropped = (reason: string) => ({ kind: "drop", outcome: { kind: "dropped", reason } });
+
+describe("decideInOrder", () => {
+  it("decides each case of a batch in order, with its drop reasons, its stage events once each and the rows it records", () => {
+    const stranger = message("auth", "p0", { cardId: "card-unknown" });
+    const lostVoid = message("void", "p-never");
+    const nowhere = message("auth", "p1");
+    const auth = message("auth", "p2");
+    const clearing = message("clearing", "p2");
+    const partClearing = message("clearing", "p2", { amount: 15, clearingKey: "c2" });
+    const refund = message("refund", "r1", { amount: -40, originalKey: "p2" });
+    const refundAgain = message("refund", "r1", { amount: -40, originalKey: "p2" });
+    const voided = message("void", "p2");
+    const unplacedRefund = message("refund", "r2", { amount: -10 });
+    const clearingAgain = message("clearing", "p2", { amount: 15, clearingKey: "c2" });
+    const items = [stranger, lostVoid, nowhere, auth, clearing, partClearing, refund, refundAgain, voided, unplacedRefund, clearingAgain];
+
+    const plan = decideInOrder(items, facts({ locations: new Map([[auth, location]]) }), NOW);
+
+    const p2 = purchaseId("p2");
+    const c2 = clearingTransactionIdFor("visa", "p2", "c2");
+    const r1 = transactionIdFor("visa", "refund", "r1");
+    expect(plan.verdicts).toEqual([
+      dropped("card not enrolled"),
+      dropped("void of a purchase Cardlink did not record"),
+      dropped("no onboarded location of the card's program has this MID"),
+      VERDICT_OK,
+      VERDICT_OK,
+      VERDICT_OK,
+      VERDICT_OK,
+      dropped("refund already recorded"),
+      VERDICT_OK,
+      dropped("refund at no onboarded location of the card's program"),
+      dropped("clearing already recorded"),
+    ]);
+    // The amount offer rewards the purchase once: the clearing of part of it after the whole is told why not.
+    expect(plan.claims.map((c) => [c.transactionId, c.event])).toEqual([
+      [p2, "transaction.auth"],
+      [p2, "transaction.auth.qualified"],
+      [p2, "transaction.clearing"],
+      [p2, "transaction.clearing.qualified"],
+      [c2, "transaction.clearing"],
+      [r1, "transaction.refund"],
+    ]);
+    expect(plan.claimItems).toEqual([auth, auth, clearing, clearing, partClearing, refund]);
+    expect(plan.marks.map((m) => [m.messageId, m.stage, m.transactionId])).toEqual([
+      [auth.tx.messageId, "auth", p2],
+      [clearing.tx.messageId, "clearing", p2],
+      [partClearing.tx.messageId, "clearing", c2],
+      [refund.tx.messageId, "refund", r1],
+      [voided.tx.messageId, "void", p2],
+    ]);
+
+    // Rows the batch inserts carry every stage the batch adds to them; nothing recorded before is updated.
+    expect([...plan.inserted.keys()]).toEqual([p2, c2, r1]);
+    expect(plan.updated.size).toBe(0);
+    expect(plan.messages.size).toBe(0);
+    const purchase = plan.inserted.get(p2)!;
+    expect(purchase).toMatchObject({ auth: true, cleared: true, voided: true, refund_id: r1, location_id: location.id });
+    expect(purchase.offer).toMatchObject({ id: offer.id, cashback: 5, qualified: true });
+    expect(purchase.clearings).toEqual({ amount: 55, count: 2, cashback: 5, performanceFee: purchase.offer.performanceFee });
+    expect(purchase.native_messages).toEqual({ auth: auth.raw!.value, clearing: clearing.raw!.value, void: voided.raw!.value });
+    expect(plan.inserted.get(c2)).toMatchObject({ auth_id: p2, amount: 15, location_id: location.id, offer: { cashback: 0, qualified: false } });
+    expect(plan.inserted.get(r1)).toMatchObject({ kind: "refund", original_id: p2, amount: -40, offer: { cashback: -5 } });
+    expect(plan.transactionOf.get(partClearing)).toBe(c2);
+  });
+
+  it("updates a recorded purchase with its other stage and keeps the stage's native message for the update", () => {
+    const tx = message("auth", "p3").tx;
+    const recorded: TransactionRow = {
+      ...transactionRowOf({ id: purchaseId("p3"), kind: "purchase", tx, card, now: NOW, result: { ...offerResult(), qualified: true, cashback: 5 }, originalId: null, qualificationDue: null, place: placeAt(location) }),
+      native_messages: { auth: { stored: true } },
+    };
+    const clearing = message("clearing", "p3");
+
+    const plan = decideInOrder([clearing], facts({ existing: new Map([[recorded.id, recorded]]) }), NOW);
+
+    expect(plan.verdicts).toEqual([VERDICT_OK]);
+    expect([...plan.updated.keys()]).toEqual([recorded.id]);
+    expect(plan.updated.get(recorded.id)).toMatchObject({ auth: true, cleared: true, clearings: { amount: 40, count: 1, cashback: 5 } });
+    expect(plan.messages.get(recorded.id)).toEqual({ clearing: clearing.raw!.value });
+    expect(plan.claims.map((c) => c.event)).toEqual(["transaction.clearing", "transaction.clearing.qualified"]);
+    expect(plan.inserted.size).toBe(0);
+  });
+
+  it("takes a publisher's submission as a duplicate once its purchase is recorded, and decides it against its one offer before", () => {
+    const submission = (): Item => {
+      const { tx } = message("clearing", "sub-1");
+      return { tx, submitted: { offer, place: { location_id: null, brand_id: offer.brandId, brand: null, location: null } } };
+    };
+    const first = submission();
+    const second = submission();
+
+    const plan = decideInOrder([first, second], facts({ offers: new Map() }), NOW);
+
+    expect(plan.verdicts).toEqual([VERDICT_OK, { kind: "drop", outcome: { kind: "duplicate" } }]);
+    expect(plan.inserted.get(purchaseIdOf(first.tx))).toMatchObject({ location_id: null, brand_id: offer.brandId, cleared: true, native_messages: null, offer: { id: offer.id, qualified: true } });
+    expect(plan.claims.map((c) => c.event)).toEqual(["transaction.clearing", "transaction.clearing.qualified"]);
+  });
+});
+
+function offerResult() {
+  return { id: offer.id, cashback: 0, performanceFee: 0, qualified: false, qualificationDate: null, message: [] as string[] };
+}
