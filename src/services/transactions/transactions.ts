@@ -437,7 +437,7 @@ export function transactionRowOf(i: NewTransaction): StoredTransactionRow {
     offer: i.result,
     qualification_due: i.qualificationDue,
     considered: i.considered ?? null,
-    // The qualifier adds the network's message of each stage it records (src/qualifier/batch.ts).
+    // The qualifier adds the network's message of each stage it records (src/qualifier/decide.ts).
     native_messages: null,
     created: i.now,
     updated: i.now,
