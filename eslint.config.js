@@ -116,7 +116,7 @@ export default tseslint.config(
   },
   // The composition root (src/app) is the one place that opens the database, the bus and the clock and
   // starts the roles; the entry points (src/main.ts and the commands of src/cli, the tests, the benchmarks)
-  // call it. Below it, code takes the Services it built (as a type) and never builds its own.
+  // call it. Below it, nothing imports it: code declares what it is given (the API's ApiServices).
   {
     files: ["src/**", "simulators/host/**"],
     ignores: ["src/app/**", "src/main.ts", "src/cli/**"],
@@ -125,8 +125,7 @@ export default tseslint.config(
         patterns: [
           {
             group: ["**/app/*"],
-            allowTypeImports: true,
-            message: "src/app is the composition root: only entry points call it; take its Services as a type.",
+            message: "src/app is the composition root: only entry points import it; below it, code declares what it is given (the API: ApiServices in src/api/context.ts).",
           },
           {
             group: ["**/platform/db.ts", "./db.ts"],

@@ -1,8 +1,8 @@
 // The error contract's last word: what an error thrown anywhere in a request becomes (ApiError as it is,
 // DomainError by its kind, a dependency down as 503, anything else a logged 500), and 404 for no route.
+import type { ApiServices } from "./context.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
-import type { Services } from "../app/services.ts";
 import type { AppEnv } from "./context.ts";
 import { ApiError, fromDomainError, unavailable, type ErrorBody } from "./errors.ts";
 import { DomainError } from "../domain/errors.ts";
@@ -13,7 +13,7 @@ const hasBody = (request: Request) => {
   return (length !== null && length.trim() !== "0") || request.headers.has("transfer-encoding");
 };
 
-export function answerErrors(app: OpenAPIHono<AppEnv>, services: Services): void {
+export function answerErrors(app: OpenAPIHono<AppEnv>, services: ApiServices): void {
   app.onError((err, c) => {
     const requestId = c.get("requestId") ?? "unknown";
     let error: ApiError;

@@ -1,8 +1,8 @@
 // The Hono application's root: the middleware every request passes, in order, and the mounts — the error
 // contract (answers.ts), the 405 table (methods.ts), health and metrics, the OpenAPI document and its docs,
 // /v1, /admin and the dashboard.
+import type { ApiServices } from "./context.ts";
 import type { MiddlewareHandler } from "hono";
-import type { Services } from "../app/services.ts";
 import { unavailable } from "./errors.ts";
 import { router } from "./router.ts";
 import { adminAuth, inProcessApi, insightsAuth, keyAuth } from "./middleware/auth.ts";
@@ -23,7 +23,7 @@ import { mountOpenApi } from "./openapi.ts";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 
-export function createApp(services: Services, options: { adminToken: string }) {
+export function createApp(services: ApiServices, options: { adminToken: string }) {
   const app = router();
   const methods = methodTable();
 

@@ -2,9 +2,36 @@
 // the caller's account and environment. Verbs take a Ctx built from these.
 import type { Account } from "../services/accounts/index.ts";
 import type { Ctx } from "../platform/context.ts";
-import type { Services } from "../app/services.ts";
+import type { Logger } from "pino";
+import type { Config } from "../platform/config/index.ts";
+import type { Clock } from "../platform/clock/index.ts";
+import type { Db } from "../platform/db.ts";
+import type { Bus } from "../platform/bus/bus.ts";
+import type { Health } from "../platform/health/index.ts";
+import type { Metrics } from "../platform/metrics/index.ts";
+import type { SimulatorControl } from "../services/simulator-control/index.ts";
+import type { AccountLimiter, AddressLimiters } from "./middleware/rate-limit.ts";
 
 export type { Ctx };
+
+/** What the API is given: the composition root (src/app) opens these and passes them in as its Services. */
+export interface ApiServices {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  /** RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST per account, shared by every api process through the database. */
+  limiter: AccountLimiter;
+  /** Per client address, in this process: failed authentications and sign-ins, /admin. */
+  addressLimits: AddressLimiters;
+  bus: Bus;
+  /** Faults, traffic and test transactions of the scheme simulators, wherever they run. */
+  simulators: SimulatorControl;
+  /** PostgreSQL's and the bus's state as this process sees them; readiness and the 503 mapping use it. */
+  health: Health;
+  /** This process's Prometheus registry and the timings the parts report to it (served at /metrics). */
+  metrics: Metrics;
+}
 
 export interface Caller {
   account: Account;
@@ -14,7 +41,7 @@ export interface Caller {
 
 export interface AppEnv {
   Variables: {
-    services: Services;
+    services: ApiServices;
     requestId: string;
     caller: Caller;
     /** performance.now() when the request arrived (metrics: the hops a request starts). */
@@ -22,7 +49,7 @@ export interface AppEnv {
   };
 }
 
-export const ctxOf = (services: Services, caller: Caller): Ctx => ({
+export const ctxOf = (services: ApiServices, caller: Caller): Ctx => ({
   db: services.db,
   clock: services.clock,
   accountId: caller.account.id,

@@ -1,6 +1,5 @@
 // What every entry point is built on: the services (database, service clock, logger, rate limiter, bus,
 // the simulators' control, health), opened from the config or assembled from parts a caller opened.
-import type { Logger } from "pino";
 import type { Config } from "../platform/config/index.ts";
 import { configuredClock, type Clock } from "../platform/clock/index.ts";
 import { shareClock } from "../platform/clock/shared.ts";
@@ -8,31 +7,16 @@ import { clockOffsetStore } from "../platform/clock/offset-store.ts";
 import { openPglite, openPostgres, type Db } from "../platform/db.ts";
 import { migrate } from "../platform/migrate.ts";
 import { createLogger } from "../platform/log.ts";
-import { createAccountLimiter, createAddressLimiters, type AccountLimiter, type AddressLimiters } from "../api/middleware/rate-limit.ts";
-import type { Bus } from "../platform/bus/bus.ts";
+import { createAccountLimiter, createAddressLimiters } from "../api/middleware/rate-limit.ts";
+import type { ApiServices } from "../api/context.ts";
 import { lazyBus, openBus } from "../platform/bus/index.ts";
-import { createSimulatorControl, type SimulatorControl } from "../services/simulator-control/index.ts";
+import { createSimulatorControl } from "../services/simulator-control/index.ts";
 import { runDue } from "../lifecycle/due.ts";
-import { createHealth, type Health } from "../platform/health/index.ts";
+import { createHealth } from "../platform/health/index.ts";
 import { createMetrics, type Metrics } from "../platform/metrics/index.ts";
 
-export interface Services {
-  config: Config;
-  db: Db;
-  clock: Clock;
-  log: Logger;
-  /** RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST per account, shared by every api process through the database. */
-  limiter: AccountLimiter;
-  /** Per client address, in this process: failed authentications and sign-ins, /admin. */
-  addressLimits: AddressLimiters;
-  bus: Bus;
-  /** Faults, traffic and test transactions of the scheme simulators, wherever they run. */
-  simulators: SimulatorControl;
-  /** PostgreSQL's and the bus's state as this process sees them; readiness and the 503 mapping use it. */
-  health: Health;
-  /** This process's Prometheus registry and the timings the parts report to it (served at /metrics). */
-  metrics: Metrics;
-}
+/** What every entry point is built on: what the API is given, which each role takes its part of. */
+export type Services = ApiServices;
 
 /** Services with what must stop before their database closes (the clock's sync across processes). */
 export interface OpenedServices {

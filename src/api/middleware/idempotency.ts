@@ -3,6 +3,7 @@
 // that failed (5xx, 429) frees its key for the retry. Keys are per account and environment. The request
 // is remembered by an HMAC-SHA256 fingerprint under a server secret (IDEMPOTENCY_SECRET, else one kept in
 // the database): a plain hash of a body with a card number in it could be reversed by trying candidates.
+import type { ApiServices } from "../context.ts";
 import { createHmac } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
@@ -10,7 +11,6 @@ import { ApiError, invalid } from "../errors.ts";
 import { claimKey, recordAnswer, releaseKey } from "../../platform/idempotency.ts";
 import { within } from "../../platform/health/dependency.ts";
 import { serverSecret } from "../../services/accounts/index.ts";
-import type { Services } from "../../app/services.ts";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -18,8 +18,8 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const RECORD_WITHIN_MS = 1_000;
 
 /** Each app's fingerprint key, read from the database once (and again after a failed read). */
-const fingerprintKeys = new WeakMap<Services, Promise<string>>();
-function fingerprintKey(services: Services): Promise<string> {
+const fingerprintKeys = new WeakMap<ApiServices, Promise<string>>();
+function fingerprintKey(services: ApiServices): Promise<string> {
   if (services.config.IDEMPOTENCY_SECRET) return Promise.resolve(services.config.IDEMPOTENCY_SECRET);
   let key = fingerprintKeys.get(services);
   if (!key) {

@@ -1,15 +1,15 @@
 // Whether the browser's connection is https — directly, or through a TLS-terminating proxy when
 // TRUST_PROXY is set (its X-Forwarded-Proto; without TRUST_PROXY the header is anyone's to send) —
 // and HSTS on every answer given over https, so a browser never comes back over plain http.
+import type { ApiServices } from "../context.ts";
 import type { Context, MiddlewareHandler } from "hono";
-import type { Services } from "../../app/services.ts";
 
 /** One year: the usual HSTS lifetime. Subdomains are left alone (the operator's domain may serve others). */
 const HSTS = "max-age=31536000";
 
 export function requestIsHttps(c: Context): boolean {
   if (new URL(c.req.url).protocol === "https:") return true;
-  const services = c.get("services") as Services | undefined;
+  const services = c.get("services") as ApiServices | undefined;
   if (!services?.config.TRUST_PROXY) return false;
   // The proxy nearest the client is first: `https, http` is a browser on https behind two proxies.
   return c.req.header("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "https";
