@@ -110,6 +110,15 @@ export default tseslint.config(
     files: ["src/cli/**", "src/main.ts"],
     rules: restrict(ROLE_INTERNALS, FEATURE_FACE),
   },
+  // The dashboard stands on the API (it reaches it through the port it is given); the API does not know it:
+  // the composition root mounts it (src/app/http.ts createWebApp).
+  {
+    files: ["src/api/**"],
+    rules: restrict(ROLE_INTERNALS, COMMAND_LINE, FEATURE_FACE, {
+      group: ["**/dashboard/*"],
+      message: "The API does not import the dashboard: the composition root mounts it beside the API (src/app/http.ts).",
+    }),
+  },
   {
     files: ["src/qualifier/**"],
     rules: restrict(COMMAND_LINE, FEATURE_FACE),

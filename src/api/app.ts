@@ -1,16 +1,15 @@
 // The Hono application's root: the middleware every request passes, in order, and the mounts — the error
 // contract (answers.ts), the 405 table (methods.ts), health and metrics, the OpenAPI document and its docs,
-// /v1, /admin and the dashboard.
+// /v1, /admin, and what the caller mounts beside them (the composition root mounts the dashboard).
 import type { ApiServices } from "./context.ts";
 import type { MiddlewareHandler } from "hono";
 import { unavailable } from "./errors.ts";
 import { router } from "./router.ts";
-import { adminAuth, inProcessApi, insightsAuth, keyAuth } from "./middleware/auth.ts";
+import { adminAuth, insightsAuth, keyAuth } from "./middleware/auth.ts";
 import { randomBase62 } from "../platform/ids.ts";
 import { mountAdmin } from "./routes/admin/index.ts";
 import { mountV1 } from "./routes/index.ts";
 import { mountDocs } from "./docs.ts";
-import { mountDashboard } from "../dashboard/index.tsx";
 import { idempotency } from "./middleware/idempotency.ts";
 import { guardInput, limitBody } from "./middleware/input.ts";
 import { strictTransport } from "./middleware/security-headers.ts";
@@ -23,7 +22,10 @@ import { mountOpenApi } from "./openapi.ts";
 
 const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 
-export function createApp(services: ApiServices, options: { adminToken: string }) {
+export type Router = ReturnType<typeof router>;
+
+/** `mount` adds what serves beside /v1 and /admin (the dashboard), before the 405 table learns the routes. */
+export function createApp(services: ApiServices, options: { adminToken: string; mount?: (app: Router) => void }) {
   const app = router();
   const methods = methodTable();
 
@@ -65,7 +67,7 @@ export function createApp(services: ApiServices, options: { adminToken: string }
 
   mountV1(app);
   mountAdmin(app);
-  mountDashboard(app, { adminToken: options.adminToken, api: inProcessApi(app, services.config.SERVICE_NAME) });
+  options.mount?.(app);
   methods.learn(app.routes);
   return app;
 }

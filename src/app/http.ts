@@ -3,6 +3,8 @@ import { Server, type AddressInfo } from "node:net";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { serve } from "@hono/node-server";
 import { createApp } from "../api/app.ts";
+import { inProcessApi } from "../api/middleware/auth.ts";
+import { mountDashboard } from "../dashboard/index.tsx";
 import type { Services } from "./services.ts";
 import { isLoopbackHost } from "../platform/config/index.ts";
 import { listenError } from "./port.ts";
@@ -21,8 +23,16 @@ function urlHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
+/** The API with the dashboard mounted beside it, reaching the API through the in-process port: what the port serves. */
+export function createWebApp(services: Services, options: { adminToken: string }) {
+  return createApp(services, {
+    ...options,
+    mount: (app) => mountDashboard(app, { adminToken: options.adminToken, api: inProcessApi(app, services.config.SERVICE_NAME) }),
+  });
+}
+
 export function serveApi(services: Services, adminToken: string): Promise<Listening> {
-  const app = createApp(services, { adminToken });
+  const app = createWebApp(services, { adminToken });
   return new Promise((resolve, reject) => {
     const { HOST } = services.config;
     const server = serve({ fetch: app.fetch, port: services.config.PORT, hostname: HOST }, (info) =>

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createApp } from "../../src/api/app.ts";
+import { createWebApp } from "../../src/app/http.ts";
 import { ADMIN_TOKEN } from "../support/harness.ts";
 import { usePipeline } from "../support/pipeline.ts";
 import { ROOT, cleanEnv, run, succeed } from "../support/pack.ts";
@@ -85,7 +85,7 @@ it("runs the README's example as written against a Cardlink: a hook, a qualifyin
   expect(examples).toHaveLength(1);
   writeFileSync(join(project, "example.ts"), examples[0]!);
   await succeed(run(process.execPath, [TSC, "-p", project], { cwd: project }), "tsc");
-  const app = createApp(pipeline.h.services, { adminToken: ADMIN_TOKEN });
+  const app = createWebApp(pipeline.h.services, { adminToken: ADMIN_TOKEN });
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve(info.port));
   });

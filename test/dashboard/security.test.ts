@@ -4,12 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, ADMIN_TOKEN, type Harness, type TestAccount } from "../support/harness.ts";
 import { seedGraph, type Graph } from "../support/fixtures.ts";
-import { createApp } from "../../src/api/app.ts";
+import { createWebApp } from "../../src/app/http.ts";
 
 const ORIGIN = "http://cardlink.test";
 
 let h: Harness;
-let app: ReturnType<typeof createApp>;
+let app: ReturnType<typeof createWebApp>;
 let owner: TestAccount;
 let other: TestAccount;
 let testGraph: Graph;
@@ -36,7 +36,7 @@ async function signIn(secret: string): Promise<{ res: Response; cookie: string }
 
 beforeAll(async () => {
   h = await createHarness();
-  app = createApp(h.services, { adminToken: ADMIN_TOKEN });
+  app = createWebApp(h.services, { adminToken: ADMIN_TOKEN });
   owner = await h.createAccount({ tier: "premium" });
   other = await h.createAccount({ tier: "premium" });
   testGraph = await seedGraph(owner.as("test"), h);

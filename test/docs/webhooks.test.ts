@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createApp } from "../../src/api/app.ts";
+import { createWebApp } from "../../src/app/http.ts";
 import { ADMIN_TOKEN } from "../support/harness.ts";
 import { usePipeline } from "../support/pipeline.ts";
 import { ROOT, background, cleanEnv, run, succeed, type Background } from "../support/pack.ts";
@@ -32,7 +32,7 @@ const receivers: Background[] = [];
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "cardlink-receivers-"));
-  const app = createApp(pipeline.h.services, { adminToken: ADMIN_TOKEN });
+  const app = createWebApp(pipeline.h.services, { adminToken: ADMIN_TOKEN });
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve(info.port));
   });

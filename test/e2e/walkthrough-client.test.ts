@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { createCardlinkClient, verifyWebhook, type CardlinkClient, type EventOf } from "../../clients/typescript/src/index.ts";
-import { createApp } from "../../src/api/app.ts";
+import { createWebApp } from "../../src/app/http.ts";
 import { ADMIN_TOKEN, type TestAccount } from "../support/harness.ts";
 import { usePipeline } from "../support/pipeline.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
@@ -19,7 +19,7 @@ let cardlink: CardlinkClient;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  const app = createApp(pipeline.h.services, { adminToken: ADMIN_TOKEN });
+  const app = createWebApp(pipeline.h.services, { adminToken: ADMIN_TOKEN });
   const port = await new Promise<number>((resolve) => {
     server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve(info.port));
   });

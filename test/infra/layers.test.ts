@@ -37,6 +37,7 @@ describe("layer rules", () => {
     ["src/services/catalog/example.ts", 'import { faultsSchema } from "../../../simulators/engine/faults.ts";\nexport const f = faultsSchema;\n'],
     ["src/services/simulator-control/example.ts", 'import { NetworkSimulator } from "../../../simulators/engine/network.ts";\nexport const n = NetworkSimulator;\n'],
     ["src/api/routes/example.ts", 'import { processBatch } from "../../qualifier/batch.ts";\nexport const p = processBatch;\n'],
+    ["src/api/example.ts", 'import { mountDashboard } from "../dashboard/index.tsx";\nexport const m = mountDashboard;\n'],
     ["src/example.ts", 'import { normalise } from "./qualifier/normalise/index.ts";\nexport const n = normalise;\n'],
     ["src/api/routes/admin/example.ts", 'import { faultsShape } from "../../../../simulators/engine/faults.ts";\nexport const f = faultsShape;\n'],
     ["simulators/engine/example.ts", 'import type { Db } from "../../src/platform/db.ts";\nexport type D = Db;\n'],

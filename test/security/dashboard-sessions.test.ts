@@ -4,7 +4,7 @@
 // a TLS proxy (TRUST_PROXY) the cookie is Secure and answers carry HSTS; /docs has a CSP too.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, ADMIN_TOKEN, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
-import { createApp } from "../../src/api/app.ts";
+import { createWebApp } from "../../src/app/http.ts";
 
 const ORIGIN = "http://cardlink.test";
 
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all([h.close(), proxied.close()]));
 
 function client(harness: Harness) {
-  const app = createApp(harness.services, { adminToken: ADMIN_TOKEN });
+  const app = createWebApp(harness.services, { adminToken: ADMIN_TOKEN });
   const send = (path: string, init: { cookie?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) =>
     app.request(`${ORIGIN}${path}`, {
       method: init.form ? "POST" : "GET",
@@ -112,7 +112,7 @@ describe("behind a TLS proxy", () => {
 
   it("with TRUST_PROXY, a form posted from the https page the browser sees is same-origin", async () => {
     const signIn = (harness: Harness, secret: string) =>
-      createApp(harness.services, { adminToken: ADMIN_TOKEN }).request(`${ORIGIN}/dashboard/sign-in`, {
+      createWebApp(harness.services, { adminToken: ADMIN_TOKEN }).request(`${ORIGIN}/dashboard/sign-in`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://cardlink.test", "x-forwarded-proto": "https" },
         body: new URLSearchParams({ secret }).toString(),

@@ -6,7 +6,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { ADMIN_TOKEN, createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
 import { assembleServices } from "../../src/app/services.ts";
-import { createApp } from "../../src/api/app.ts";
+import { createWebApp } from "../../src/app/http.ts";
 import { takeTokens } from "../../src/services/accounts/rate-limits.ts";
 import { world } from "../support/offers-world.ts";
 import { infra } from "../support/infra.ts";
@@ -27,7 +27,7 @@ describe.each(["pglite", ...(infra.databaseUrl ? (["postgres"] as const) : [])] 
     const replica =
       engine === "pglite"
         ? { request: (path: string, init: { headers: Record<string, string> }) => h.request("GET", path, { headers: init.headers }) }
-        : createApp(assembleServices({ config: h.config, db: h.services.db, clock: h.services.clock, bus: h.services.bus }), { adminToken: ADMIN_TOKEN });
+        : createWebApp(assembleServices({ config: h.config, db: h.services.db, clock: h.services.clock, bus: h.services.bus }), { adminToken: ADMIN_TOKEN });
     const acct = await h.createAccount();
     await expectStatus(await acct.as("test").get("/v1/programs"), 200);
     await expectStatus(await replica.request("/v1/programs", { headers: { "Cardlink-Key": acct.keys.live } }), 200);
@@ -58,7 +58,7 @@ describe("per client address and per account in flight", () => {
     h = await createHarness({ env: { RATE_LIMIT_PER_SECOND: "20", RATE_LIMIT_BURST: "40", TEST_PURCHASE_CONCURRENCY: "16" } });
     // The networks answer onboarding; no qualifier runs, so a test purchase waits its whole wait (202).
     roles = await startRoles(h.services, ["simulators", "workers"]);
-    const app = createApp(h.services, { adminToken: ADMIN_TOKEN });
+    const app = createWebApp(h.services, { adminToken: ADMIN_TOKEN });
     await new Promise<void>((resolve) => {
       server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => {
         base = `http://127.0.0.1:${info.port}`;

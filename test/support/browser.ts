@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { createApp } from "../../src/api/app.ts";
+import { createWebApp } from "../../src/app/http.ts";
 import type { Services } from "../../src/app/services.ts";
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
@@ -28,7 +28,7 @@ export interface Served {
 }
 
 export async function serveAndLaunch(services: Services, adminToken: string, executablePath: string): Promise<Served> {
-  const app = createApp(services, { adminToken });
+  const app = createWebApp(services, { adminToken });
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });

@@ -4,7 +4,7 @@
 import { assembleSystem } from "../../src/app/system.ts";
 import { serviceClock, type Services } from "../../src/app/services.ts";
 import { loadConfig, type Config } from "../../src/platform/config/index.ts";
-import { createApp } from "../../src/api/app.ts";
+import { createWebApp } from "../../src/app/http.ts";
 import { openPglite, openPostgres, type Db } from "../../src/platform/db.ts";
 import { migrate } from "../../src/platform/migrate.ts";
 import { randomBase62 } from "../../src/platform/ids.ts";
@@ -104,7 +104,7 @@ export async function createHarness(
   await bus.createTopics(topicSpecs());
   const system = assembleSystem({ config, db, clock, bus, metrics });
   const { services } = system;
-  const app = createApp(services, { adminToken: ADMIN_TOKEN });
+  const app = createWebApp(services, { adminToken: ADMIN_TOKEN });
   const keyHeader = `${config.SERVICE_NAME}-Key`;
 
   const request: Harness["request"] = (method, path, init = {}) => {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
-import { createApp } from "../../../src/api/app.ts";
+import { createWebApp } from "../../../src/app/http.ts";
 import { ADMIN_TOKEN, createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
 
 let h: Harness;
@@ -17,7 +17,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "cardlink-cli-keys-"));
 
 beforeAll(async () => {
   h = await createHarness();
-  const app = createApp(h.services, { adminToken: ADMIN_TOKEN });
+  const app = createWebApp(h.services, { adminToken: ADMIN_TOKEN });
   url = await new Promise<string>((resolve) => {
     server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve(`http://127.0.0.1:${info.port}`));
   });
