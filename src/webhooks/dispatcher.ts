@@ -353,7 +353,8 @@ async function gather(pool: Pool): Promise<boolean> {
   const until = performance.now() + CLAIM_INTERVAL_MS;
   let sawWake = false;
   while (pool.running && pool.inFlight.size > 0 && performance.now() < until) {
-    sawWake ||= pool.waker.take();
+    // take() every turn, not only until the first wake-up: a flag left set makes the sleep below return at once.
+    if (pool.waker.take()) sawWake = true;
     await pool.waker.sleep(until - performance.now());
   }
   return sawWake || pool.waker.woken;
