@@ -2,13 +2,12 @@
 // process killed in the middle of a batch (nothing half-written, nothing twice after the redelivery),
 // a later stage's identifiers merged into the record and its webhook, each stage's native message kept on
 // its row, and the MID insight's last transaction read in the location's time zone.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectStatus, type Harness } from "../support/harness.ts";
+import { describe, expect, it } from "vitest";
+import { expectStatus, type Harness } from "../support/harness.ts";
+import { useQualifierWorld } from "./world.ts";
 import { localIn, world, type World } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
 import { startQualifier } from "../../src/qualifier/index.ts";
 import type { Outcome } from "../../src/qualifier/batch.ts";
-import type { Subscription } from "../../src/platform/bus/bus.ts";
 import type { Db } from "../../src/platform/db.ts";
 import { instantOf } from "../../src/domain/local-dates.ts";
 import { recordOnboardingReply } from "../../src/services/mid-insights/mid-insights.ts";
@@ -16,21 +15,7 @@ import { ADAPTERS } from "../../simulators/schemes/index.ts";
 import { emptyMids, type Purchase } from "../../simulators/engine/types.ts";
 
 let h: Harness;
-let simulators: RunningRoles;
-let qualifier: Subscription | undefined;
-
-beforeAll(async () => {
-  h = await createHarness();
-  simulators = await startRoles(h.services, ["simulators", "workers"]);
-});
-afterEach(async () => {
-  await qualifier?.stop();
-  qualifier = undefined;
-});
-afterAll(async () => {
-  await simulators.stop();
-  await h.close();
-});
+const qualifier = useQualifierWorld((opened) => (h = opened));
 
 type VisaMids = { vmid: string; vsid: string; visaAcquiringMid: string; visaBin: string };
 type LocationView = { timezone: string; status: { visa: { mids: VisaMids[] } } };
@@ -139,7 +124,7 @@ describe("qualifier batches", () => {
 
     // The next process gets the whole batch again.
     const outcomes: Outcome[] = [];
-    qualifier = await startQualifier({ ...h.services, onOutcome: (o) => outcomes.push(o) });
+    await qualifier.start({ ...h.services, onOutcome: (o) => outcomes.push(o) });
     await expect.poll(() => outcomes.length, { timeout: 30_000 }).toBe(4);
     expect(outcomes.map((o) => o.kind)).toEqual(["recorded", "recorded", "recorded", "recorded"]);
     const rows = await h.services.db.query<{ id: string; qualified: boolean; datetime: string }>(
@@ -179,7 +164,7 @@ describe("qualifier batches", () => {
     // Waiting on the bus together: one batch.
     for (const m of messages) await h.services.bus.publish("visa.transactions", w.cardId, m);
     const outcomes: Outcome[] = [];
-    qualifier = await startQualifier({ ...h.services, onOutcome: (o) => outcomes.push(o) });
+    await qualifier.start({ ...h.services, onOutcome: (o) => outcomes.push(o) });
     await expect.poll(() => outcomes.length, { timeout: 30_000 }).toBe(5);
     const ids = outcomes.map((o) => (o.kind === "recorded" ? o.transactionId : o.kind));
     const get = async (id: string) => expectStatus<Record<string, unknown> & { offer: { qualified: boolean; cashback: number } }>(await w.client.get(`/v1/transactions/${id}`), 200);
@@ -209,7 +194,7 @@ describe("qualifier batches", () => {
     const resent = (n: number) => ({ ...auth, messageId: `${auth.messageId}-again-${n}`, processedAt: later.toISOString() });
     for (const m of [auth, resent(1), settlement]) await h.services.bus.publish("visa.transactions", w.cardId, m);
     const outcomes: Outcome[] = [];
-    qualifier = await startQualifier({ ...h.services, onOutcome: (o) => outcomes.push(o) });
+    await qualifier.start({ ...h.services, onOutcome: (o) => outcomes.push(o) });
     await expect.poll(() => outcomes.length, { timeout: 30_000 }).toBe(3);
     const recordedFirst = outcomes[0]!;
     const id = recordedFirst.kind === "recorded" ? recordedFirst.transactionId : "";
@@ -233,7 +218,7 @@ describe("qualifier batches", () => {
   });
 
   it("merges a later stage's identifiers: the Mastercard clearing's sequence number reaches the record and the clearing webhook", async () => {
-    qualifier = await startQualifier(h.services);
+    await qualifier.start(h.services);
     const w = await world(h);
     const cardId = await w.card("5555000000005007");
     const tx = await expectStatus<{ id: string; identifiers: Record<string, string | null> }>(
@@ -255,7 +240,7 @@ describe("qualifier batches", () => {
   });
 
   it("takes a MID insight's lastSeenTransactionDate from the purchase's local time in the location's time zone", async () => {
-    qualifier = await startQualifier(h.services);
+    await qualifier.start(h.services);
     const w = await world(h);
     const brandId = await w.brand("Tokyo Coffee");
     const locationId = await w.location(brandId, "JPN");

@@ -1,13 +1,12 @@
 // The qualifier under failure: a malformed message is dead-lettered and the consumer goes on; a
 // database failure is retried without committing; a crash between the database commit and the offset
 // commit rewards nothing twice and emits no second event.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectStatus, type Harness } from "../support/harness.ts";
+import { describe, expect, it } from "vitest";
+import { expectStatus, type Harness } from "../support/harness.ts";
+import { useQualifierWorld } from "./world.ts";
 import { localIn, world, type World } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
-import { startQualifier } from "../../src/qualifier/index.ts";
 import type { Outcome } from "../../src/qualifier/batch.ts";
-import type { Bus, BusMessage, Subscription } from "../../src/platform/bus/bus.ts";
+import type { Bus, BusMessage } from "../../src/platform/bus/bus.ts";
 import type { Db } from "../../src/platform/db.ts";
 import { deadLetterTopic } from "../../src/platform/bus/dead-letter.ts";
 import type { DeadLetter } from "../../src/platform/bus/messages.ts";
@@ -15,21 +14,7 @@ import { generatePools, PurchaseStream } from "../../simulators/engine/generator
 import { ADAPTERS } from "../../simulators/schemes/index.ts";
 
 let h: Harness;
-let simulators: RunningRoles;
-let qualifier: Subscription | undefined;
-
-beforeAll(async () => {
-  h = await createHarness();
-  simulators = await startRoles(h.services, ["simulators", "workers"]);
-});
-afterEach(async () => {
-  await qualifier?.stop();
-  qualifier = undefined;
-});
-afterAll(async () => {
-  await simulators.stop();
-  await h.close();
-});
+const qualifier = useQualifierWorld((opened) => (h = opened));
 
 /** The bus, with the qualifier's batch handler wrapped: `after` runs once the real handler has finished. */
 function wrapHandler(bus: Bus, after: (batch: BusMessage[]) => void): Bus {
@@ -68,7 +53,7 @@ const eventsOf = (transactionId: string) =>
 describe("qualifier failures", () => {
   it("dead-letters a malformed message with its reason and goes on with the next", async () => {
     const outcomes: Outcome[] = [];
-    qualifier = await startQualifier({ ...h.services, onOutcome: (o) => outcomes.push(o) });
+    await qualifier.start({ ...h.services, onOutcome: (o) => outcomes.push(o) });
     const letters: DeadLetter[] = [];
     const watcher = await h.services.bus.subscribe({
       groupId: "test-dead-letters",
@@ -98,7 +83,7 @@ describe("qualifier failures", () => {
       tx: (fn) => (failures-- > 0 ? Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432")) : h.services.db.tx(fn)),
     };
     const outcomes: Outcome[] = [];
-    qualifier = await startQualifier({ ...h.services, db: flaky, onOutcome: (o) => outcomes.push(o) });
+    await qualifier.start({ ...h.services, db: flaky, onOutcome: (o) => outcomes.push(o) });
     const w = await liveWorld();
     const tx = await purchase(w);
     expect(failures).toBeLessThan(0);
@@ -112,7 +97,7 @@ describe("qualifier failures", () => {
     const crashing = wrapHandler(h.services.bus, () => {
       if (crashes-- > 0) throw new Error("killed after the database commit, before the offset commit");
     });
-    qualifier = await startQualifier({ ...h.services, bus: crashing, onOutcome: (o) => outcomes.push(o) });
+    await qualifier.start({ ...h.services, bus: crashing, onOutcome: (o) => outcomes.push(o) });
     const w = await liveWorld();
     const tx = await purchase(w);
     // The same message came back and changed nothing.

@@ -1,31 +1,16 @@
 // The qualifier's runner times each named step of every batch: a test purchase through the Visa simulator,
 // the bus and the qualifier leaves its batch's time in each step in the step histogram of the registry the
 // role was given, and in the debug line the role logs for the batch.
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { pino } from "pino";
-import { createHarness, expectStatus, type Harness } from "../support/harness.ts";
+import { expectStatus, type Harness } from "../support/harness.ts";
+import { useQualifierWorld } from "./world.ts";
 import { localIn, world } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
-import { startQualifier, STEPS } from "../../src/qualifier/index.ts";
+import { STEPS } from "../../src/qualifier/index.ts";
 import { createMetrics, type Metrics } from "../../src/platform/metrics/index.ts";
-import type { Subscription } from "../../src/platform/bus/bus.ts";
 
 let h: Harness;
-let roles: RunningRoles;
-let qualifier: Subscription | undefined;
-
-beforeAll(async () => {
-  h = await createHarness();
-  roles = await startRoles(h.services, ["simulators", "workers"]);
-});
-afterEach(async () => {
-  await qualifier?.stop();
-  qualifier = undefined;
-});
-afterAll(async () => {
-  await roles.stop();
-  await h.close();
-});
+const qualifier = useQualifierWorld((opened) => (h = opened));
 
 /** Each step's count and sum of seconds, as the registry holds them. */
 async function stepHistogram(metrics: Metrics): Promise<Record<string, { count: number; sum: number }>> {
@@ -46,7 +31,7 @@ it("records each batch's time in each step in the step histogram and a debug lin
   const metrics = createMetrics();
   const lines: { msg?: string; messages?: number; stepsMs?: Record<string, number> }[] = [];
   const log = pino({ level: "debug" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  qualifier = await startQualifier({ ...h.services, log, metrics });
+  await qualifier.start({ ...h.services, log, metrics });
   expect(await stepHistogram(metrics)).toEqual({});
 
   const w = await world(h);
