@@ -1,7 +1,7 @@
 // Waiting for a transaction the qualifier records (a test purchase, its clearing, void or refund): every
 // request of this process that waits is answered by one query a tick over all the ids waited for, not by a
-// query of its own every tick. Per-request polling made the database's load grow with the waits it caused:
-// at 50 test purchases a second the answers took seconds, most of the database's time spent on the polls.
+// query of its own every tick, so the database's load stays one statement a tick however many requests wait
+// (a query per waiting request would grow it with the very load that makes the waits longer).
 import type { Db } from "../../platform/db.ts";
 import type { Ctx } from "../../platform/context.ts";
 import { toTransaction, type Transaction, type TransactionRow } from "./transactions.ts";
