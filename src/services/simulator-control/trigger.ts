@@ -231,131 +231,187 @@ async function resolveFixtures(ctx: Ctx, event: TriggerEvent, o: TriggerOverride
   return fixtures;
 }
 
+/** What firing an event made: the subject its events name, a line saying what happened, the resources made. */
+interface Fired {
+  subjectId: string;
+  summary: string;
+  resources: TriggerResult["resources"];
+  /** The subject's events of this kind written before it fired (an offer's earlier extensions). */
+  before: string[];
+}
+
+interface Firing {
+  deps: Deps;
+  event: TriggerEvent;
+  fixtures: Fixtures;
+  overrides: TriggerOverrides;
+}
+
 /** Fires the event and waits for it and for the first attempt of each of its deliveries. */
-export async function trigger({ ctx, simulators, waitMs }: Deps, event: TriggerEvent, overrides: TriggerOverrides = {}): Promise<TriggerResult> {
+export async function trigger(deps: Deps, event: TriggerEvent, overrides: TriggerOverrides = {}): Promise<TriggerResult> {
+  const { ctx, waitMs } = deps;
   const fixtures = await resolveFixtures(ctx, event, overrides);
+  checkRequestAmount(event, overrides);
   const deadline = performance.now() + waitMs;
-  const steps = { ctx, simulators, waitMs };
-  const purchase = async (amount: number) =>
-    received(
-      await sendTestPurchase(steps, {
-        cardId: fixtures.cardId,
-        locationId: fixtures.locationId,
-        amount: overrides.amount ?? amount,
-        ...(overrides.datetime ? { datetime: overrides.datetime } : {}),
-        ...(overrides.targeting ? { targetingTag: overrides.targeting } : {}),
-      }),
-      "purchase",
-    );
+  const fired = await FIRE[event]({ deps, event, fixtures, overrides });
+  await refuseUnqualified(ctx, event, fired);
+  const eventIds = await writtenEvents(ctx, event, fired, deadline);
+  const dispatched = () => allDispatched(ctx, eventIds);
+  await attempted(ctx, eventIds, dispatched, deadline);
+  const transaction = fired.resources.transactionId ? await getTransaction(ctx, fired.resources.transactionId) : undefined;
+  return {
+    event,
+    eventIds,
+    summary: fired.summary,
+    resources: fired.resources,
+    ...(transaction ? { transaction } : {}),
+    dispatched: await dispatched(),
+    deliveries: await deliveriesOf(ctx, eventIds),
+  };
+}
+
+/** A missing-transaction request's amount says how the test network answers: it must fit the event asked for. */
+function checkRequestAmount(event: TriggerEvent, overrides: TriggerOverrides): void {
   const failing = event === "missing-transaction-request.failed";
   if (overrides.amount !== undefined && event.startsWith("missing-transaction-request.") && FAILING_REQUEST_AMOUNTS.includes(overrides.amount) !== failing) {
     throw invalid("amount", failing ? `the test network fails requests of ${FAILING_REQUEST_AMOUNTS.join(", ")}` : `${overrides.amount} is a failing test amount; use missing-transaction-request.failed`);
   }
+}
 
-  let subjectId: string;
-  let summary: string;
-  let resources: TriggerResult["resources"] = fixtures;
-  let before: string[] = [];
-  switch (event) {
-    case "transaction.auth.qualified":
-    case "transaction.auth": {
-      const t = await purchase(event === "transaction.auth" ? BELOW_MINIMUM_AMOUNT : QUALIFYING_AMOUNT);
-      subjectId = t.id;
-      summary = `purchase ${t.amount} ${t.currency}, ${describeOffer(t)}`;
-      resources = { ...fixtures, transactionId: t.id };
-      break;
-    }
-    case "transaction.clearing":
-    case "transaction.clearing.qualified": {
-      const auth = await purchase(QUALIFYING_AMOUNT);
-      const t = received(await clearTestPurchase(steps, auth.id), "clearing");
-      subjectId = t.id;
-      summary = `clearing of ${t.amount} ${t.currency}, ${describeOffer(t)}`;
-      resources = { ...fixtures, transactionId: t.id, purchaseId: auth.id };
-      break;
-    }
-    case "transaction.refund": {
-      const auth = await purchase(QUALIFYING_AMOUNT);
-      const t = received(await refundTestPurchase(steps, auth.id), "refund");
-      subjectId = t.id;
-      summary = `refund of ${t.amount} ${t.currency} of purchase ${auth.id}, ${describeOffer(t)}`;
-      resources = { ...fixtures, transactionId: t.id, purchaseId: auth.id };
-      break;
-    }
-    case "location.status": {
-      const location = await createLocation(ctx, fixtures.programId, {
-        brandId: fixtures.brandId,
-        address: "2 Fixture Street",
-        city: "London",
-        postcode: "SW1A 1AB",
-        countryCode: "GBR",
-      });
-      subjectId = location.id;
-      summary = `location ${location.id} onboarded on visa, mastercard and amex (location.active each)`;
-      resources = { ...fixtures, newLocationId: location.id };
-      break;
-    }
-    case "missing-transaction-request.succeeded":
-    case "missing-transaction-request.failed": {
-      // The test network answers at once; 10.01 is its amount for transaction-not-found.
-      const request = await createMissingTransactionRequest({
-        ctx,
-        input: {
-          cardId: fixtures.cardId,
-          locationId: fixtures.locationId,
-          transactionDate: overrides.datetime?.slice(0, 10) ?? localAt(new Date(ctx.clock.now().getTime() - 86_400_000), ZONE).slice(0, 10),
-          amount: overrides.amount ?? (failing ? 10.01 : QUALIFYING_AMOUNT),
-        },
-        waitMs,
-      });
-      subjectId = request.id;
-      summary = `missing transaction request ${request.id} ${request.status}`;
-      resources = { ...fixtures, missingTransactionRequestId: request.id };
-      break;
-    }
-    case "offer.extended": {
-      before = await eventIdsFor(ctx, event, fixtures.offerId);
-      const offer = await getOffer(ctx, fixtures.offerId);
-      const extended = await updateOffer(ctx, offer.id, { endDate: addDays(offer.endDate!, 1) });
-      subjectId = offer.id;
-      summary = `offer ${offer.id} endDate ${offer.endDate} -> ${extended.endDate}`;
-      break;
-    }
+/** A test purchase of the fixtures' card at their location, as recorded. */
+async function purchase({ deps, fixtures, overrides }: Firing, amount: number): Promise<Transaction> {
+  const sent = await sendTestPurchase(deps, {
+    cardId: fixtures.cardId,
+    locationId: fixtures.locationId,
+    amount: overrides.amount ?? amount,
+    ...(overrides.datetime ? { datetime: overrides.datetime } : {}),
+    ...(overrides.targeting ? { targetingTag: overrides.targeting } : {}),
+  });
+  return received(sent, "purchase");
+}
+
+async function fireAuth(f: Firing): Promise<Fired> {
+  const t = await purchase(f, f.event === "transaction.auth" ? BELOW_MINIMUM_AMOUNT : QUALIFYING_AMOUNT);
+  return { subjectId: t.id, summary: `purchase ${t.amount} ${t.currency}, ${describeOffer(t)}`, resources: { ...f.fixtures, transactionId: t.id }, before: [] };
+}
+
+async function fireClearing(f: Firing): Promise<Fired> {
+  const auth = await purchase(f, QUALIFYING_AMOUNT);
+  const t = received(await clearTestPurchase(f.deps, auth.id), "clearing");
+  return {
+    subjectId: t.id,
+    summary: `clearing of ${t.amount} ${t.currency}, ${describeOffer(t)}`,
+    resources: { ...f.fixtures, transactionId: t.id, purchaseId: auth.id },
+    before: [],
+  };
+}
+
+async function fireRefund(f: Firing): Promise<Fired> {
+  const auth = await purchase(f, QUALIFYING_AMOUNT);
+  const t = received(await refundTestPurchase(f.deps, auth.id), "refund");
+  return {
+    subjectId: t.id,
+    summary: `refund of ${t.amount} ${t.currency} of purchase ${auth.id}, ${describeOffer(t)}`,
+    resources: { ...f.fixtures, transactionId: t.id, purchaseId: auth.id },
+    before: [],
+  };
+}
+
+async function fireLocationStatus({ deps, fixtures }: Firing): Promise<Fired> {
+  const location = await createLocation(deps.ctx, fixtures.programId, {
+    brandId: fixtures.brandId,
+    address: "2 Fixture Street",
+    city: "London",
+    postcode: "SW1A 1AB",
+    countryCode: "GBR",
+  });
+  return {
+    subjectId: location.id,
+    summary: `location ${location.id} onboarded on visa, mastercard and amex (location.active each)`,
+    resources: { ...fixtures, newLocationId: location.id },
+    before: [],
+  };
+}
+
+async function fireMissingTransactionRequest({ deps, event, fixtures, overrides }: Firing): Promise<Fired> {
+  const { ctx, waitMs } = deps;
+  // The test network answers at once; 10.01 is its amount for transaction-not-found.
+  const request = await createMissingTransactionRequest({
+    ctx,
+    input: {
+      cardId: fixtures.cardId,
+      locationId: fixtures.locationId,
+      transactionDate: overrides.datetime?.slice(0, 10) ?? localAt(new Date(ctx.clock.now().getTime() - 86_400_000), ZONE).slice(0, 10),
+      amount: overrides.amount ?? (event === "missing-transaction-request.failed" ? 10.01 : QUALIFYING_AMOUNT),
+    },
+    waitMs,
+  });
+  return {
+    subjectId: request.id,
+    summary: `missing transaction request ${request.id} ${request.status}`,
+    resources: { ...fixtures, missingTransactionRequestId: request.id },
+    before: [],
+  };
+}
+
+async function fireOfferExtended({ deps, event, fixtures }: Firing): Promise<Fired> {
+  const { ctx } = deps;
+  const before = await eventIdsFor(ctx, event, fixtures.offerId);
+  const offer = await getOffer(ctx, fixtures.offerId);
+  const extended = await updateOffer(ctx, offer.id, { endDate: addDays(offer.endDate!, 1) });
+  return { subjectId: offer.id, summary: `offer ${offer.id} endDate ${offer.endDate} -> ${extended.endDate}`, resources: fixtures, before };
+}
+
+/** How each event is fired. */
+const FIRE: Record<TriggerEvent, (f: Firing) => Promise<Fired>> = {
+  "transaction.auth": fireAuth,
+  "transaction.auth.qualified": fireAuth,
+  "transaction.clearing": fireClearing,
+  "transaction.clearing.qualified": fireClearing,
+  "transaction.refund": fireRefund,
+  "location.status": fireLocationStatus,
+  "missing-transaction-request.succeeded": fireMissingTransactionRequest,
+  "missing-transaction-request.failed": fireMissingTransactionRequest,
+  "offer.extended": fireOfferExtended,
+};
+
+/**
+ * A `.qualified` event comes only of a qualified transaction: one recorded as not qualified (a datetime past
+ * the offer's end, a card's own offer) will not write it, so waiting for it would only end in a timeout.
+ */
+async function refuseUnqualified(ctx: Ctx, event: TriggerEvent, fired: Fired): Promise<void> {
+  if (!event.endsWith(".qualified") || !fired.resources.transactionId) return;
+  const recorded = await getTransaction(ctx, fired.resources.transactionId);
+  if (!recorded.offer.qualified) {
+    throw new DomainError("conflict", `trigger: the transaction ${recorded.id} was recorded but did not qualify, so there is no ${event} event (${fired.summary}).`);
   }
-  // A `.qualified` event comes only of a qualified transaction: one recorded as not qualified (a datetime past
-  // the offer's end, a card's own offer) will not write it, so waiting for it would only end in a timeout.
-  if (event.endsWith(".qualified") && resources.transactionId) {
-    const recorded = await getTransaction(ctx, resources.transactionId);
-    if (!recorded.offer.qualified) {
-      throw new DomainError("conflict", `trigger: the transaction ${recorded.id} was recorded but did not qualify, so there is no ${event} event (${summary}).`);
-    }
-  }
+}
+
+/** The ids of the events the firing wrote, once there are some; 503 when none came by the deadline. */
+async function writtenEvents(ctx: Ctx, event: TriggerEvent, fired: Fired, deadline: number): Promise<string[]> {
   const eventIds =
     (await poll(deadline, async () => {
-      const ids = (await eventIdsFor(ctx, event, subjectId)).filter((id) => !before.includes(id));
+      const ids = (await eventIdsFor(ctx, event, fired.subjectId)).filter((id) => !fired.before.includes(id));
       return ids.length > 0 ? ids : undefined;
     })) ?? [];
   if (eventIds.length === 0) {
-    throw new DomainError("unavailable", `trigger: no ${event} event was written in time (${summary}).`, RETRY_AFTER_SECONDS);
+    throw new DomainError("unavailable", `trigger: no ${event} event was written in time (${fired.summary}).`, RETRY_AFTER_SECONDS);
   }
-  // Wait until the dispatcher has fanned the events out and tried each delivery once.
-  const dispatched = async () =>
-    (await ctx.db.query("select 1 from outbox where id = any($1::uuid[]) and dispatched is null limit 1", [eventIds])).length === 0;
+  return eventIds;
+}
+
+/** Whether the dispatcher has fanned every one of the events out. */
+async function allDispatched(ctx: Ctx, eventIds: string[]): Promise<boolean> {
+  return (await ctx.db.query("select 1 from outbox where id = any($1::uuid[]) and dispatched is null limit 1", [eventIds])).length === 0;
+}
+
+/** Waits, until the deadline, for the events to be fanned out and each delivery tried once. */
+async function attempted(ctx: Ctx, eventIds: string[], dispatched: () => Promise<boolean>, deadline: number): Promise<void> {
   await poll(deadline, async () => {
     if (!(await dispatched())) return undefined;
     const deliveries = await deliveriesOf(ctx, eventIds);
     return deliveries.every((d) => d.attempts > 0) ? true : undefined;
   });
-  const transaction = resources.transactionId ? await getTransaction(ctx, resources.transactionId) : undefined;
-  return {
-    event,
-    eventIds,
-    summary,
-    resources,
-    ...(transaction ? { transaction } : {}),
-    dispatched: await dispatched(),
-    deliveries: await deliveriesOf(ctx, eventIds),
-  };
 }
 
 async function deliveriesOf(ctx: Ctx, eventIds: string[]): Promise<TriggerDelivery[]> {
