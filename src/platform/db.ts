@@ -222,3 +222,42 @@ export function keepListening(db: Db, channel: string, onNotify: () => void): { 
     },
   };
 }
+
+/**
+ * Runs `probe` until it finds something or `deadline` (`performance.now()`) passes: at once, then each time
+ * `channel` is notified (a statement that may have made what it looks for committed), and at the latest every
+ * `fallbackMs` (a notification lost with a connection). The probe's last answer, undefined when it found none.
+ */
+export async function probeOnNotify<T>(
+  db: Db,
+  channel: string,
+  deadline: number,
+  probe: () => Promise<T | undefined>,
+  fallbackMs = 1_000,
+): Promise<T | undefined> {
+  let notified = false;
+  let wake: (() => void) | undefined;
+  const stop = await db.listen(channel, () => {
+    notified = true;
+    wake?.();
+  });
+  try {
+    for (;;) {
+      notified = false;
+      const found = await probe();
+      const left = deadline - performance.now();
+      if (found !== undefined || left <= 0) return found;
+      if (notified) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => wake?.(), Math.min(fallbackMs, left));
+        wake = () => {
+          wake = undefined;
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    await stop().catch(() => undefined);
+  }
+}

@@ -2,6 +2,9 @@
 // the qualifier, the outbox and the dispatcher — on fixtures kept in a program of the caller's test
 // environment (made on first use, reused after), then waits for the event and its first delivery.
 import type { Ctx } from "../../platform/context.ts";
+import { probeOnNotify } from "../../platform/db.ts";
+import { OUTBOX_WRITTEN } from "../../platform/outbox.ts";
+import { DELIVERIES_CHANGED } from "../webhooks/index.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
 import type { SimulatorControl } from "./control.ts";
 import { addDays, localAt } from "../../domain/local-dates.ts";
@@ -183,16 +186,6 @@ const eventIdsFor = async (ctx: Ctx, event: string, subjectId: string): Promise<
   ).map((r) => r.id);
 
 const RETRY_AFTER_SECONDS = 5;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function poll<T>(deadline: number, probe: () => Promise<T | undefined>): Promise<T | undefined> {
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined || performance.now() >= deadline) return found;
-    await sleep(50);
-  }
-}
 
 const received = (sent: Sent, what: string): Transaction => {
   if (!sent.transaction) {
@@ -390,7 +383,7 @@ async function refuseUnqualified(ctx: Ctx, event: TriggerEvent, fired: Fired): P
 /** The ids of the events the firing wrote, once there are some; 503 when none came by the deadline. */
 async function writtenEvents(ctx: Ctx, event: TriggerEvent, fired: Fired, deadline: number): Promise<string[]> {
   const eventIds =
-    (await poll(deadline, async () => {
+    (await probeOnNotify(ctx.db, OUTBOX_WRITTEN, deadline, async () => {
       const ids = (await eventIdsFor(ctx, event, fired.subjectId)).filter((id) => !fired.before.includes(id));
       return ids.length > 0 ? ids : undefined;
     })) ?? [];
@@ -405,9 +398,9 @@ async function allDispatched(ctx: Ctx, eventIds: string[]): Promise<boolean> {
   return (await ctx.db.query("select 1 from outbox where id = any($1::uuid[]) and dispatched is null limit 1", [eventIds])).length === 0;
 }
 
-/** Waits, until the deadline, for the events to be fanned out and each delivery tried once. */
+/** Waits, until the deadline, for the events to be fanned out and each delivery tried once (woken as they are fanned out and attempted). */
 async function attempted(ctx: Ctx, eventIds: string[], dispatched: () => Promise<boolean>, deadline: number): Promise<void> {
-  await poll(deadline, async () => {
+  await probeOnNotify(ctx.db, DELIVERIES_CHANGED, deadline, async () => {
     if (!(await dispatched())) return undefined;
     const deliveries = await deliveriesOf(ctx, eventIds);
     return deliveries.every((d) => d.attempts > 0) ? true : undefined;
