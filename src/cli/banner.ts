@@ -2,6 +2,7 @@
 // the terminal is private enough to show them.
 import { join } from "node:path";
 import { isLoopbackHost, type Config } from "../platform/config/index.ts";
+import { cardlinkCommand } from "./invocation.ts";
 
 /**
  * What `npm start` prints. On a loopback HOST (the quick start) it shows the admin token and the demo keys;
@@ -37,7 +38,7 @@ export function startBanner(
       `  storage:      ${config.DATABASE_URL ? "PostgreSQL" : `PGlite in ${config.DATA_DIR}`}`,
       `  metrics:      ${url}/metrics  (Prometheus: per-hop timings, requests, batches, lag, deliveries)`,
       ...secrets,
-      `  webhooks: npm run cardlink -- listen   (second terminal), then   npm run cardlink -- trigger transaction.auth.qualified`,
+      `  webhooks: ${cardlinkCommand("listen")}   (second terminal), then   ${cardlinkCommand("trigger transaction.auth.qualified")}`,
       ``,
     ].join("\n") + "\n"
   );

@@ -65,7 +65,8 @@ it("starts, listens, triggers a signed webhook and runs a flow from the empty fo
 
   const listener = background("npx", ["cardlink", "listen", "--port", String(listenPort)], { cwd: app, env });
   running.push(listener);
-  await listener.waitFor(/^ready/m);
+  // The hint names the command as it runs here, installed: npx cardlink, not the checkout's npm run cardlink.
+  await listener.waitFor(/^ready: in another terminal, npx cardlink trigger transaction\.auth\.qualified$/m);
   const trigger = await succeed(run("npx", ["cardlink", "trigger", "transaction.auth.qualified"], { cwd: app, env }), "npx cardlink trigger");
   expect(trigger).toMatch(/^transaction\.auth\.qualified [0-9a-f-]{36}$/m);
   expect(trigger).toContain(`delivered: 204 -> http://localhost:${listenPort}/`);

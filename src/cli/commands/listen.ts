@@ -6,6 +6,7 @@
 import type { Server } from "node:http";
 import type { HookEvent } from "../../services/webhooks/index.ts";
 import { command, CommandError, UsageError } from "../args.ts";
+import { cardlinkCommand } from "../invocation.ts";
 
 const out = (line: string) => void process.stdout.write(`${line}\n`);
 const err = (line: string) => void process.stderr.write(`${line}\n`);
@@ -95,7 +96,7 @@ export const listen = command({
         `(${used.length} hooks${values.keep ? ", kept on exit" : ", removed on exit"})${forwardTo ? `, forwarding to ${forwardTo}` : ""}`,
     );
     status(`signing secret: ${secret} (the same for every hook of this listener; \`listen --print-secret\` prints it)`);
-    status(`ready: in another terminal, npm run cardlink -- trigger transaction.auth.qualified`);
+    status(`ready: in another terminal, ${cardlinkCommand("trigger transaction.auth.qualified")}`);
     stopOnSignal(server, () => (values.keep ? Promise.resolve() : removeHooks(conn, used)));
   },
 });

@@ -5,6 +5,7 @@ import type { TriggerOverrides } from "../../services/simulator-control/index.ts
 import { SCHEMES, type Scheme } from "../../domain/scheme.ts";
 import { UUID_PATTERN } from "../../platform/ids.ts";
 import { command, print, UsageError } from "../args.ts";
+import { cardlinkCommand } from "../invocation.ts";
 
 /** The shell variables the walk-through pages use for these ids. */
 const EXPORTS = [
@@ -108,7 +109,7 @@ export const trigger = command({
     if (!result.dispatched) {
       lines.push("not dispatched yet: is the dispatcher role running? (`npm start` runs it)");
     } else if (result.deliveries.length === 0) {
-      lines.push(`no hook for ${result.event} on program ${result.resources.programId}: start \`npm run cardlink -- listen\` in another terminal, then trigger again`);
+      lines.push(`no hook for ${result.event} on program ${result.resources.programId}: start \`${cardlinkCommand("listen")}\` in another terminal, then trigger again`);
     }
     for (const d of result.deliveries) {
       const outcome =

@@ -50,6 +50,8 @@ describe("cardlink listen", () => {
     try {
       await waitFor(() => stderr.includes("ready:") || child.exitCode !== null, "the listener to start");
       expect(stderr).toContain(`signing secret: ${secret}`);
+      // In a checkout the hint runs cardlink through npm (installed, it says npx cardlink: test/infra/package.test.ts).
+      expect(stderr).toContain("ready: in another terminal, npm run cardlink -- trigger transaction.auth.qualified");
       expect(stdout).toBe("");
 
       const fired = await expectStatus<{ eventIds: string[]; deliveries: { status: string }[] }>(
