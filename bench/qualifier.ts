@@ -9,8 +9,7 @@ import { loadConfig } from "../src/platform/config/index.ts";
 import { openSystem } from "../src/app/system.ts";
 import { createApp } from "../src/api/app.ts";
 import { topicSpecs } from "../src/platform/bus/topics.ts";
-import { startQualifier } from "../src/qualifier/index.ts";
-import type { Outcome } from "../src/qualifier/batch.ts";
+import { startQualifier, type Outcome } from "../src/qualifier/index.ts";
 import { transactionIdFor } from "../src/domain/transaction-id.ts";
 import { onboarded, visaAuth } from "./visa-world.ts";
 

@@ -226,21 +226,23 @@ export function keepListening(db: Db, channel: string, onNotify: () => void): { 
 /**
  * Runs `probe` until it finds something or `deadline` (`performance.now()`) passes: at once, then each time
  * `channel` is notified (a statement that may have made what it looks for committed), and at the latest every
- * `fallbackMs` (a notification lost with a connection). The probe's last answer, undefined when it found none.
+ * `fallbackMs` (a notification lost with a connection; with no channel, every `fallbackMs`). The probe's last
+ * answer, undefined when it found none.
  */
 export async function probeOnNotify<T>(
   db: Db,
-  channel: string,
+  channel: string | null,
   deadline: number,
   probe: () => Promise<T | undefined>,
   fallbackMs = 1_000,
 ): Promise<T | undefined> {
   let notified = false;
   let wake: (() => void) | undefined;
-  const stop = await db.listen(channel, () => {
+  const onNotify = () => {
     notified = true;
     wake?.();
-  });
+  };
+  const stop = channel === null ? async () => undefined : await db.listen(channel, onNotify);
   try {
     for (;;) {
       notified = false;

@@ -58,8 +58,6 @@ import { normalise } from "./normalise/index.ts";
 import { decideInOrder, type Facts, type Plan } from "./decide.ts";
 import { OK, clearingIdOf, midKeyFor, originalIdOf, purchaseIdOf, refundIdOf, type Item, type MessageResult, type RawMessage, type Verdict } from "./item.ts";
 
-export type { MessageResult, Outcome, RawMessage } from "./item.ts";
-
 export interface BatchDeps {
   db: Db;
   clock: Clock;

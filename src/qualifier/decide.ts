@@ -128,14 +128,19 @@ function decideItem(d: Decision, item: Item): Verdict {
 
 // ------------------------------------------------------------------------------------------ cases
 
+/** A recorded row the batch changes: stamped, and written back unless the batch inserts it anyway. */
+function changed(d: Decision, row: TransactionRow): void {
+  row.updated = d.now;
+  if (!d.plan.inserted.has(row.id)) d.plan.updated.set(row.id, row);
+}
+
 /** A void marks the purchase it voids, which Cardlink must have recorded. */
 function decideVoid(d: Decision, item: Item): Verdict {
   const id = purchaseIdOf(item.tx);
   const row = rowOf(d, id);
   if (!row) return drop("void of a purchase Cardlink did not record");
   row.voided = true;
-  row.updated = d.now;
-  if (!d.plan.inserted.has(id)) d.plan.updated.set(id, row);
+  changed(d, row);
   return recorded(d, item, id);
 }
 
@@ -159,8 +164,7 @@ function decideRefund(d: Decision, item: Item, card: StoredCard): Verdict {
   if (original && original.refund_id === null) {
     // The purchase's refundTransactionId: its first refund.
     original.refund_id = id;
-    original.updated = now;
-    if (!plan.inserted.has(original.id)) plan.updated.set(original.id, original);
+    changed(d, original);
   }
   emitStageEvents(d, item, row, "refund");
   return recorded(d, item, id);
@@ -192,8 +196,7 @@ function decideClearingOfAuth(d: Decision, item: Item, card: StoredCard, auth: T
   });
   plan.inserted.set(clearingId, row);
   auth.clearings = addClearing(auth.clearings ?? NO_CLEARINGS, tx.amount, result, tx.currency);
-  auth.updated = now;
-  if (!plan.inserted.has(auth.id)) plan.updated.set(auth.id, auth);
+  changed(d, auth);
   touchMid(d, tx, auth.program_id, clearingId, auth.location?.timezone ?? "UTC");
   emitStageEvents(d, item, row, "clearing");
   return recorded(d, item, clearingId);
@@ -202,15 +205,13 @@ function decideClearingOfAuth(d: Decision, item: Item, card: StoredCard, auth: T
 /** The purchase's other stage: auth after a clearing that came first, or the clearing of the whole amount after the auth. */
 function decideOtherStage(d: Decision, item: Item, purchase: TransactionRow, stage: PurchaseStage): Verdict {
   const { tx } = item;
-  const { plan } = d;
   if (stage === "auth") purchase.auth = true;
   else {
     purchase.cleared = true;
     purchase.clearings = addClearing(NO_CLEARINGS, tx.amount, purchase.offer, tx.currency);
   }
   purchase.identifiers = mergeIdentifiers(purchase.identifiers, tx.identifiers);
-  purchase.updated = d.now;
-  if (!plan.inserted.has(purchase.id)) plan.updated.set(purchase.id, purchase);
+  changed(d, purchase);
   touchMid(d, tx, purchase.program_id, purchase.id, purchase.location?.timezone ?? "UTC");
   emitStageEvents(d, item, purchase, stage);
   return recorded(d, item, purchase.id);

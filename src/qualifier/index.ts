@@ -18,9 +18,11 @@ import type { Db } from "../platform/db.ts";
 import type { Metrics } from "../platform/metrics/index.ts";
 import { createOfferIndex } from "./offer-index.ts";
 import { createLocationIndex } from "./location-index.ts";
-import { processBatch, STEPS, type Outcome } from "./batch.ts";
+import { processBatch, STEPS } from "./batch.ts";
+import type { Outcome } from "./item.ts";
 
-export { processSubmission, STEPS, type Outcome, type StepName, type StepTimings } from "./batch.ts";
+export { processSubmission, STEPS, type StepName, type StepTimings } from "./batch.ts";
+export type { Outcome } from "./item.ts";
 
 const QUALIFIER_GROUP = "qualifier";
 

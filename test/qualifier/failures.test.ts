@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { expectStatus, type Harness } from "../support/harness.ts";
 import { useQualifierWorld } from "./world.ts";
 import { localIn, world, type World } from "../support/offers-world.ts";
-import type { Outcome } from "../../src/qualifier/batch.ts";
+import type { Outcome } from "../../src/qualifier/index.ts";
 import type { Bus, BusMessage } from "../../src/platform/bus/bus.ts";
 import type { Db } from "../../src/platform/db.ts";
 import { deadLetterTopic } from "../../src/platform/bus/dead-letter.ts";

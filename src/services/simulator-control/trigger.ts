@@ -4,7 +4,6 @@
 import type { Ctx } from "../../platform/context.ts";
 import { probeOnNotify } from "../../platform/db.ts";
 import { OUTBOX_WRITTEN } from "../../platform/outbox.ts";
-import { DELIVERIES_CHANGED } from "../webhooks/index.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
 import type { SimulatorControl } from "./control.ts";
 import { addDays, localAt } from "../../domain/local-dates.ts";
@@ -398,14 +397,20 @@ async function allDispatched(ctx: Ctx, eventIds: string[]): Promise<boolean> {
   return (await ctx.db.query("select 1 from outbox where id = any($1::uuid[]) and dispatched is null limit 1", [eventIds])).length === 0;
 }
 
-/** Waits, until the deadline, for the events to be fanned out and each delivery tried once (woken as they are fanned out and attempted). */
+/**
+ * Waits, until the deadline, for the events to be fanned out and each delivery tried once. Deliveries send
+ * no notification (a NOTIFY on the dispatcher's statements would queue its commits behind the qualifier's,
+ * whose outbox writes notify), so this looks every DELIVERY_LOOK_MS.
+ */
 async function attempted(ctx: Ctx, eventIds: string[], dispatched: () => Promise<boolean>, deadline: number): Promise<void> {
-  await probeOnNotify(ctx.db, DELIVERIES_CHANGED, deadline, async () => {
+  await probeOnNotify(ctx.db, null, deadline, async () => {
     if (!(await dispatched())) return undefined;
     const deliveries = await deliveriesOf(ctx, eventIds);
     return deliveries.every((d) => d.attempts > 0) ? true : undefined;
-  });
+  }, DELIVERY_LOOK_MS);
 }
+
+const DELIVERY_LOOK_MS = 50;
 
 async function deliveriesOf(ctx: Ctx, eventIds: string[]): Promise<TriggerDelivery[]> {
   const rows = await ctx.db.query<{

@@ -187,9 +187,6 @@ function tallyEndpoints(outcomes: AttemptOutcome[]): EndpointTally[] {
 /** 410 Gone: the receiver says the endpoint is no more. */
 const GONE = 410;
 
-/** Notified when a statement that fans events out or records attempts commits (migration 027). */
-export const DELIVERIES_CHANGED = "cardlink_deliveries";
-
 /**
  * Records a batch of attempts in one transaction with set-based statements: one attempt row each (with
  * the request's headers and the head of the answer's body), the deliveries' status and next attempt (the
