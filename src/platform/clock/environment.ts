@@ -1,0 +1,50 @@
+// An environment's time: the service clock, or a sandbox's own clock over it. An environment is what a
+// key opens (an account's test and live, each sandbox's test and live); only sandboxes move their own.
+import type { Clock } from "./index.ts";
+
+/** A sandbox's clock over the service clock; the account's own environments have the neutral one. */
+export interface EnvironmentClock {
+  /** Frozen: time passes only when an advance moves it (the sandbox's own, or the operator's). */
+  frozen: boolean;
+  /**
+   * Following: milliseconds ahead of (or, started at an earlier instant, behind) the service time.
+   * Frozen: the instant in epoch milliseconds less the service clock's total advance.
+   */
+  offsetMs: number;
+}
+
+/** The service clock unchanged: every account's own environments. */
+export const SERVICE_TIME: EnvironmentClock = { frozen: false, offsetMs: 0 };
+
+export const followsService = (env: EnvironmentClock) => !env.frozen && env.offsetMs === 0;
+
+/** The environment's time now. The same formula is `env_now()` in SQL (migration 027), which due work compares with. */
+export const environmentNow = (service: Pick<Clock, "now" | "offsetMs">, env: EnvironmentClock): Date =>
+  env.frozen ? new Date(service.offsetMs + env.offsetMs) : new Date(service.now().getTime() + env.offsetMs);
+
+/** The clock an environment starts with: at the service time, at `at` (following from there), or frozen at `at` or now. */
+export function startingClock(service: Pick<Clock, "now" | "offsetMs">, start: { at?: Date; frozen?: boolean }): EnvironmentClock {
+  const at = start.at ?? service.now();
+  return start.frozen
+    ? { frozen: true, offsetMs: at.getTime() - service.offsetMs }
+    : { frozen: false, offsetMs: at.getTime() - service.now().getTime() };
+}
+
+/** A read-only view of an environment's time, for what takes a Clock to read the time from. */
+export const environmentView = (service: Clock, env: EnvironmentClock): Clock =>
+  followsService(env)
+    ? service
+    : {
+        get speed() {
+          return env.frozen ? 0 : service.speed;
+        },
+        get mode() {
+          return env.frozen ? "frozen" : service.mode;
+        },
+        get offsetMs() {
+          return service.offsetMs;
+        },
+        now: () => environmentNow(service, env),
+        advance: () => Promise.reject(new RangeError("an environment's clock is moved through its sandbox (POST /v1/clock/advance)")),
+        onAdvance: (listener) => service.onAdvance(listener),
+      };
