@@ -106,15 +106,17 @@ export interface SimulatorControl {
   void(ref: PurchaseRef): Promise<PurchaseReceipt>;
   /** Tells the simulators the service clock's total advance (a simulator process's clock follows it). */
   announceClock(offsetMs: number): Promise<void>;
+  /** Tells the networks a sandbox's clock as it is made (nothing falls due in it yet, so nothing is waited for). */
+  announceEnvironmentClock(environmentId: string, clock: EnvironmentClock): Promise<void>;
   /**
-   * Tells the networks a sandbox's clock, made or moved, and resolves once each of the three has kept it, run
+   * Tells the networks a sandbox's clock as an advance moved it, and resolves once each of the three has kept it, run
    * what fell due in the sandbox by it (clearings, voids, refunds, onboarding answers) and published its
    * answers, and the lifecycle workers have applied them — the onboarding replies of that run and every
    * look-up of the sandbox in flight — with their events written. Call it after the service's own due work
    * for the sandbox, which sends the look-ups that fell due. Resolves at the latest after `answersWithinMs`
    * (real time) all the same: `answered` says whether everything came in.
    */
-  announceEnvironmentClock(environmentId: string, clock: EnvironmentClock): Promise<{ answered: boolean }>;
+  advanceEnvironmentClock(environmentId: string, clock: EnvironmentClock): Promise<{ answered: boolean }>;
   /** Tells the networks a sandbox is gone: each forgets its cards, merchants, purchases and schedule, and answers nothing more of it. */
   forgetEnvironment(environmentId: string): Promise<void>;
   /** Simulators in this process subscribe so a setting applies before the call that made it answers. */
@@ -150,6 +152,10 @@ export function createSimulatorControl({
     await announce(`faults:${scheme}`, { ...setting, kind: "FAULTS", scheme, version, faults });
     return faults;
   }
+
+  // Keyed by the sandbox: the compacted topic keeps its latest clock, or that it is gone.
+  const announceSandboxClock = (environment: string, { frozen, offsetMs }: EnvironmentClock, ackId: string | null) =>
+    announce(`clock:${environment}`, { ...setting, kind: "CLOCK", environment, clockOffsetMs: offsetMs, clockFrozen: frozen, ackId });
 
   const announceRun = (run: TrafficRun) => announce("traffic", { ...setting, kind: "TRAFFIC", run: runSetting(run) });
 
@@ -242,18 +248,11 @@ export function createSimulatorControl({
     void: (ref) => follow(ref, "VOID"),
     refund: (ref) => follow(ref, "REFUND", ref.amount),
     announceClock: (offsetMs) => announce("clock", { ...setting, kind: "CLOCK", clockOffsetMs: offsetMs }),
-    async announceEnvironmentClock(environmentId, environmentClock) {
+    announceEnvironmentClock: (environmentId, environmentClock) => announceSandboxClock(environmentId, environmentClock, null),
+    async advanceEnvironmentClock(environmentId, environmentClock) {
       const deadline = performance.now() + answersWithinMs;
       const ackId = randomUUID();
-      // Keyed by the sandbox: the compacted topic keeps its latest clock, or that it is gone.
-      await announce(`clock:${environmentId}`, {
-        ...setting,
-        kind: "CLOCK",
-        environment: environmentId,
-        clockOffsetMs: environmentClock.offsetMs,
-        clockFrozen: environmentClock.frozen,
-        ackId,
-      });
+      await announceSandboxClock(environmentId, environmentClock, ackId);
       return { answered: await awaitEnvironmentAnswers(db, ackId, environmentId, deadline) };
     },
     forgetEnvironment: (environmentId) => announce(`clock:${environmentId}`, { ...setting, kind: "FORGET", environment: environmentId }),
