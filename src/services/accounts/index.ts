@@ -17,4 +17,5 @@ export {
   type NewSandbox,
   type Sandbox,
   type SandboxWithKeys,
+  type CreatedSandbox,
 } from "./sandboxes.ts";

@@ -58,7 +58,7 @@ interface CardRow {
 /** A card row as written or deleted, with the sandbox it is in (its account id; null for an account's own environments), for the network. */
 type EnrolledRow = CardRow & { environment: string | null };
 /** What an insert or delete on cards returns for the enrolment: the row and, in the same statement, its sandbox. */
-const RETURNING_ENROLLED = "returning *, (select case when a.parent_id is not null then a.id end from accounts a where a.id = cards.account_id) as environment";
+const RETURNING_ENROLLED = "returning *, sandbox_of(cards.account_id) as environment";
 
 const toCard = (r: CardRow): Card => ({
   id: r.id,

@@ -271,8 +271,7 @@ export async function startDueLookups(db: Db, at: DueTime): Promise<number> {
 /** Publishes the look-ups of processing requests not sent yet (all, or the given ones), then marks them sent. */
 export async function sendLookups(db: Db, bus: Bus, now: Date, scope: { ids?: string[] } = {}): Promise<number> {
   const rows = await db.query<RequestRow & { mids: MidIdentifiers[] | null; environment: string | null }>(
-    `select r.*, n.mids, case when a.parent_id is not null then a.id end as environment from missing_transaction_requests r
-     join accounts a on a.id = r.account_id
+    `select r.*, n.mids, sandbox_of(r.account_id) as environment from missing_transaction_requests r
      left join location_networks n on n.location_id = r.location_id and n.scheme = r.scheme
      where r.status = 'processing' and r.lookup_sent is null and ($1::uuid[] is null or r.id = any($1::uuid[]))
      order by r.created limit 500`,
@@ -288,7 +287,8 @@ export async function sendLookups(db: Db, bus: Bus, now: Date, scope: { ids?: st
       transactionDate: day(r.transaction_date),
       locationId: r.location_id,
       mids: (r.mids ?? []).map((m) => fullIds(m)),
-      requestedAt: now.toISOString(),
+      // When it went to processing, in its environment's time.
+      requestedAt: r.updated.toISOString(),
       live: r.live,
       environment: r.environment,
     };

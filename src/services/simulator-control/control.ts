@@ -117,8 +117,6 @@ export interface SimulatorControl {
    * (real time) all the same: `answered` says whether everything came in.
    */
   advanceEnvironmentClock(environmentId: string, clock: EnvironmentClock): Promise<{ answered: boolean }>;
-  /** Tells the networks a sandbox is gone: each forgets its cards, merchants, purchases and schedule, and answers nothing more of it. */
-  forgetEnvironment(environmentId: string): Promise<void>;
   /** Simulators in this process subscribe so a setting applies before the call that made it answers. */
   onChange(listener: (setting: SimulatorSetting) => Promise<void>): () => void;
 }
@@ -255,7 +253,6 @@ export function createSimulatorControl({
       await announceSandboxClock(environmentId, environmentClock, ackId);
       return { answered: await awaitEnvironmentAnswers(db, ackId, environmentId, deadline) };
     },
-    forgetEnvironment: (environmentId) => announce(`clock:${environmentId}`, { ...setting, kind: "FORGET", environment: environmentId }),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

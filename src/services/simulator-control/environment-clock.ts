@@ -9,6 +9,9 @@ import { probeOnNotify } from "../../platform/db.ts";
 import { OUTBOX_WRITTEN } from "../../platform/outbox.ts";
 import type { EnvironmentClockAck } from "../../platform/bus/messages.ts";
 import { SCHEMES } from "../../domain/scheme.ts";
+import type { NetworkCommand } from "../../platform/network-outbox.ts";
+import type { SimulatorSetting } from "../../platform/bus/messages.ts";
+import { TOPICS } from "../../platform/bus/topics.ts";
 
 /** Notified when an acknowledgement is recorded (migration 028). */
 export const CLOCK_ACKED = "cardlink_clock_acks";
@@ -48,4 +51,25 @@ export async function awaitEnvironmentAnswers(db: Db, ackId: string, environment
   } finally {
     await db.query("delete from environment_clock_acks where ack_id = $1", [ackId]);
   }
+}
+
+/**
+ * The setting that makes every network forget a deleted sandbox (its cards, merchants, purchases and
+ * schedule), as a network command: written in the transaction that deletes it, sent after the commit.
+ */
+export function forgetEnvironmentCommand(environmentId: string, now: Date): NetworkCommand {
+  const value: SimulatorSetting = {
+    kind: "FORGET",
+    scheme: null,
+    version: 0,
+    faults: null,
+    run: null,
+    clockOffsetMs: null,
+    environment: environmentId,
+    clockFrozen: null,
+    ackId: null,
+    issuedAt: now.toISOString(),
+  };
+  // Keyed as the sandbox's clock: the compacted topic keeps that it is gone.
+  return { topic: TOPICS.simulatorSettings.name, key: `clock:${environmentId}`, value };
 }

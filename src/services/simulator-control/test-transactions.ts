@@ -174,8 +174,8 @@ const preparePurchases = perHandle((db: Db) =>
     const [cards, locations] = await Promise.all([
       db.query<PurchaseCard>(
         `select c.id, c.account_id, c.live, c.program_id, c.scheme, c.first_numbers, c.last_numbers,
-           case when a.parent_id is not null then a.id end as environment
-         from cards c join accounts a on a.id = c.account_id where c.id = any($1::uuid[])`,
+           sandbox_of(c.account_id) as environment
+         from cards c where c.id = any($1::uuid[])`,
         [cardIds],
       ),
       db.query<PurchaseLocation>(
@@ -289,8 +289,8 @@ const followUpFacts = perHandle((db: Db) =>
     const [rows, purchases, refunded] = await Promise.all([
       db.query<TransactionRow>("select * from transactions where id = any($1::uuid[])", [unique]),
       db.query<FollowUpFacts["purchase"] & { transaction_id: string }>(
-        `select p.transaction_id, p.account_id, p.scheme, p.card_id, p.purchase_id, case when a.parent_id is not null then a.id end as environment
-         from test_purchases p join accounts a on a.id = p.account_id where p.transaction_id = any($1::uuid[])`,
+        `select p.transaction_id, p.account_id, p.scheme, p.card_id, p.purchase_id, sandbox_of(p.account_id) as environment
+         from test_purchases p where p.transaction_id = any($1::uuid[])`,
         [unique],
       ),
       refundedAmounts(db, unique),
