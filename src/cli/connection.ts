@@ -90,14 +90,17 @@ export function dataDirServer(config: Config) {
   return { url: holder.url, admin: createAdminClient({ baseUrl: holder.url, adminToken: token }) };
 }
 
+/** Why a request to `url` found no server, in words: `cannot reach Cardlink at URL (the network's reason)`. */
+export const unreachable = (url: string, err: unknown) =>
+  `cannot reach Cardlink at ${url} (${err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err)})`;
+
 /** The answer's data (undefined for 204), or a CommandError with the API's message (or why the server could not be reached). */
 export async function answer<T>(url: string, call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   let result: { data?: T; error?: unknown; response: Response };
   try {
     result = await call;
   } catch (err) {
-    const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-    throw new CommandError(`cannot reach Cardlink at ${url} (${reason}); is \`npm start\` running? (--url or CARDLINK_URL to point elsewhere)`);
+    throw new CommandError(`${unreachable(url, err)}; is \`npm start\` running? (--url or CARDLINK_URL to point elsewhere)`);
   }
   if (result.response.ok) return result.data as T;
   const body = result.error as { error?: { code?: string; message?: string } } | undefined;

@@ -8,7 +8,7 @@ import { HOOK_EVENTS } from "../../services/webhooks/index.ts";
 import { listen, type VerifiedEvent } from "../receiver.ts";
 import { newReceiverSecret, registerOwnHooks, removeHooks } from "../own-hooks.ts";
 import { CommandError } from "../args.ts";
-import { sandboxHeader } from "../connection.ts";
+import { sandboxHeader, unreachable } from "../connection.ts";
 import { ACTIONS, pathParams, type Action, type Flow, type Step, type WebhookExpectation } from "./schema.ts";
 import { resolve, ReferenceError, type Scope } from "./interpolate.ts";
 import { fieldFailures } from "./expect.ts";
@@ -110,7 +110,9 @@ async function runFlow(flow: Flow, index: number, options: RunOptions, receiver:
     run: `${receiver.runId}-${index}`,
     async now() {
       if (!conn) throw new ReferenceError(`\${now}, \${today} and \${days(N)} read the clock of the flow's environment: give its key`);
-      const { data, response } = await conn.client.GET("/v1/clock");
+      const { data, response } = await conn.client.GET("/v1/clock").catch((err: unknown) => {
+        throw new ReferenceError(`the clock: ${unreachable(options.url, err)}`);
+      });
       if (!data) throw new ReferenceError(`the clock: GET /v1/clock answered ${response.status}`);
       return new Date(data.now);
     },
@@ -144,8 +146,7 @@ async function runFlow(flow: Flow, index: number, options: RunOptions, receiver:
     try {
       res = await fetch(`${options.url}${url}`, { method: action.method, headers, ...(hasBody ? { body: JSON.stringify(body) } : {}) });
     } catch (err) {
-      const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-      throw new StepFailure(`${action.method} ${url}: cannot reach Cardlink at ${options.url} (${reason})`);
+      throw new StepFailure(`${action.method} ${url}: ${unreachable(options.url, err)}`);
     }
     const text = await res.text();
     let answer: unknown = text;

@@ -4,7 +4,7 @@
 // (the server refuses it a sandbox of its own: 403), in that sandbox directly.
 import { randomBytes } from "node:crypto";
 import { basename, extname } from "node:path";
-import { connection, type Connection } from "../connection.ts";
+import { connection, unreachable, type Connection } from "../connection.ts";
 import type { Flow } from "./schema.ts";
 
 /** The keys flows run with, by environment: an account's (or, without `sandbox`, perhaps a sandbox's own). */
@@ -49,9 +49,6 @@ const refusal = (status: number, body: unknown) => {
   return `${status} ${error?.code ?? ""}: ${error?.message ?? "no message"}`;
 };
 
-const unreachable = (url: string, err: unknown) =>
-  `cannot reach Cardlink at ${url} (${err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err)})`;
-
 export async function openPlace(flow: Flow, target: Target, url: string, serviceName: string): Promise<Place> {
   const key = target.keys[flow.environment];
   if (target.sandbox !== undefined) return { conn: key ? connection(url, key, serviceName, target.sandbox) : undefined };
@@ -59,8 +56,8 @@ export async function openPlace(flow: Flow, target: Target, url: string, service
   if (!accountKey) return {};
   const account = connection(url, accountKey, serviceName);
   const name = sandboxName(flow.file);
-  const created = await account.client.POST("/v1/sandboxes", { body: { name } }).catch((err: unknown) => ({ unreachable: unreachable(url, err) }));
-  if ("unreachable" in created) return { failure: `could not make the flow's sandbox: ${created.unreachable}` };
+  const created = await account.client.POST("/v1/sandboxes", { body: { name } }).catch((err: unknown) => ({ down: unreachable(url, err) }));
+  if ("down" in created) return { failure: `could not make the flow's sandbox: ${created.down}` };
   const { data, error, response } = created;
   // A sandbox's own key may not make sandboxes: the flow runs in that sandbox.
   if (response.status === 403) return { conn: key ? connection(url, key, serviceName) : undefined };
