@@ -1,6 +1,7 @@
 // What every request can reach: the services (through Hono variables) and, once authenticated,
 // the caller's account and environment. Verbs take a Ctx built from these.
-import type { Account } from "../services/accounts/index.ts";
+import type { KeyOwner } from "../services/accounts/index.ts";
+import { environmentView } from "../platform/clock/environment.ts";
 import type { Ctx } from "../platform/context.ts";
 import type { Logger } from "pino";
 import type { Config } from "../platform/config/index.ts";
@@ -33,11 +34,11 @@ export interface ApiServices {
   metrics: Metrics;
 }
 
-export interface Caller {
-  account: Account;
-  live: boolean;
-  keyId: string;
-}
+/**
+ * Who calls: the account (a sandbox is an account with a parent), its environment, the key's id, and the
+ * environment's clock over the service clock.
+ */
+export type Caller = KeyOwner;
 
 export interface AppEnv {
   Variables: {
@@ -51,7 +52,7 @@ export interface AppEnv {
 
 export const ctxOf = (services: ApiServices, caller: Caller): Ctx => ({
   db: services.db,
-  clock: services.clock,
+  clock: environmentView(services.clock, caller.clock),
   accountId: caller.account.id,
   live: caller.live,
   bus: services.bus,

@@ -32,7 +32,7 @@ export interface OpenedServices {
  */
 export function serviceClock(db: Db, config: Pick<Config, "CLOCK_SPEED" | "CLOCK_START">, offsetMs = 0): Clock {
   const clock = configuredClock(config, offsetMs);
-  clock.onAdvance((now) => runDue(db, now));
+  clock.onAdvance(() => runDue(db, clock));
   return clock;
 }
 

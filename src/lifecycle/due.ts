@@ -12,18 +12,23 @@ import { approveDueBrands } from "../services/catalog/index.ts";
 import { runMarketplaceDue } from "../services/offers/index.ts";
 import { runOffboardingDue } from "../services/mid-insights/index.ts";
 import { runQualificationsDue } from "../services/transactions/index.ts";
+import { deleteExpiredSandboxes } from "../services/accounts/index.ts";
+import { dueTime, type DueTime } from "../platform/clock/environment.ts";
 
-const DUE_WORK: Record<string, (db: Db, now: Date) => Promise<number>> = {
+// Each compares its rows with their own environment's time (a sandbox's clock, or the service clock).
+const DUE_WORK: Record<string, (db: Db, at: DueTime) => Promise<number>> = {
   "brand consent": approveDueBrands,
   "marketplace answers": runMarketplaceDue,
-  "MID offboarding": (db, now) => runOffboardingDue(db, now),
+  "MID offboarding": (db, at) => runOffboardingDue(db, at),
   "return periods": runQualificationsDue,
   "expired idempotency keys": forgetExpiredKeys,
+  "expired sandboxes": deleteExpiredSandboxes,
 };
 
-/** Runs every kind of due work once, in order. */
-export async function runDue(db: Db, now: Date): Promise<void> {
-  for (const run of Object.values(DUE_WORK)) await run(db, now);
+/** Runs every kind of due work once, in order, at the clock's time in every environment. */
+export async function runDue(db: Db, clock: Pick<Clock, "now" | "offsetMs">): Promise<void> {
+  const at = await dueTime(db, clock);
+  for (const run of Object.values(DUE_WORK)) await run(db, at);
 }
 
 /**
@@ -38,7 +43,7 @@ export function sweepDue(services: { db: Db; clock: Clock; log: Logger; health: 
     running = true;
     // Test purchases accepted while the bus was down are sent here too (it needs the bus, so it is not
     // due work that every role runs on an advance).
-    runDue(services.db, services.clock.now())
+    runDue(services.db, services.clock)
       .then(() => relayTestPurchases(services))
       .catch((err: unknown) => {
         if (!services.health.report(err)) services.log.error({ err }, "due-work sweep failed");

@@ -11,6 +11,7 @@ import { deadLetter } from "../platform/bus/dead-letter.ts";
 import { lookupReplySchema, onboardingReplySchema } from "../platform/bus/validators.generated.ts";
 import { TOPICS } from "../platform/bus/topics.ts";
 import type { Clock } from "../platform/clock/index.ts";
+import { dueTime } from "../platform/clock/environment.ts";
 import type { Db } from "../platform/db.ts";
 import { sendOnboardingRequests } from "../services/catalog/index.ts";
 import { answerOnboarding } from "../services/mid-insights/index.ts";
@@ -35,9 +36,10 @@ interface Deps {
   log: Logger;
 }
 
-/** Sends what is due at `now`: look-ups whose pending period is over, and every request not sent yet. */
-export async function sendDue({ db, bus }: Pick<Deps, "db" | "bus">, now: Date): Promise<void> {
-  await startDueLookups(db, now);
+/** Sends what is due now: look-ups whose pending period is over in their environment, and every request not sent yet. */
+export async function sendDue({ db, bus, clock }: Pick<Deps, "db" | "bus" | "clock">): Promise<void> {
+  await startDueLookups(db, await dueTime(db, clock));
+  const now = clock.now();
   while ((await sendLookups(db, bus, now)) === 500);
   while ((await sendOnboardingRequests(db, bus, now)) === 500);
   while ((await sendCommands(db, bus, now)) === 500);
@@ -78,12 +80,12 @@ export async function startLifecycle(deps: Deps, intervalMs = 1000): Promise<() 
     handler: (m) => onReply(deps, m),
   });
   let chain: Promise<void> = Promise.resolve();
-  const send = (now: Date) => {
-    chain = chain.then(() => sendDue(deps, now)).catch((err: unknown) => deps.log.error({ err }, "sending network requests failed"));
+  const send = () => {
+    chain = chain.then(() => sendDue(deps)).catch((err: unknown) => deps.log.error({ err }, "sending network requests failed"));
     return chain;
   };
   const off = deps.clock.onAdvance(send);
-  const timer = setInterval(() => void send(deps.clock.now()), intervalMs);
+  const timer = setInterval(() => void send(), intervalMs);
   timer.unref();
   return async () => {
     clearInterval(timer);

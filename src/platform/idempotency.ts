@@ -1,6 +1,7 @@
 // Idempotency keys: the first answer to a creating POST, kept per account and environment for 24 hours
 // of service time, so a client that retries (after a timeout, a 503, a lost connection) gets that answer
 // again instead of a second resource.
+import type { DueTime } from "./clock/environment.ts";
 import type { Db } from "./db.ts";
 import { groupCommit, perHandle } from "./group-commit.ts";
 
@@ -121,7 +122,7 @@ const releaseRound = perHandle((db: Db) =>
 export const releaseKey = (db: Db, scope: Scope, key: string): Promise<void> => releaseRound(db)({ scope, key });
 
 /** Due work: forgets keys older than the window. */
-export async function forgetExpiredKeys(db: Db, now: Date): Promise<number> {
+export async function forgetExpiredKeys(db: Db, { now }: DueTime): Promise<number> {
   const gone = await db.query("delete from idempotency_keys where created <= $1 returning key", [expiredBefore(now)]);
   return gone.length;
 }

@@ -7,16 +7,23 @@ import { enqueueEvent } from "../../src/platform/outbox.ts";
 let h: Harness;
 let owner: TestAccount;
 let stranger: TestAccount;
+/** A sandbox of the owner's and one of the stranger's: tenants of their own, with their own keys. */
+let ownSandbox: { keys: { test: string; live: string } };
+let strangerSandbox: { keys: { test: string; live: string } };
 let liveGraph: Graph;
 let operations: { method: string; path: string; params: string[] }[];
 
 const MID_INSIGHTS = /mid-insights/;
+const SANDBOX_ROUTES = /^\/v1\/sandboxes\//;
+const SANDBOX_ONLY = /^\/v1\/brands\/\{brandId\}\/consent$/;
 
 beforeAll(async () => {
   h = await createHarness();
   owner = await h.createAccount({ tier: "premium" });
   stranger = await h.createAccount({ tier: "premium" });
   liveGraph = await seedGraph(owner.as("live"), h);
+  ownSandbox = await expectStatus(await owner.as("test").post("/v1/sandboxes", { name: "own" }), 201);
+  strangerSandbox = await expectStatus(await stranger.as("test").post("/v1/sandboxes", { name: "stranger's" }), 201);
   // Webhook events are written by the service itself, never created through the API.
   liveGraph.eventId = await enqueueEvent(
     h.services.db,
@@ -102,15 +109,29 @@ describe("every /v1 route", () => {
     }
   });
 
-  it("answers 404 for another account's records and for the other environment's records", async () => {
+  it("answers 404 for another account's, another sandbox's and the other environment's records", async () => {
     const withParams = operations.filter((o) => o.params.length > 0);
     expect(withParams.length).toBeGreaterThan(0);
+    const sandboxClient = (key: string) => h.clientWithKey(key);
     for (const op of withParams) {
       const path = fill(op.path, liveGraph);
       for (const [who, client, headers] of [
         ["another account", stranger.as("live"), { Authorization: `Bearer ${stranger.keys.live}` }],
         ["the owner's test key", owner.as("test"), { Authorization: `Bearer ${owner.keys.test}` }],
+        ["a sandbox of the owner", sandboxClient(ownSandbox.keys.live), { Authorization: `Bearer ${ownSandbox.keys.live}` }],
+        ["a sandbox of another account", sandboxClient(strangerSandbox.keys.live), { Authorization: `Bearer ${strangerSandbox.keys.live}` }],
       ] as const) {
+        // A sandbox belongs to its account in both environments; only a sandbox's key decides a brand's consent.
+        if (SANDBOX_ROUTES.test(op.path) && who === "the owner's test key") continue;
+        if (SANDBOX_ROUTES.test(op.path) && who.startsWith("a sandbox")) {
+          await expectError(op.method === "DELETE" ? await client.delete(path) : await client.get(path), 403, "forbidden");
+          continue;
+        }
+        if (SANDBOX_ONLY.test(op.path)) {
+          const [status, code] = who.startsWith("a sandbox") ? [404, "resource_not_found"] : [403, "forbidden"];
+          await expectError(await client.post(path, { decision: "approved" }), status, code);
+          continue;
+        }
         // MID insights take the Bearer scheme and only live keys: a test key there is 401, by the spec.
         const res = MID_INSIGHTS.test(op.path)
           ? await h.request(op.method, path, { headers: { ...headers, "Cardlink-Version": "2024-11-25" } })
@@ -121,7 +142,7 @@ describe("every /v1 route", () => {
               : op.method === "PATCH"
                 ? await client.patch(path, {})
                 : await client.post(path, {});
-        const expected = MID_INSIGHTS.test(op.path) && who !== "another account" ? [401, "unauthorized"] : [404, "resource_not_found"];
+        const expected = MID_INSIGHTS.test(op.path) && who === "the owner's test key" ? [401, "unauthorized"] : [404, "resource_not_found"];
         await expectError(res, expected[0] as number, expected[1] as string).catch((e: Error) => {
           throw new Error(`${op.method} ${op.path} as ${who}: ${e.message}`);
         });

@@ -1,5 +1,6 @@
 // A small graph of resources for one account and environment: every path parameter an API route
 // takes maps to a record of that graph, so route-wide rules (auth, 404s) can be generated once.
+import { randomUUID } from "node:crypto";
 import { expectStatus, type Client, type Harness } from "./harness.ts";
 
 export type Graph = Record<string, string>;
@@ -81,7 +82,10 @@ export async function seedGraph(client: Client, h: Pick<Harness, "admin">): Prom
     await client.post(`/v1/cards/${card.id}/missing-transaction-requests`, { locationId: location.id, transactionDate: "2026-01-04", amount: 10.01 }),
     201,
   );
+  // A sandbox of the account: sandboxes are the account's, in no one environment.
+  const sandbox = await expectStatus<{ id: string }>(await client.post("/v1/sandboxes", { name: `graph-${randomUUID()}` }), 201);
   return {
+    sandboxId: sandbox.id,
     programId: program.id,
     brandId: brand.id,
     locationId: location.id,

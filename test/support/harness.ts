@@ -63,6 +63,8 @@ export interface Harness {
   request(method: string, path: string, init?: { body?: unknown; headers?: Record<string, string> }): Promise<Response>;
   admin(method: string, path: string, body?: unknown): Promise<Response>;
   createAccount(opts?: { tier?: "standard" | "premium"; name?: string }): Promise<TestAccount>;
+  /** A client that sends `key` (a sandbox's, say), with `headers` besides. */
+  clientWithKey(key: string, headers?: Record<string, string>): Client;
   close(): Promise<void>;
 }
 
@@ -119,8 +121,8 @@ export async function createHarness(
   const admin: Harness["admin"] = (method, path, body) =>
     request(method, path, { body, headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
 
-  const clientFor = (key: string): Client => {
-    const headers = { [keyHeader]: key };
+  const clientFor = (key: string, extra: Record<string, string> = {}): Client => {
+    const headers = { ...extra, [keyHeader]: key };
     return {
       get: (path) => request("GET", path, { headers }),
       post: (path, body) => request("POST", path, { body: body ?? {}, headers }),
@@ -135,6 +137,7 @@ export async function createHarness(
     ...(kafka ? { kafkaNamespace: kafka.namespace } : {}),
     request,
     admin,
+    clientWithKey: clientFor,
     async createAccount({ tier = "standard", name = "Test publisher" } = {}) {
       const res = await admin("POST", "/admin/accounts", { name, tier });
       if (res.status !== 201) throw new Error(`account create failed: ${res.status} ${await res.text()}`);

@@ -4,7 +4,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv, Caller } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { findKey } from "../../services/accounts/index.ts";
+import { findKey, findSandboxCaller } from "../../services/accounts/index.ts";
 import { sha256 } from "../../platform/ids.ts";
 import { clientAddress } from "./rate-limit.ts";
 
@@ -80,10 +80,25 @@ export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     }
     throw unauthorized(`Missing ${header} header.`);
   });
-  await limiter.take(found.account.id);
-  c.set("caller", found);
+  const caller = await inSandbox(c, found, c.req.header(`${config.SERVICE_NAME}-Sandbox`));
+  // A sandbox spends its owner's rate budget: making sandboxes adds no requests to an account's share.
+  await limiter.take(caller.parentId ?? caller.account.id);
+  c.set("caller", caller);
   await next();
 };
+
+/**
+ * `<SERVICE_NAME>-Sandbox: <id>` with an account's own key acts in that sandbox of the account, in the key's
+ * environment (test or live), as the sandbox's own key would; another account's sandbox is 404.
+ */
+async function inSandbox(c: Ctx, caller: Caller, sandboxId: string | undefined): Promise<Caller> {
+  if (sandboxId === undefined) return caller;
+  const header = `${c.var.services.config.SERVICE_NAME}-Sandbox`;
+  if (caller.parentId) throw new ApiError("invalid_request", `${header}: the key is already a sandbox's; send the header with the account's own key, or leave it out.`);
+  const sandbox = await findSandboxCaller(c.var.services.db, caller, sandboxId.trim());
+  if (!sandbox) throw new ApiError("resource_not_found", `${header}: No sandbox with id ${sandboxId.trim()} in this account (GET /v1/sandboxes lists them).`);
+  return sandbox;
+}
 
 /** MID insights: `Authorization: Bearer sk_live_…`, `<SERVICE_NAME>-Version`, premium tier. */
 export const insightsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -95,7 +110,7 @@ export const insightsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     return caller;
   });
   if (!found.live) throw unauthorized("MID insights need the live secret key; a test key was given.");
-  await limiter.take(found.account.id);
+  await limiter.take(found.parentId ?? found.account.id);
   const versionHeader = `${config.SERVICE_NAME}-Version`;
   const version = c.req.header(versionHeader);
   const supported = SUPPORTED_VERSIONS.join(", ");

@@ -15,6 +15,8 @@ import { mountTransactions } from "./transactions/index.ts";
 import { mountMissingTransactionRequests } from "./missing-transaction-requests/index.ts";
 import { mountTrigger } from "./trigger/index.ts";
 import * as account from "./account/get.ts";
+import { mountSandboxes } from "./sandboxes/index.ts";
+import { mountEnvironmentClock } from "./clock/index.ts";
 
 export function mountV1(app: OpenAPIHono<AppEnv>) {
   const v1 = router();
@@ -30,6 +32,8 @@ export function mountV1(app: OpenAPIHono<AppEnv>) {
   mountTransactions(v1);
   mountMissingTransactionRequests(v1);
   mountTrigger(v1);
+  mountSandboxes(v1);
+  mountEnvironmentClock(v1);
   v1.openapi(account.route, account.handler);
   app.route("/v1", v1);
 }

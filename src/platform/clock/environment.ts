@@ -1,6 +1,7 @@
 // An environment's time: the service clock, or a sandbox's own clock over it. An environment is what a
 // key opens (an account's test and live, each sandbox's test and live); only sandboxes move their own.
 import type { Clock } from "./index.ts";
+import type { Db } from "../db.ts";
 
 /** A sandbox's clock over the service clock; the account's own environments have the neutral one. */
 export interface EnvironmentClock {
@@ -48,3 +49,37 @@ export const environmentView = (service: Clock, env: EnvironmentClock): Clock =>
         advance: () => Promise.reject(new RangeError("an environment's clock is moved through its sandbox (POST /v1/clock/advance)")),
         onAdvance: (listener) => service.onAdvance(listener),
       };
+
+/**
+ * The moment due work compares with: the service time, its total advance (for `env_now()`), and the latest
+ * time of any environment, which bounds each sweep's index scan before the per-row comparison.
+ */
+export interface DueTime {
+  now: Date;
+  serviceOffsetMs: number;
+  latest: Date;
+}
+
+/** The due time now: one statement finds the latest environment time (the few sandboxes with a clock of their own). */
+export async function dueTime(db: Pick<Db, "query">, service: Pick<Clock, "now" | "offsetMs">): Promise<DueTime> {
+  const now = service.now();
+  const [row] = await db.query<{ latest: Date | null }>(
+    "select max(env_now(id, $1, $2)) as latest from accounts where clock_frozen or clock_offset_ms <> 0",
+    [now, service.offsetMs],
+  );
+  const latest = row?.latest && row.latest > now ? row.latest : now;
+  return { now, serviceOffsetMs: service.offsetMs, latest };
+}
+
+/**
+ * SQL that is true when `column` is due in its row's environment: the index-friendly bound on the latest
+ * environment time, then the row's own. The DueTime's parameters (`dueParams`) are $p, $p+1 and $p+2.
+ */
+export const dueIn = (column: string, account: string, p: number) =>
+  `${column} <= $${p + 2} and ${column} <= env_now(${account}, $${p}, $${p + 1})`;
+
+/** The SQL of a row's environment time (parameters as `dueIn`'s), for the `updated` of what due work changes. */
+export const envNowSql = (account: string, p: number) => `env_now(${account}, $${p}, $${p + 1})`;
+
+/** A DueTime's parameters, in the order `dueIn` and `envNowSql` name them. */
+export const dueParams = (t: DueTime): [Date, number, Date] => [t.now, t.serviceOffsetMs, t.latest];

@@ -49,6 +49,8 @@ const configSchema = z.object({
   CLOCK_START: z.iso.datetime({ offset: true, message: "must be an ISO 8601 instant" }).optional(),
   RATE_LIMIT_PER_SECOND: positiveNumber(100),
   RATE_LIMIT_BURST: positiveNumber(200),
+  // Sandboxes one account may have at once (POST /v1/sandboxes answers 409 past it).
+  SANDBOXES_PER_ACCOUNT: z.coerce.number().int().min(1, "must be at least 1").max(1000, "must be at most 1000").default(10),
   // Per client address: presented keys, admin tokens and dashboard sign-ins that fail.
   AUTH_FAILURE_LIMIT_PER_MINUTE: positiveNumber(12),
   AUTH_FAILURE_LIMIT_BURST: positiveNumber(20),

@@ -6,6 +6,7 @@ import { endKeySessions } from "./sessions.ts";
 import { groupedLookup } from "../../platform/group-commit.ts";
 import { uuid } from "../../domain/field-rules.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
+import type { EnvironmentClock } from "../../platform/clock/environment.ts";
 
 export type Tier = "standard" | "premium";
 
@@ -42,7 +43,7 @@ const toAccount = (r: AccountRow): Account => ({
 
 const newSecretKey = (live: boolean) => `sk_${live ? "live" : "test"}_${randomBase62(32)}`;
 
-async function insertKey(db: Db, accountId: string, live: boolean, now: Date): Promise<{ id: string; key: string }> {
+export async function insertKey(db: Db, accountId: string, live: boolean, now: Date): Promise<{ id: string; key: string }> {
   const key = newSecretKey(live);
   const id = newId();
   await db.query("insert into api_keys (id, account_id, live, hash, hint, created) values ($1, $2, $3, $4, $5, $6)", [
@@ -84,20 +85,45 @@ export async function updateAccount(
   patch: { tier?: Tier; name?: string },
   now: Date,
 ): Promise<Account | undefined> {
+  // Its sandboxes keep its tier.
   const [row] = await db.query<AccountRow>(
-    `update accounts set tier = coalesce($2, tier), name = coalesce($3, name), updated = $4
-     where id = $1 returning *`,
+    `with changed as (
+       update accounts set tier = coalesce($2, tier), name = coalesce($3, name), updated = $4
+       where id = $1 and parent_id is null returning *
+     ), sandboxes as (
+       update accounts s set tier = changed.tier, updated = $4 from changed where s.parent_id = changed.id
+     ) select * from changed`,
     [id, patch.tier ?? null, patch.name ?? null, now],
   );
   return row && toAccount(row);
 }
 
+/** The accounts, without their sandboxes (each account lists its own: GET /v1/sandboxes). */
 export const listAccounts = (db: Db, page: PageQuery): Promise<Page<Account>> =>
-  pageByCreated(db, "accounts", new Filters(), page, toAccount);
+  pageByCreated(db, "accounts", new Filters().add("parent_id is null"), page, toAccount);
 
-type KeyOwner = { keyId: string; live: boolean; account: Account };
+/**
+ * Who a key opens: the account, its environment (test or live), and for a sandbox's key the owner and
+ * the sandbox's clock (read in the same statement, so every replica agrees on it at each request).
+ */
+export interface KeyOwner {
+  keyId: string;
+  live: boolean;
+  account: Account;
+  /** The owner's id when the account is a sandbox. */
+  parentId: string | null;
+  clock: EnvironmentClock;
+}
 
-type OwnerRow = AccountRow & { key_id: string; live: boolean; hash: string };
+type OwnerRow = AccountRow & { key_id: string; live: boolean; hash: string; parent_id: string | null; clock_frozen: boolean; clock_offset_ms: number };
+
+const keyOwner = (row: OwnerRow): KeyOwner => ({
+  keyId: row.key_id,
+  live: row.live,
+  account: toAccount(row),
+  parentId: row.parent_id,
+  clock: { frozen: row.clock_frozen, offsetMs: row.clock_offset_ms },
+});
 
 /** Current keys by digest or id, many at once: the requests that arrive together are checked in one statement. */
 function keyOwners(column: "hash" | "key_id") {
@@ -107,7 +133,7 @@ function keyOwners(column: "hash" | "key_id") {
        where ${column === "hash" ? "k.hash = any($1::text[])" : "k.id = any($1::uuid[])"} and k.revoked is null`,
       [values],
     );
-    return new Map(rows.map((row) => [row[column], { keyId: row.key_id, live: row.live, account: toAccount(row) } satisfies KeyOwner]));
+    return new Map(rows.map((row) => [row[column], keyOwner(row)]));
   });
 }
 const byHash = keyOwners("hash");
@@ -191,3 +217,16 @@ export const findKey = (db: Db, key: string): Promise<KeyOwner | undefined> => b
 export const findKeyById = (db: Db, keyId: string): Promise<KeyOwner | undefined> =>
   // A malformed id (a session cookie is text) is no key; the batch's uuid cast would fail the round.
   uuid(keyId) === undefined ? byId(db, keyId.toLowerCase()) : Promise.resolve(undefined);
+
+/**
+ * The caller an account's own key becomes in one of its sandboxes (the `<SERVICE_NAME>-Sandbox` header, the
+ * dashboard's environment switcher): the sandbox in the key's environment, still under the key's id.
+ */
+export async function findSandboxCaller(db: Db, owner: KeyOwner, sandboxId: string): Promise<KeyOwner | undefined> {
+  if (uuid(sandboxId) !== undefined) return undefined;
+  const [row] = await db.query<AccountRow & { parent_id: string; clock_frozen: boolean; clock_offset_ms: number }>(
+    "select * from accounts where id = $1 and parent_id = $2",
+    [sandboxId.toLowerCase(), owner.account.id],
+  );
+  return row && keyOwner({ ...row, key_id: owner.keyId, live: owner.live, hash: "" });
+}

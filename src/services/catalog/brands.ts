@@ -1,5 +1,6 @@
 // Brands: the merchants whose locations a publisher adds. A brand must consent before its locations
 // can be added: at once in test; in live the simulated brand approves after a simulated delay.
+import { dueIn, dueParams, type DueTime } from "../../platform/clock/environment.ts";
 import { randomInt } from "node:crypto";
 import type { Ctx } from "../../platform/context.ts";
 import { notFound } from "../../domain/errors.ts";
@@ -111,13 +112,23 @@ export async function decideBrandConsent(
   return row && toBrand(row);
 }
 
-/** The simulated brands' answer to live consent requests: approves every requested consent that fell due by `now`; returns how many it approved. */
-export async function approveDueBrands(db: Db, now: Date): Promise<number> {
-  // `updated` is the moment the brand answered on service time, not when this sweep ran.
+/** A sandbox's own decision on a consent of its brand (in a sandbox the integrator plays the brand); 404 for any other brand. */
+export async function decideSandboxBrandConsent(ctx: Ctx, id: string, decision: "approved" | "declined"): Promise<Brand> {
+  const [row] = await ctx.db.query<BrandRow>(
+    "update brands set consent = $4, consent_due = null, updated = $5 where id = $1 and account_id = $2 and live = $3 returning *",
+    [id, ctx.accountId, ctx.live, decision, ctx.clock.now()],
+  );
+  if (!row) throw notFound("brand", id);
+  return toBrand(row);
+}
+
+/** The simulated brands' answer to live consent requests: approves every requested consent that fell due in its environment by `at`; returns how many it approved. */
+export async function approveDueBrands(db: Db, at: DueTime): Promise<number> {
+  // `updated` is the moment the brand answered on its environment's time, not when this sweep ran.
   const rows = await db.query(
     `update brands set consent = 'approved', updated = consent_due, consent_due = null
-     where consent = 'requested' and consent_due <= $1 returning id`,
-    [now],
+     where consent = 'requested' and ${dueIn("consent_due", "account_id", 1)} returning id`,
+    dueParams(at),
   );
   return rows.length;
 }

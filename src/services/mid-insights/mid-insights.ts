@@ -1,5 +1,6 @@
 // MID insights: the record, the writers (one per network or transaction event), the offboard request and
 // the simulated network's offboarding. The filtered, sorted, keyset-paged list is mid-insights-list.ts.
+import { dueIn, dueParams, envNowSql, type DueTime } from "../../platform/clock/environment.ts";
 import type { Ctx } from "../../platform/context.ts";
 import { DomainError, notFound } from "../../domain/errors.ts";
 import type { Db } from "../../platform/db.ts";
@@ -418,17 +419,17 @@ const OFFBOARD_DUE_SET = `status = 'offboarded', offboarded_at = offboard_due, o
   event_ts = greatest(event_ts, offboard_due)`;
 
 /**
- * The simulated networks act on every offboard request due by `now`: status offboarded, offboardedAt the
+ * The simulated networks act on every offboard request due in its environment by `at`: status offboarded, offboardedAt the
  * moment it fell due. Runs when the service clock advances, and for a program before its insights are read.
  */
-export async function runOffboardingDue(db: Db, now: Date): Promise<number> {
+export async function runOffboardingDue(db: Db, at: DueTime): Promise<number> {
   const [row] = await db.query<{ n: number }>(
     `with done as (
-       update mid_insights set ${OFFBOARD_DUE_SET}, updated = $1
-       where offboard_due <= $1 and status = 'onboarded'
+       update mid_insights set ${OFFBOARD_DUE_SET}, updated = ${envNowSql("account_id", 1)}
+       where ${dueIn("offboard_due", "account_id", 1)} and status = 'onboarded'
        returning 1
      ) select count(*)::int as n from done`,
-    [now],
+    dueParams(at),
   );
   return row?.n ?? 0;
 }

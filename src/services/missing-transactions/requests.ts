@@ -1,6 +1,7 @@
 // Missing transaction requests: a look-up at the card's network for a transaction the integration did
 // not receive. Test requests are answered at once; live ones wait until 4 days after the transaction
 // date, then a look-up goes on the bus to the card's scheme network, whose reply ends the request.
+import { dueIn, dueParams, envNowSql, type DueTime } from "../../platform/clock/environment.ts";
 import type { Ctx } from "../../platform/context.ts";
 import { invalid, notFound } from "../../domain/errors.ts";
 import type { Bus } from "../../platform/bus/bus.ts";
@@ -258,10 +259,11 @@ const eventOf = (request: MissingTransactionRequest) => ({
 // ---------------------------------------------------------------- the network side (workers)
 
 /** Live requests whose pending period is over go to processing; returns how many. */
-export async function startDueLookups(db: Db, now: Date): Promise<number> {
+export async function startDueLookups(db: Db, at: DueTime): Promise<number> {
   const rows = await db.query<{ id: string }>(
-    "update missing_transaction_requests set status = 'processing', updated = $1 where status = 'pending' and due_at <= $1 returning id",
-    [now],
+    `update missing_transaction_requests set status = 'processing', updated = ${envNowSql("account_id", 1)}
+     where status = 'pending' and ${dueIn("due_at", "account_id", 1)} returning id`,
+    dueParams(at),
   );
   return rows.length;
 }

@@ -1,5 +1,6 @@
 // Offers of a publisher: create, read, list with status filters, update (with extension and targeting
 // events in the outbox), delete, and linking to locations. Rules come from src/domain/offer*.ts.
+import { dueIn, dueParams, type DueTime } from "../../platform/clock/environment.ts";
 import type { Ctx } from "../../platform/context.ts";
 import { DomainError, invalid, notFound } from "../../domain/errors.ts";
 import {
@@ -499,14 +500,14 @@ export async function unlinkLocation(ctx: Ctx, offerId: string, locationId: stri
   });
 }
 
-/** The simulated brands' answers to adoptions: gives every adoption whose brand answer fell due by `now` that answer; returns how many it decided. */
-export async function runMarketplaceDue(db: Db, now: Date): Promise<number> {
-  // `updated` is the moment the brand answered on service time, not when this sweep ran.
+/** The simulated brands' answers to adoptions: gives every adoption whose brand answer fell due in its environment by `at` that answer; returns how many it decided. */
+export async function runMarketplaceDue(db: Db, at: DueTime): Promise<number> {
+  // `updated` is the moment the brand answered on its environment's time, not when this sweep ran.
   const rows = await db.query(
     `update offers set approval = case approval_decision when 'accept' then 'accepted' else 'declined' end,
        accepted = (approval_decision = 'accept'), updated = approval_due
-     where approval = 'pending' and approval_due <= $1 returning id`,
-    [now],
+     where approval = 'pending' and ${dueIn("approval_due", "account_id", 1)} returning id`,
+    dueParams(at),
   );
   return rows.length;
 }

@@ -1,16 +1,16 @@
 // Return periods: a purchase whose offer has one qualifies once the period has passed on the service
-// clock, unless it was refunded in full meanwhile. This is the due work that finishes it.
+// clock of its environment, unless it was refunded in full meanwhile. This is the due work that finishes it.
+import type { DueTime } from "../../platform/clock/environment.ts";
 import type { Db } from "../../platform/db.ts";
 import { emitStageEvents, lockQualificationsDue, refundedAmount, settleQualification, type TransactionRow } from "./transactions.ts";
 import { recordQualifiedTransaction } from "../offers/index.ts";
 
-export async function runQualificationsDue(db: Db, now: Date, batch = 200): Promise<number> {
-  const today = now.toISOString().slice(0, 10);
+export async function runQualificationsDue(db: Db, at: DueTime, batch = 200): Promise<number> {
   let done = 0;
   for (;;) {
     const finished = await db.tx(async (tx) => {
-      const rows = await lockQualificationsDue(tx, today, batch);
-      for (const row of rows) await finish(tx, row, now);
+      const rows = await lockQualificationsDue(tx, at, batch);
+      for (const row of rows) await finish(tx, row, row.env_now);
       return rows.length;
     });
     done += finished;

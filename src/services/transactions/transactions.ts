@@ -1,4 +1,5 @@
 // Transactions as the API and the webhooks show them: the spec's Transaction with its offer result.
+import { dueParams, envNowSql, type DueTime } from "../../platform/clock/environment.ts";
 import type { Ctx } from "../../platform/context.ts";
 import type { Db } from "../../platform/db.ts";
 import { notFound } from "../../domain/errors.ts";
@@ -445,11 +446,14 @@ export function transactionRowOf(i: NewTransaction): StoredTransactionRow {
 }
 
 /** Purchases whose return period ended by `today`, locked (skipping rows another worker holds). */
-export async function lockQualificationsDue(db: Db, today: string, limit: number): Promise<TransactionRow[]> {
-  return db.query<TransactionRow>(
-    `select * from transactions where qualification_due is not null and qualification_due <= $1::date
-     order by qualification_due, id limit $2 for update skip locked`,
-    [today, limit],
+/** Purchases whose return period ended by their environment's date (UTC), each with that environment's time. */
+export async function lockQualificationsDue(db: Db, at: DueTime, limit: number): Promise<(TransactionRow & { env_now: Date })[]> {
+  return db.query<TransactionRow & { env_now: Date }>(
+    `select t.*, ${envNowSql("t.account_id", 1)} as env_now from transactions t
+     where t.qualification_due is not null and t.qualification_due <= ($3::timestamptz at time zone 'UTC')::date
+       and t.qualification_due <= (${envNowSql("t.account_id", 1)} at time zone 'UTC')::date
+     order by t.qualification_due, t.id limit $4 for update of t skip locked`,
+    [...dueParams(at), limit],
   );
 }
 

@@ -1,5 +1,6 @@
 // Marketplace offers, happy paths: a content provider's offers (made, seeded), the listing with its filters
 // and sort, adopting one into a program, and the provider's later changes reaching every adopted copy.
+import { dueTime } from "../../../src/platform/clock/environment.ts";
 import { describe, expect, it } from "vitest";
 import { expectError, expectStatus, type Harness } from "../../support/harness.ts";
 import { generateMarketplaceOffers } from "../../../src/services/offers/marketplace-seed.ts";
@@ -181,7 +182,7 @@ describe("adopting a marketplace offer", () => {
     });
     expect(await byStatus("live")).toEqual([offer.id]);
     expect(await byStatus("requests")).toEqual([refused.id]);
-    expect(await runMarketplaceDue(h.services.db, h.services.clock.now())).toBe(0);
+    expect(await runMarketplaceDue(h.services.db, await dueTime(h.services.db, h.services.clock))).toBe(0);
   });
 });
 

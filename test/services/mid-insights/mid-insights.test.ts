@@ -1,6 +1,7 @@
 // The MID-insight writers (one per network or transaction event), the simulated network's offboarding on
 // the service clock as the composition root wires it, and the per-day totals behind `count` — on PGlite, and on
 // PostgreSQL when DATABASE_URL is set.
+import { dueTime } from "../../../src/platform/clock/environment.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -233,8 +234,9 @@ describe.each(engines)("MID insight writers on %s", (_engine, databaseUrl) => {
     expect(await status(a.id)).toEqual({ status: "offboarded", offboarded_at: new Date(Date.parse(requested.offboardRequestedAt!) + 2 * DAY) });
     expect((await status(b.id)).status).toBe("onboarded");
     // Nothing else is due yet; a run at a later time takes the rest.
-    expect(await runOffboardingDue(services.db, services.clock.now())).toBe(0);
-    expect(await runOffboardingDue(services.db, new Date(services.clock.now().getTime() + DAY))).toBeGreaterThanOrEqual(1);
+    expect(await runOffboardingDue(services.db, await dueTime(services.db, services.clock))).toBe(0);
+    const dayLater = { now: () => new Date(services.clock.now().getTime() + DAY), offsetMs: services.clock.offsetMs + DAY };
+    expect(await runOffboardingDue(services.db, await dueTime(services.db, dayLater))).toBeGreaterThanOrEqual(1);
     expect((await status(b.id)).status).toBe("offboarded");
     await totalsMatchRows(programId);
   });

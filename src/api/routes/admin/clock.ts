@@ -3,7 +3,8 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { invalid } from "../../errors.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
-import { LATEST_SERVICE_TIME, MAX_ADVANCE_DAYS, durationMs, type Clock } from "../../../platform/clock/index.ts";
+import { LATEST_SERVICE_TIME, durationMs, type Clock } from "../../../platform/clock/index.ts";
+import { ClockAdvanceSchema } from "../clock/schemas.ts";
 
 const ClockSchema = z
   .object({
@@ -12,14 +13,6 @@ const ClockSchema = z
     speed: z.number().openapi({ description: "Service seconds per real second; 0 when frozen." }),
   })
   .openapi("Clock");
-
-const unit = (name: string, perDay: number) =>
-  z
-    .number()
-    .min(0, "must be 0 or more")
-    .max(MAX_ADVANCE_DAYS * perDay, `must be at most ${MAX_ADVANCE_DAYS * perDay} (${MAX_ADVANCE_DAYS} days) at a time`)
-    .optional()
-    .openapi({ description: `${name}, 0 to ${MAX_ADVANCE_DAYS * perDay}.` });
 
 const get = createRoute({
   method: "get",
@@ -36,21 +29,13 @@ const advance = createRoute({
   tags: ["Admin"],
   summary: "Move service time forward and run what fell due",
   description:
+    "Moves every environment: the accounts' and each sandbox's time (a sandbox's clock runs over the service clock). " +
     "Runs the due work on the service clock (consents, marketplace answers, offboarding, return periods) and " +
     "wakes the webhook dispatcher; it answers once that work is done and the webhooks it made are queued, not " +
     "when they are delivered.",
   security: [{ AdminToken: [] }],
   request: {
-    body: jsonBody(
-      z
-        .strictObject({ days: unit("Days", 1), hours: unit("Hours", 24), minutes: unit("Minutes", 1440), seconds: unit("Seconds", 86_400) })
-        .openapi("ClockAdvance", {
-          example: { days: 4 },
-          description:
-            `Give at least one unit greater than 0. Each unit moves at most ${MAX_ADVANCE_DAYS} days, and ` +
-            `service time never passes ${LATEST_SERVICE_TIME.toISOString()} (400 naming the field).`,
-        }),
-    ),
+    body: jsonBody(ClockAdvanceSchema),
   },
   responses: {
     200: jsonResponse(ClockSchema, "The service time after the move."),

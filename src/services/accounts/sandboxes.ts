@@ -1,0 +1,135 @@
+// Sandboxes: isolated environments an account makes with its own key. A sandbox is an account row with a
+// parent (its owner), its own keys and its own clock over the service clock; every account-scoped table
+// scopes it with no rule of its own, and deleting it is the account's cascade.
+import type { Db } from "../../platform/db.ts";
+import { newId } from "../../platform/ids.ts";
+import { DomainError, notFound } from "../../domain/errors.ts";
+import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
+import { environmentNow, startingClock, type DueTime, type EnvironmentClock } from "../../platform/clock/environment.ts";
+import type { Clock } from "../../platform/clock/index.ts";
+import { insertKey, type Tier } from "./accounts.ts";
+
+/** A sandbox lives a day unless it asks otherwise, and at most 30 days. */
+export const DEFAULT_SANDBOX_SECONDS = 86_400;
+export const MAX_SANDBOX_SECONDS = 30 * 86_400;
+
+export interface Sandbox {
+  id: string;
+  name: string;
+  clock: { now: string; frozen: boolean };
+  expiresAt: string;
+  created: string;
+}
+
+export interface SandboxWithKeys extends Sandbox {
+  keys: { test: string; live: string };
+}
+
+interface SandboxRow {
+  id: string;
+  name: string;
+  created: Date;
+  expires_at: Date;
+  clock_frozen: boolean;
+  clock_offset_ms: number;
+}
+
+export const sandboxClock = (row: Pick<SandboxRow, "clock_frozen" | "clock_offset_ms">): EnvironmentClock => ({
+  frozen: row.clock_frozen,
+  offsetMs: row.clock_offset_ms,
+});
+
+const toSandbox = (service: Clock) => (r: SandboxRow): Sandbox => ({
+  id: r.id,
+  name: r.name,
+  clock: { now: environmentNow(service, sandboxClock(r)).toISOString(), frozen: r.clock_frozen },
+  expiresAt: r.expires_at.toISOString(),
+  created: r.created.toISOString(),
+});
+
+export interface NewSandbox {
+  name: string;
+  clock?: { at?: Date; frozen?: boolean };
+  expiresInSeconds?: number;
+}
+
+/**
+ * Makes a sandbox of `ownerId` with its test and live keys (shown only here). The owner's row is locked
+ * meanwhile, so two creations at once count each other against `limit`.
+ */
+export async function createSandbox(db: Db, ownerId: string, input: NewSandbox, service: Clock, limit: number): Promise<SandboxWithKeys> {
+  return db.tx(async (tx) => {
+    const [owner] = await tx.query<{ tier: Tier; email: string | null; sandboxes: number; named: string | null }>(
+      `select a.tier, a.email,
+         (select count(*)::int from accounts s where s.parent_id = a.id) as sandboxes,
+         (select s.id::text from accounts s where s.parent_id = a.id and s.name = $2) as named
+       from accounts a where a.id = $1 for update`,
+      [ownerId, input.name],
+    );
+    if (!owner) throw notFound("account", ownerId);
+    if (owner.named) throw new DomainError("conflict", `name: this account already has a sandbox named "${input.name}" (${owner.named}); choose another name or delete that one (DELETE /v1/sandboxes/${owner.named}).`);
+    if (owner.sandboxes >= limit) {
+      throw new DomainError(
+        "conflict",
+        `This account has ${owner.sandboxes} sandboxes, the most it may have (${limit}, SANDBOXES_PER_ACCOUNT). ` +
+          "Delete one with DELETE /v1/sandboxes/{id} (cardlink sandbox delete ID), or let one expire.",
+      );
+    }
+    const now = service.now();
+    const clock = startingClock(service, input.clock ?? {});
+    const expires = new Date(now.getTime() + (input.expiresInSeconds ?? DEFAULT_SANDBOX_SECONDS) * 1000);
+    const [row] = await tx.query<SandboxRow>(
+      `insert into accounts (id, name, tier, email, created, updated, parent_id, expires_at, clock_frozen, clock_offset_ms)
+       values ($1, $2, $3, $4, $5, $5, $6, $7, $8, $9) returning *`,
+      [newId(), input.name, owner.tier, owner.email, now, ownerId, expires, clock.frozen, clock.offsetMs],
+    );
+    const test = await insertKey(tx, row!.id, false, now);
+    const live = await insertKey(tx, row!.id, true, now);
+    return { ...toSandbox(service)(row!), keys: { test: test.key, live: live.key } };
+  });
+}
+
+export const listSandboxes = (db: Db, ownerId: string, page: PageQuery, service: Clock): Promise<Page<Sandbox>> =>
+  pageByCreated(db, "accounts", new Filters().add("parent_id = ?", ownerId), page, toSandbox(service));
+
+export async function getSandbox(db: Db, ownerId: string, id: string, service: Clock): Promise<Sandbox> {
+  const [row] = await db.query<SandboxRow>("select * from accounts where id = $1 and parent_id = $2", [id, ownerId]);
+  if (!row) throw notFound("sandbox", id);
+  return toSandbox(service)(row);
+}
+
+/** Deletes the sandbox with everything in it; its keys answer 401 from the next request on. */
+export async function deleteSandbox(db: Db, ownerId: string, id: string): Promise<void> {
+  const gone = await db.query("delete from accounts where id = $1 and parent_id = $2 returning id", [id, ownerId]);
+  if (gone.length === 0) throw notFound("sandbox", id);
+}
+
+/** Deletes every sandbox whose expiry (on the service clock) has passed; returns how many. */
+export async function deleteExpiredSandboxes(db: Db, { now }: DueTime): Promise<number> {
+  const gone = await db.query("delete from accounts where parent_id is not null and expires_at <= $1 returning id", [now]);
+  return gone.length;
+}
+
+/**
+ * Moves a sandbox's clock forward by `ms`, or to `to`; never back. Returns its clock after the move. The
+ * caller runs what fell due (the service clock's due-listeners).
+ */
+export async function advanceSandboxClock(
+  db: Db,
+  sandboxId: string,
+  move: { ms: number } | { to: Date },
+  service: Clock,
+): Promise<EnvironmentClock> {
+  return db.tx(async (tx) => {
+    const [row] = await tx.query<SandboxRow>("select * from accounts where id = $1 and parent_id is not null for update", [sandboxId]);
+    if (!row) throw notFound("sandbox", sandboxId);
+    const now = environmentNow(service, sandboxClock(row));
+    const ms = "ms" in move ? move.ms : move.to.getTime() - now.getTime();
+    if ("to" in move && ms <= 0) throw new DomainError("invalid", `to: the clock never goes back; give an instant after the sandbox's time, ${now.toISOString()}`);
+    const [moved] = await tx.query<SandboxRow>(
+      "update accounts set clock_offset_ms = clock_offset_ms + $2, updated = $3 where id = $1 returning *",
+      [sandboxId, ms, new Date(now.getTime() + ms)],
+    );
+    return sandboxClock(moved!);
+  });
+}
