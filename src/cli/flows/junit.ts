@@ -38,7 +38,7 @@ export function junitReport(results: FlowResult[]): string {
     for (const s of r.steps) {
       const open = `    <testcase classname="${escape(r.file)}" name="${escape(s.label)}" file="${escape(r.file)}" line="${s.line}" time="${time(s.seconds)}"`;
       if (s.status === "passed") lines.push(`${open}/>`);
-      else if (s.status === "skipped") lines.push(`${open}><skipped message="${r.failure ? "the flow's sandbox could not be made" : "an earlier step failed"}"/></testcase>`);
+      else if (s.status === "skipped") lines.push(`${open}><skipped message="${escape(r.failure ? "the flow's sandbox could not be made" : "an earlier step failed")}"/></testcase>`);
       else lines.push(`${open}><failure message="${escape(s.failure ?? "")}">${escape(s.failure ?? "")}</failure></testcase>`);
     }
     lines.push(`  </testsuite>`);

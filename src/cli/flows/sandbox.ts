@@ -36,13 +36,6 @@ export interface Place {
 /** A sandbox's name: the flow file's and a short random suffix, unique among the account's. */
 export const sandboxName = (file: string) => `${basename(file, extname(file)).slice(0, 48)}-${randomBytes(3).toString("hex")}`;
 
-interface Created {
-  id: string;
-  name: string;
-  expiresAt: string;
-  keys: { test: string; live: string };
-}
-
 /** What the API answered, in a line: its status, code and message. */
 const refusal = (status: number, body: unknown) => {
   const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
@@ -62,10 +55,9 @@ export async function openPlace(flow: Flow, target: Target, url: string, service
   // A sandbox's own key may not make sandboxes: the flow runs in that sandbox.
   if (response.status === 403) return { conn: key ? connection(url, key, serviceName) : undefined };
   if (!data) return { failure: `could not make the flow's sandbox: POST /v1/sandboxes answered ${refusal(response.status, error)}` };
-  const sandbox = data as Created;
   return {
-    conn: connection(url, sandbox.keys[flow.environment], serviceName),
-    fresh: { id: sandbox.id, name: sandbox.name, expiresAt: sandbox.expiresAt },
+    conn: connection(url, data.keys[flow.environment], serviceName),
+    fresh: { id: data.id, name: data.name, expiresAt: data.expiresAt },
   };
 }
 
