@@ -22,3 +22,11 @@ language sql stable as $$
               else service_now + a.clock_offset_ms * interval '1 millisecond' end
   from accounts a where a.id = account
 $$;
+
+-- Events are fanned out in the order they were written (the database's own time), not by `created`, which
+-- is their environment's time: a sandbox ahead of the service clock takes its turn with everyone else.
+alter table outbox add column queued timestamptz;
+alter table outbox alter column queued set default now();
+update outbox set queued = created where dispatched is null;
+drop index outbox_undispatched;
+create index outbox_undispatched on outbox (queued, id) where dispatched is null;

@@ -10,6 +10,7 @@ export {
   DEFAULT_SANDBOX_SECONDS,
   deleteExpiredSandboxes,
   deleteSandbox,
+  environmentClocks,
   getSandbox,
   listSandboxes,
   MAX_SANDBOX_SECONDS,

@@ -133,3 +133,13 @@ export async function advanceSandboxClock(
     return sandboxClock(moved!);
   });
 }
+
+/** The clocks of those of `accountIds` that have one of their own (sandboxes moved or started elsewhere): one statement. */
+export async function environmentClocks(db: Db, accountIds: string[]): Promise<Map<string, EnvironmentClock>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await db.query<SandboxRow>(
+    "select id, clock_frozen, clock_offset_ms from accounts where id = any($1::uuid[]) and (clock_frozen or clock_offset_ms <> 0)",
+    [accountIds],
+  );
+  return new Map(rows.map((r) => [r.id, sandboxClock(r)]));
+}

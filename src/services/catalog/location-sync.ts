@@ -99,6 +99,7 @@ interface UnsentRow {
   postcode: string;
   country_code: string;
   client_mids: MidIdentifiers[];
+  environment: string | null;
 }
 
 /**
@@ -108,8 +109,9 @@ interface UnsentRow {
 export async function sendOnboardingRequests(db: Db, bus: Bus, now: Date, scope: { locationIds?: string[]; syncId?: string } = {}): Promise<number> {
   const rows = await db.query<UnsentRow>(
     `select n.request_id, n.scheme, n.location_id, l.program_id, l.live, b.name as brand_name, l.address, l.city, l.postcode,
-       l.country_code, n.client_mids
+       l.country_code, n.client_mids, case when a.parent_id is not null then a.id end as environment
      from location_networks n join locations l on l.id = n.location_id join brands b on b.id = l.brand_id
+       join accounts a on a.id = l.account_id
      where n.request_id is not null and n.request_sent is null
        and ($1::uuid[] is null or n.location_id = any($1::uuid[])) and ($2::uuid is null or n.sync_id = $2)
      order by n.updated limit 500`,
@@ -129,6 +131,7 @@ export async function sendOnboardingRequests(db: Db, bus: Bus, now: Date, scope:
       mids: r.client_mids.map((m) => fullIds(m)),
       requestedAt: now.toISOString(),
       live: r.live,
+      environment: r.environment,
     };
     await bus.publish(TOPICS.onboardingRequests.name, r.location_id, request);
   }

@@ -16,6 +16,8 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  await deleteSandbox(c.var.services.db, owner(c.var.caller), c.req.valid("param").sandboxId);
+  const { sandboxId } = c.req.valid("param");
+  await deleteSandbox(c.var.services.db, owner(c.var.caller), sandboxId);
+  await c.var.services.simulators.forgetEnvironment(sandboxId.toLowerCase());
   return c.body(null, 204);
 };
