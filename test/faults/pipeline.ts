@@ -113,10 +113,16 @@ async function call<T>(api: string, method: string, path: string, headers: Recor
   return JSON.parse(text) as T;
 }
 
-/** A program of its own for one scenario: cards (spread over partitions), an onboarded location, an offer, a hook. */
+/**
+ * A program of its own for one scenario: cards (spread over partitions), an onboarded location, an offer, a
+ * hook; all in a sandbox of the scenario's account whose clock runs two days ahead of the service clock, so
+ * every fault meets a sandbox's time on each hop (its purchases, the networks' messages, its events).
+ */
 export async function setUpWorld(p: Pipeline, name: string, cards = 8): Promise<World> {
   const account = await call<{ id: string; keys: { test: string } }>(p.api, "POST", "/admin/accounts", { Authorization: `Bearer ${ADMIN_TOKEN}` }, { name, tier: "standard" });
-  const key = { "Cardlink-Key": account.keys.test };
+  const ahead = new Date(Date.now() + 2 * 86_400_000).toISOString();
+  const sandbox = await call<{ id: string; keys: { test: string } }>(p.api, "POST", "/v1/sandboxes", { "Cardlink-Key": account.keys.test }, { name, clock: { at: ahead } });
+  const key = { "Cardlink-Key": sandbox.keys.test };
   const post = (path: string, body: unknown) => call<{ id: string }>(p.api, "POST", path, key, body);
   const program = await post("/v1/programs", { name });
   const brand = await post("/v1/brands", { name: "Coffee House" });
@@ -128,7 +134,7 @@ export async function setUpWorld(p: Pipeline, name: string, cards = 8): Promise<
     cardIds.push(card.id);
   }
   const startDate = localAt(new Date(Date.now() - 86_400_000), "Europe/London");
-  const offer = await post("/v1/offers", { brandId: brand.id, countryCode: "GBR", name: "10% off", publisherId: account.id, startDate, type: { name: "discount", value: 10 } });
+  const offer = await post("/v1/offers", { brandId: brand.id, countryCode: "GBR", name: "10% off", publisherId: sandbox.id, startDate, type: { name: "discount", value: 10 } });
   await post(`/v1/offers/${offer.id}/locations/${location.id}`, {});
   await post(`/v1/programs/${program.id}/hooks`, { event: "transaction.auth", url: p.receiver.url });
   // The location's MIDs come back from the simulated network over the bus (test onboarding).
