@@ -3,7 +3,7 @@
 // from the API as it renders, so every page (those a form's answer renders included) shows them.
 import type { Sandbox } from "../services/accounts/index.ts";
 import { callAccountApi, callApi, type DashContext, type List } from "./context.ts";
-import { environmentName, type KeySession } from "./session.ts";
+import type { KeySession } from "./session.ts";
 
 interface EnvironmentTime {
   now: string;
@@ -29,19 +29,18 @@ export async function EnvironmentBar({ c }: { c: DashContext }) {
   );
 }
 
-/** The key's own environment and each sandbox of its account, in the key's environment (test or live). */
+/** The key's own environment and each sandbox of its account, entered in the key's environment (test or live, as the banner says). */
 function Switcher({ session, sandboxes, back }: { session: KeySession; sandboxes: Sandbox[]; back: string }) {
-  const env = environmentName(session);
   return (
     <form method="post" action="/dashboard/environment" class="inline">
       <label for="env-switch">Environment</label>
       <select id="env-switch" name="sandbox">
         <option value="" selected={session.caller.parentId === null}>
-          {`${session.key.account.name} — the account's own ${env}`}
+          {`${session.key.account.name} (the account's own)`}
         </option>
         {sandboxes.map((s) => (
           <option value={s.id} selected={s.id === session.caller.account.id}>
-            {`Sandbox ${s.name} — ${env}`}
+            {`Sandbox ${s.name}`}
           </option>
         ))}
       </select>
@@ -63,7 +62,7 @@ function SandboxClock({ time, back }: { time: EnvironmentTime; back: string }) {
       <input id="clock-days" name="days" class="short" inputmode="decimal" />
       <label for="clock-hours">Hours</label>
       <input id="clock-hours" name="hours" class="short" inputmode="decimal" />
-      <label for="clock-to">or to (UTC)</label>
+      <label for="clock-to">Or to the instant (UTC)</label>
       <input id="clock-to" name="to" type="datetime-local" step="1" />
       <input type="hidden" name="back" value={back} />
       <button type="submit">Advance sandbox time</button>
