@@ -88,7 +88,7 @@ export default tseslint.config(
   {
     files: ["simulators/engine/**", "simulators/schemes/**"],
     rules: restrict({
-      regex: "^\\.\\./\\.\\./src/(?!domain/|platform/bus/(bus|messages|messages\\.generated|validators\\.generated|topics|dead-letter|avro)\\.ts$|platform/clock/index\\.ts$)|^\\.\\./host/",
+      regex: "^\\.\\./\\.\\./src/(?!domain/|platform/bus/(bus|messages|messages\\.generated|validators\\.generated|topics|dead-letter|avro)\\.ts$|platform/clock/(index|environment)\\.ts$)|^\\.\\./host/",
       message: "The simulators' engine and schemes import only the bus contracts and src/domain, never the service or the host glue.",
     }),
   },

@@ -441,7 +441,7 @@ receiver.close();
 // ------------------------------------------------------------------------- (f) decide() on one core
 part = "(f) decide()";
 const index = createOfferIndex();
-const candidates = (await index.current(services.db, (await indexVersions(services.db)).offers, now)).get(locations[0]!.id)!;
+const candidates = (await index.current(services.db, (await indexVersions(services.db)).offers, { now: () => now, offsetMs: 0 })).get(locations[0]!.id)!;
 const facts = Array.from({ length: 1_000 }, (_, i) => throughput(i)).map((m) => ({
   amount: m.value.amount,
   currency: "GBP",

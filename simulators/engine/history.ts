@@ -1,5 +1,5 @@
 // The simulated networks' memory in their own store: merchants and their ids, every purchase and message
-// (the history look-ups search), and the queue of work due on the service clock.
+// (the history look-ups search), and the queue of work due on the service clock or a sandbox's.
 import type { OnboardingReply } from "../../src/platform/bus/messages.ts";
 import type { SimulatorDb as Db } from "./store.ts";
 import type { PurchaseStanding, PurchaseState } from "../../src/domain/purchase-follow-ups.ts";
@@ -13,6 +13,8 @@ export interface PurchaseRecord {
   /** What its clearings came to so far. */
   cleared: number;
   runId: string | null;
+  /** The sandbox it was made in, '' for the accounts' own environments (./environments.ts). */
+  environment: string;
 }
 
 interface PurchaseRow {
@@ -21,6 +23,7 @@ interface PurchaseRow {
   refunded: number;
   cleared: number;
   run_id: string | null;
+  environment: string;
 }
 
 /** The purchase as the follow-up rules of src/domain/purchase-follow-ups.ts see it. */
@@ -32,7 +35,14 @@ export const standingOf = (r: PurchaseRecord): PurchaseStanding => ({
   cleared: r.cleared,
 });
 
-const toRecord = (r: PurchaseRow): PurchaseRecord => ({ purchase: r.purchase, state: r.state, refunded: r.refunded, cleared: r.cleared, runId: r.run_id });
+const toRecord = (r: PurchaseRow): PurchaseRecord => ({
+  purchase: r.purchase,
+  state: r.state,
+  refunded: r.refunded,
+  cleared: r.cleared,
+  runId: r.run_id,
+  environment: r.environment,
+});
 
 export async function findMerchant(db: Db, scheme: Scheme, key: string): Promise<{ merchant: Merchant; onboarded: boolean } | undefined> {
   const [row] = await db.query<{ merchant: Merchant; onboarded: boolean }>(
@@ -45,7 +55,7 @@ export async function findMerchant(db: Db, scheme: Scheme, key: string): Promise
 /** A purchase by the id it was given or by the network's own id for it. */
 export async function findPurchase(db: Db, scheme: Scheme, ref: string): Promise<PurchaseRecord | undefined> {
   const [row] = await db.query<PurchaseRow>(
-    "select purchase, state, refunded, cleared, run_id from simulator_purchases where scheme = $1 and (id = $2 or native_id = $2)",
+    "select purchase, state, refunded, cleared, run_id, environment from simulator_purchases where scheme = $1 and (id = $2 or native_id = $2)",
     [scheme, ref],
   );
   return row && toRecord(row);
@@ -56,7 +66,7 @@ export async function findPurchases(db: Db, scheme: Scheme, refs: string[]): Pro
   const found = new Map<string, PurchaseRecord>();
   if (refs.length === 0) return found;
   const rows = await db.query<PurchaseRow & { id: string; native_id: string }>(
-    "select id, native_id, purchase, state, refunded, cleared, run_id from simulator_purchases where scheme = $1 and (id = any($2::text[]) or native_id = any($2::text[]))",
+    "select id, native_id, purchase, state, refunded, cleared, run_id, environment from simulator_purchases where scheme = $1 and (id = any($2::text[]) or native_id = any($2::text[]))",
     [scheme, refs],
   );
   for (const r of rows) {
@@ -88,6 +98,8 @@ export interface PurchaseWrite {
   purchase: Purchase;
   nativeId: string;
   runId: string | null;
+  /** The sandbox the purchase is in ('' for the accounts' own): its schedule runs on that sandbox's clock. */
+  environment: string;
   state: PurchaseState;
   refunded?: number;
   /** What its clearings came to after this write. */
@@ -105,6 +117,7 @@ export interface MerchantWrite {
   merchant: Merchant;
   onboarded: boolean;
   at: Date;
+  environment: string;
 }
 
 /**
@@ -124,6 +137,7 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
       onboarded: m.onboarded,
       merchant: m.merchant,
       at: m.at.toISOString(),
+      environment: m.environment,
     });
   }
   const purchases = new Map<string, Record<string, unknown>>();
@@ -159,6 +173,7 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
       cleared: w.cleared ?? 0,
       run_id: w.runId,
       purchase: p,
+      environment: w.environment,
     });
     for (const m of w.messages) {
       const seen = messages.get(m.value.messageId);
@@ -177,25 +192,27 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
         value: m.value,
       });
     }
-    for (const d of w.schedule) if (!due.has(d.id)) due.set(d.id, { id: d.id, scheme: p.scheme, due_at: d.dueAt.toISOString(), kind: d.kind, payload: d.payload });
+    for (const d of w.schedule) {
+      if (!due.has(d.id)) due.set(d.id, { id: d.id, scheme: p.scheme, due_at: d.dueAt.toISOString(), kind: d.kind, payload: d.payload, environment: w.environment });
+    }
     for (const id of w.cancel) cancel.add(id);
   }
   await db.tx(async (tx) => {
     if (merchantRows.size > 0) {
       await tx.query(
-        `insert into simulator_merchants (scheme, merchant_key, location_id, onboarded, merchant, created, updated)
-         select scheme, merchant_key, location_id, onboarded, merchant, at, at
-         from jsonb_to_recordset($1::jsonb) as m(scheme text, merchant_key text, location_id uuid, onboarded boolean, merchant jsonb, at timestamptz)
+        `insert into simulator_merchants (scheme, merchant_key, location_id, onboarded, merchant, created, updated, environment)
+         select scheme, merchant_key, location_id, onboarded, merchant, at, at, environment
+         from jsonb_to_recordset($1::jsonb) as m(scheme text, merchant_key text, location_id uuid, onboarded boolean, merchant jsonb, at timestamptz, environment text)
          on conflict (scheme, merchant_key) do update set onboarded = excluded.onboarded, merchant = excluded.merchant, updated = excluded.updated`,
         [JSON.stringify([...merchantRows.values()])],
       );
     }
     if (purchases.size > 0) {
       await tx.query(
-        `insert into simulator_purchases (id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, cleared, run_id, purchase)
-         select id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, cleared, run_id, purchase
+        `insert into simulator_purchases (id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, cleared, run_id, purchase, environment)
+         select id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, cleared, run_id, purchase, environment
          from jsonb_to_recordset($1::jsonb) as p(id text, scheme text, native_id text, card_id text, location_id uuid, amount numeric, local_date date,
-           authorized_at timestamptz, state text, refunded numeric, cleared numeric, run_id text, purchase jsonb)
+           authorized_at timestamptz, state text, refunded numeric, cleared numeric, run_id text, purchase jsonb, environment text)
          on conflict (id) do update set state = excluded.state, refunded = excluded.refunded, cleared = excluded.cleared`,
         [JSON.stringify([...purchases.values()])],
       );
@@ -211,8 +228,9 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
     }
     if (due.size > 0) {
       await tx.query(
-        `insert into simulator_due (id, scheme, due_at, kind, payload)
-         select id, scheme, due_at, kind, payload from jsonb_to_recordset($1::jsonb) as d(id text, scheme text, due_at timestamptz, kind text, payload jsonb)
+        `insert into simulator_due (id, scheme, due_at, kind, payload, environment)
+         select id, scheme, due_at, kind, payload, environment
+         from jsonb_to_recordset($1::jsonb) as d(id text, scheme text, due_at timestamptz, kind text, payload jsonb, environment text)
          on conflict (id) do nothing`,
         [JSON.stringify([...due.values()])],
       );
@@ -242,21 +260,49 @@ export type Due =
   | { id: string; kind: "refund"; dueAt: Date; payload: { purchaseId: string; refundId: string; amount: number; referenced?: boolean } }
   | { id: string; kind: "onboarding-reply"; dueAt: Date; payload: { reply: OnboardingReply; merchant: Merchant | null } };
 
-export async function scheduleDue(db: Db, scheme: Scheme, due: Due): Promise<boolean> {
+/** Work due in `environment` ('' for the accounts' own), at its time; false when it was scheduled already. */
+export async function scheduleDue(db: Db, scheme: Scheme, environment: string, due: Due): Promise<boolean> {
   const rows = await db.query(
-    `insert into simulator_due (id, scheme, due_at, kind, payload) values ($1, $2, $3, $4, $5::jsonb)
+    `insert into simulator_due (id, scheme, due_at, kind, payload, environment) values ($1, $2, $3, $4, $5::jsonb, $6)
      on conflict (id) do nothing returning id`,
-    [due.id, scheme, due.dueAt.toISOString(), due.kind, JSON.stringify(due.payload)],
+    [due.id, scheme, due.dueAt.toISOString(), due.kind, JSON.stringify(due.payload), environment],
   );
   return rows.length > 0;
 }
 
-export async function dueBefore(db: Db, scheme: Scheme, now: Date, limit: number): Promise<Due[]> {
-  const rows = await db.query<{ id: string; kind: Due["kind"]; due_at: Date; payload: Due["payload"] }>(
-    "select id, kind, due_at, payload from simulator_due where scheme = $1 and due_at <= $2 order by due_at, id limit $3",
-    [scheme, now.toISOString(), limit],
+/** Due work as the store hands it back: with the environment it is due in. */
+export type DueIn = Due & { environment: string };
+
+/**
+ * The work due by each environment's own time, the earliest first: one statement that compares each row
+ * with its environment's time (the service's `now` for the accounts' own environments, a sandbox's over it:
+ * now = frozen ? service offset + offset_ms : service now + offset_ms, as src/platform/clock/environment.ts),
+ * through the (scheme, environment, due_at) index. `environment`: that sandbox's alone. A forgotten sandbox
+ * has no work left.
+ */
+export async function dueBefore(
+  db: Db,
+  scheme: Scheme,
+  service: { now: Date; offsetMs: number },
+  limit: number,
+  environment: string | null = null,
+): Promise<DueIn[]> {
+  const rows = await db.query<{ id: string; kind: Due["kind"]; due_at: Date; payload: Due["payload"]; environment: string }>(
+    `with times as (
+       select ''::text as environment, $2::timestamptz as now where $4::text is null
+       union all
+       select environment, case when frozen then to_timestamp(($3::float8 + offset_ms) / 1000) else $2::timestamptz + make_interval(secs => offset_ms / 1000) end
+       from simulator_environments where not forgotten and ($4::text is null or environment = $4)
+     )
+     select d.id, d.kind, d.due_at, d.payload, d.environment
+     from times t cross join lateral (
+       select id, kind, due_at, payload, environment from simulator_due
+       where scheme = $1 and environment = t.environment and due_at <= t.now order by due_at, id limit $5
+     ) d
+     order by d.due_at, d.id limit $5`,
+    [scheme, service.now.toISOString(), service.offsetMs, environment, limit],
   );
-  return rows.map((r) => ({ id: r.id, kind: r.kind, dueAt: r.due_at, payload: r.payload }) as Due);
+  return rows.map((r) => ({ id: r.id, kind: r.kind, dueAt: r.due_at, payload: r.payload, environment: r.environment }) as DueIn);
 }
 
 export async function cardKnown(db: Db, scheme: Scheme, cardId: string): Promise<boolean> {
@@ -266,7 +312,7 @@ export async function cardKnown(db: Db, scheme: Scheme, cardId: string): Promise
 /** The card's purchases with a local date in [from, to], authorised at or after `since`. */
 export async function purchasesOfCard(db: Db, scheme: Scheme, cardId: string, from: string, to: string, since: Date): Promise<PurchaseRecord[]> {
   const rows = await db.query<PurchaseRow>(
-    `select purchase, state, refunded, cleared, run_id from simulator_purchases
+    `select purchase, state, refunded, cleared, run_id, environment from simulator_purchases
      where scheme = $1 and card_id = $2 and local_date between $3 and $4 and authorized_at >= $5
      order by authorized_at limit 200`,
     [scheme, cardId, from, to, since.toISOString()],
@@ -288,13 +334,13 @@ export async function setMerchantProgram(db: Db, scheme: Scheme, key: string, pr
 /** A card as an enrolment told the network about it (an unenrolment keeps it, no longer enrolled). */
 export async function saveCard(
   db: Db,
-  card: { scheme: Scheme; cardId: string; programId: string; firstSix: string; lastFour: string; live: boolean; enrolled: boolean },
+  card: { scheme: Scheme; cardId: string; programId: string; firstSix: string; lastFour: string; live: boolean; enrolled: boolean; environment: string },
   now: Date,
 ): Promise<void> {
   await db.query(
-    `insert into simulator_cards (scheme, card_id, program_id, first_six, last_four, live, enrolled, updated)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)
+    `insert into simulator_cards (scheme, card_id, program_id, first_six, last_four, live, enrolled, updated, environment)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      on conflict (scheme, card_id) do update set enrolled = excluded.enrolled, updated = excluded.updated`,
-    [card.scheme, card.cardId, card.programId, card.firstSix, card.lastFour, card.live, card.enrolled, now.toISOString()],
+    [card.scheme, card.cardId, card.programId, card.firstSix, card.lastFour, card.live, card.enrolled, now.toISOString(), card.environment],
   );
 }

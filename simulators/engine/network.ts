@@ -1,8 +1,9 @@
 // One simulated card network at work: it takes commands, onboarding requests, look-ups and the
 // operator's settings from the bus, publishes its native transaction messages and replies, clears on
 // the service clock, generates traffic when a run asks for it (reporting its progress back), and passes
-// everything it publishes through the operator's faults.
-// How it answers a look-up is ./lookups.ts.
+// everything it publishes through the operator's faults. A sandbox's commands and requests run on that
+// sandbox's clock (./environments.ts), and so does its due work; ./sandbox-settings.ts applies the service's
+// settings for a sandbox. How it answers a look-up is ./lookups.ts.
 import type { Logger } from "pino";
 import type { Bus, BusMessage, Subscription } from "../../src/platform/bus/bus.ts";
 import { deadLetter } from "../../src/platform/bus/dead-letter.ts";
@@ -31,6 +32,7 @@ import {
   standingOf,
   writePurchases,
   type Due,
+  type DueIn,
   type MerchantWrite,
   type MessageWrite,
   type PurchaseRecord,
@@ -41,6 +43,8 @@ import { derivedRandom, hashSeed, seededRandom } from "./random.ts";
 import { answerLookup } from "./lookups.ts";
 import { cardEnrolments, lookupRequests, onboardingRequests, parseMessage, simulatorCommands } from "./requests.ts";
 import { DAY_MS, descriptor, type SchemeAdapter } from "./scheme.ts";
+import { SERVICE_ENVIRONMENT, clockOf, environmentKey, forgotten, readEnvironments, timeIn, type EnvironmentState } from "./environments.ts";
+import { applySandboxSetting } from "./sandbox-settings.ts";
 import {
   latestRun,
   mixOf,
@@ -109,6 +113,10 @@ class Batch {
   readonly known = new Map<string, { merchant: Merchant; onboarded: boolean } | null>();
   /** Ids of the messages this batch made. */
   readonly messageIds = new Set<string>();
+  /** The sandboxes the batch's work is in (read once per batch, none for the accounts' own environments). */
+  environments = new Map<string, EnvironmentState>();
+  /** The requestIds of the onboarding replies the batch published. */
+  readonly answered: string[] = [];
 }
 
 export class NetworkSimulator {
@@ -242,7 +250,9 @@ export class NetworkSimulator {
       commands.map((c) => c.command.purchaseId),
       commands.flatMap((c) => (c.command.location ? [c.command.location.id] : [])),
     );
+    b.environments = await readEnvironments(this.deps.db, commands.map((c) => environmentKey(c.command.environment)));
     for (const { message, command } of commands) {
+      if (forgotten(b.environments, environmentKey(command.environment))) continue; // a deleted sandbox's: unanswered
       try {
         await this.onCommand(b, command);
       } catch (err) {
@@ -273,7 +283,14 @@ export class NetworkSimulator {
   /** A step's change to a purchase: part of the batch's write, and what later steps of the batch see. */
   private record(b: Batch, w: PurchaseWrite): void {
     b.writes.push(w);
-    const record: PurchaseRecord = { purchase: w.purchase, state: w.state, refunded: w.refunded ?? 0, cleared: w.cleared ?? 0, runId: w.runId };
+    const record: PurchaseRecord = {
+      purchase: w.purchase,
+      state: w.state,
+      refunded: w.refunded ?? 0,
+      cleared: w.cleared ?? 0,
+      runId: w.runId,
+      environment: w.environment,
+    };
     b.purchases.set(w.purchase.id, record);
     b.purchases.set(w.nativeId, record);
     for (const m of w.messages) b.messageIds.add(m.value.messageId);
@@ -285,24 +302,35 @@ export class NetworkSimulator {
     return parsed.value;
   }
 
+  /** One command, at its environment's time. */
   private async onCommand(b: Batch, command: SimulatorCommand): Promise<void> {
+    const environment = environmentKey(command.environment);
+    const now = timeIn(this.deps.clock, b.environments, environment);
     switch (command.action) {
       case "PURCHASE":
-        return this.purchaseFromCommand(b, command);
+        return this.purchaseFromCommand(b, command, environment, now);
       case "CLEAR":
         // A clearing asked for takes over from the one the network scheduled.
-        return this.clear(b, command.purchaseId, command.amount, command.commandId, this.deps.clock.now(), true);
+        return this.clear(b, command.purchaseId, command.amount, command.commandId, now, true);
       case "VOID":
-        return this.voidPurchase(b, command.purchaseId);
+        return this.voidPurchase(b, command.purchaseId, now);
       case "REFUND":
-        return this.refund(b, command.purchaseId, command.commandId, command.amount);
+        return this.refund(b, command.purchaseId, command.commandId, command.amount, now);
     }
   }
 
-  /** A card enrolled in (or removed from) a program: from now on the network knows it. */
+  /** The sandbox a request is in, as the store knows it: read only for a sandbox's request. */
+  private async environmentOf(environment: string | null): Promise<{ key: string; environments: Map<string, EnvironmentState> }> {
+    const key = environmentKey(environment);
+    return { key, environments: await readEnvironments(this.deps.db, [key]) };
+  }
+
+  /** A card enrolled in (or removed from) a program: from now on the network knows it (a deleted sandbox's, not). */
   private async enrol(value: unknown): Promise<void> {
     const e = this.parse(cardEnrolments, value);
-    await saveCard(this.deps.db, { ...e, enrolled: e.action === "ENROL" }, this.deps.clock.now());
+    const { key, environments } = await this.environmentOf(e.environment);
+    if (forgotten(environments, key)) return;
+    await saveCard(this.deps.db, { ...e, enrolled: e.action === "ENROL", environment: key }, timeIn(this.deps.clock, environments, key));
   }
 
   // ---------------------------------------------------------------- settings
@@ -314,6 +342,11 @@ export class NetworkSimulator {
    * idempotent, and an older version never replaces a newer one.
    */
   async apply(setting: SimulatorSetting): Promise<void> {
+    if (setting.environment !== null) {
+      const refused = await applySandboxSetting({ ...this.deps, scheme: this.scheme, runDue: (now, environment) => this.dueRun(now, environment) }, setting);
+      if (refused) throw new Rejected(refused);
+      return;
+    }
     const now = this.deps.clock.now();
     switch (setting.kind) {
       case "FAULTS": {
@@ -337,6 +370,8 @@ export class NetworkSimulator {
         // Every advance is announced: a debug line, where faults and runs are info.
         this.log.debug({ kind: setting.kind, clockOffsetMs: setting.clockOffsetMs }, "setting applied");
         return;
+      case "FORGET":
+        throw new Rejected("environment: required for a FORGET setting");
     }
     await this.refresh();
     this.log.info({ kind: setting.kind, version: setting.version, ...(setting.run ? { run: setting.run.id, state: setting.run.state } : {}) }, "setting applied");
@@ -344,13 +379,12 @@ export class NetworkSimulator {
 
   // ---------------------------------------------------------------- purchases
 
-  private async purchaseFromCommand(b: Batch, c: SimulatorCommand): Promise<void> {
+  private async purchaseFromCommand(b: Batch, c: SimulatorCommand, environment: string, now: Date): Promise<void> {
     if (await this.purchaseOf(b, c.purchaseId)) return; // a redelivered command
     const location = c.location!;
     // What the network already holds wins: a test purchase at a location it has not onboarded carries
     // no vmid/vsid (Visa) or location id (Mastercard), exactly like network traffic there.
-    const merchant = await this.merchantForLocation(b, { ...location, brandName: location.name }, { assigned: true, upgrade: false }, location.mids);
-    const now = this.deps.clock.now();
+    const merchant = await this.merchantForLocation(b, { ...location, brandName: location.name }, { assigned: true, upgrade: false, environment, now }, location.mids);
     const currency = c.currency ?? countryByAlpha3(location.countryCode)?.currency ?? "USD";
     const purchase: Purchase = {
       id: c.purchaseId,
@@ -365,19 +399,19 @@ export class NetworkSimulator {
       wallet: c.wallet,
       targetingTag: c.targetingTag,
     };
-    this.authorize(b, purchase, { outcome: "clear" }, null);
+    this.authorize(b, purchase, { outcome: "clear" }, null, environment, now);
   }
 
   /**
    * The merchant record for one of the service's locations: what the network already holds, else
    * the MIDs the service gave, else ids the network assigns (deterministically, from the seed) —
    * all of them when `assigned`, else only those it has before onboarding. `upgrade` replaces a
-   * record the network holds as not onboarded.
+   * record the network holds as not onboarded. A new record is the environment's, made at `now`.
    */
   async merchantForLocation(
     b: Batch,
     location: { id: string; brandName: string; address: string; city: string; postcode: string; countryCode: string; timezone?: string | null },
-    { assigned, upgrade }: { assigned: boolean; upgrade: boolean },
+    { assigned, upgrade, environment, now }: { assigned: boolean; upgrade: boolean; environment: string; now: Date },
     supplied: Merchant["mids"][] = [],
   ): Promise<Merchant> {
     if (!b.known.has(location.id)) b.known.set(location.id, (await findMerchant(this.deps.db, this.scheme, location.id)) ?? null);
@@ -405,14 +439,13 @@ export class NetworkSimulator {
         ? { ...given, merchantName: given.merchantName ?? name }
         : assignedMids,
     };
-    b.merchants.push({ scheme: this.scheme, merchant, onboarded, at: this.deps.clock.now() });
+    b.merchants.push({ scheme: this.scheme, merchant, onboarded, at: now, environment });
     b.known.set(location.id, { merchant, onboarded });
     return merchant;
   }
 
-  /** Publishes a new purchase's auth (after its clearing, under that fault) and plans what follows. */
-  private authorize(b: Batch, purchase: Purchase, plan: Plan, runId: string | null): void {
-    const now = this.deps.clock.now();
+  /** Publishes a new purchase's auth (after its clearing, under that fault) and plans what follows, at its environment's `now`. */
+  private authorize(b: Batch, purchase: Purchase, plan: Plan, runId: string | null, environment: string, now: Date): void {
     const messages: MessageWrite[] = [];
     const parts = plan.outcome === "clear" ? (plan.clearings ?? null) : null;
     // Under the fault, the whole amount clears before the auth (a purchase cleared in parts clears later).
@@ -441,6 +474,7 @@ export class NetworkSimulator {
       purchase,
       nativeId: this.adapter.ids(purchase.id).transactionId,
       runId,
+      environment,
       created: true,
       state: early ? "cleared" : "authorized",
       cleared: early ? purchase.amount : 0,
@@ -497,6 +531,7 @@ export class NetworkSimulator {
       purchase: record.purchase,
       nativeId: this.adapter.ids(record.purchase.id).transactionId,
       runId: record.runId,
+      environment: record.environment,
       state: record.state,
       refunded: record.refunded,
       cleared: record.cleared,
@@ -513,7 +548,7 @@ export class NetworkSimulator {
    * clearing of part of it, under `clearingId` (a command's id, a planned clearing's), or, without one, an
    * id from what was cleared before. `takeOver`: the network's scheduled clearing is not sent any more.
    */
-  private async clear(b: Batch, ref: string, amount: number | null, clearingId: string | null, at = this.deps.clock.now(), takeOver = false): Promise<void> {
+  private async clear(b: Batch, ref: string, amount: number | null, clearingId: string | null, at: Date, takeOver = false): Promise<void> {
     const record = await this.purchaseOrReject(b, ref);
     // Cleared in full already, or voided (the API refuses that): nothing to send.
     if (record.state !== "authorized") return;
@@ -539,7 +574,7 @@ export class NetworkSimulator {
     );
   }
 
-  private async voidPurchase(b: Batch, ref: string, at = this.deps.clock.now()): Promise<void> {
+  private async voidPurchase(b: Batch, ref: string, at: Date): Promise<void> {
     const record = await this.purchaseOrReject(b, ref);
     if (record.state === "voided") return;
     const refusal = voidRefusal(record);
@@ -552,7 +587,7 @@ export class NetworkSimulator {
    * A refund of `amount` (default: what is left) with its own id, so a redelivery refunds once;
    * `referenced` false sends it without naming the purchase, as networks often do.
    */
-  private async refund(b: Batch, ref: string, refundId: string, amount: number | null, at = this.deps.clock.now(), referenced = true): Promise<void> {
+  private async refund(b: Batch, ref: string, refundId: string, amount: number | null, at: Date, referenced = true): Promise<void> {
     const record = await this.purchaseOrReject(b, ref);
     const messageId = this.adapter.messageId("refund", refundId);
     if (b.messageIds.has(messageId) || (await messageExists(this.deps.db, messageId))) return;
@@ -563,19 +598,32 @@ export class NetworkSimulator {
     this.record(b, this.update(record, { refunded: record.refunded + refund, messages: [message] }));
   }
 
-  // ---------------------------------------------------------------- due work on the service clock
+  // ---------------------------------------------------------------- due work, each environment on its clock
 
-  /** Sends whatever fell due by `now`; runs one at a time (clock advances and polls may overlap). */
+  /** Sends whatever fell due by `now` (service time) in every environment; runs one at a time (clock advances and polls may overlap). */
   runDue(now: Date): Promise<void> {
-    if (this.stopped) return this.dueChain;
-    this.dueChain = this.dueChain.then(() => this.drainDue(now)).catch((err: unknown) => this.log.error({ err }, "due work failed"));
+    if (!this.stopped) void this.dueRun(now, null).catch(() => undefined);
     return this.dueChain;
   }
 
+  /**
+   * One run of due work after those before it: every environment's (each at its own time over the service's
+   * `now`), or one sandbox's alone. Resolves with the onboarding replies it published; rejects when it failed.
+   */
+  private dueRun(now: Date, environment: string | null): Promise<string[]> {
+    const run = this.dueChain.then(() => this.drainDue(now, environment));
+    this.dueChain = run.then(
+      () => undefined,
+      (err: unknown) => this.log.error({ err }, "due work failed"),
+    );
+    return run;
+  }
+
   /** Due work 200 at a time, each 200 a batch: its messages sent together, its changes and removal written at once. */
-  private async drainDue(now: Date): Promise<void> {
+  private async drainDue(now: Date, environment: string | null): Promise<string[]> {
+    const answered: string[] = [];
     for (;;) {
-      const due = await dueBefore(this.deps.db, this.scheme, now, 200);
+      const due = await dueBefore(this.deps.db, this.scheme, { now, offsetMs: this.deps.clock.offsetMs }, 200, environment);
       const b = new Batch();
       await this.readAhead(
         b,
@@ -592,12 +640,14 @@ export class NetworkSimulator {
         b.done.push(d.id);
       }
       await this.commit(b);
+      answered.push(...b.answered);
       await this.reportProgress();
-      if (due.length < 200) return;
+      if (due.length < 200) return answered;
     }
   }
 
-  private async runOne(b: Batch, due: Due): Promise<void> {
+  /** One piece of due work, at its due time (in its environment's time). */
+  private async runOne(b: Batch, due: DueIn): Promise<void> {
     switch (due.kind) {
       case "clearing":
         return this.clear(b, due.payload.purchaseId, due.payload.amount ?? null, due.payload.clearingId ?? null, due.dueAt);
@@ -610,8 +660,9 @@ export class NetworkSimulator {
       }
       case "onboarding-reply": {
         const { reply, merchant } = due.payload;
-        if (merchant) b.merchants.push({ scheme: this.scheme, merchant, onboarded: true, at: due.dueAt });
-        b.sending.push(this.dice.deliver(this.faults, () => this.deps.bus.publish(TOPICS.onboardingReplies.name, reply.locationId, reply)));
+        if (merchant) b.merchants.push({ scheme: this.scheme, merchant, onboarded: true, at: due.dueAt, environment: due.environment });
+        const publish = () => this.deps.bus.publish(TOPICS.onboardingReplies.name, reply.locationId, reply);
+        b.sending.push(this.dice.deliver(this.faults, publish).then((d) => void (d.delivery === "sent" && b.answered.push(reply.requestId))));
         return;
       }
     }
@@ -623,23 +674,26 @@ export class NetworkSimulator {
    * Answers 1 to 2 weeks later (service time): Active with the scheme's MIDs, or Not found — under the
    * onboarding-failure fault, or for an address it cannot match (no house number). Client-supplied MIDs
    * make it the shortest wait, one week (src/domain/location-status.ts onboardingDelayMs). A test
-   * environment request is answered at once, with no fault: the test networks onboard everything.
+   * environment request is answered at once, with no fault: the test networks onboard everything. A
+   * sandbox's request is answered on the sandbox's time; a deleted sandbox's, never.
    */
   async onboard(value: unknown): Promise<void> {
     const request = this.parse(onboardingRequests, value);
+    const { key: environment, environments } = await this.environmentOf(request.environment);
+    if (forgotten(environments, environment)) return;
     const name = descriptor(request.brandName, request.city);
     const assigned = this.adapter.assignMids(seededRandom(hashSeed(this.deps.seed, this.scheme, request.locationId)), name, true);
     // What the client gave wins field by field; the network fills in what it left out.
     const supplied = request.mids.map((m) => ({ ...assigned, ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== null)) }));
     const invalid = supplied.findIndex((m) => !this.adapter.validMids(m));
     if (invalid >= 0) throw new Rejected(`mids.${invalid}: not valid ${this.scheme} MIDs`);
-    const now = this.deps.clock.now();
+    const now = timeIn(this.deps.clock, environments, environment);
     const draw = derivedRandom(this.scheme, "onboarding", request.requestId)();
     // The wait counts from the request, not from when this network got to it off the bus.
     const dueAt = request.live ? new Date(Date.parse(request.requestedAt) + onboardingDelayMs(supplied.length > 0, draw)) : now;
     // From the request on, the network knows the merchant, without the ids onboarding assigns.
     const known = new Batch();
-    await this.merchantForLocation(known, { ...request, id: request.locationId }, { assigned: false, upgrade: false }, request.mids);
+    await this.merchantForLocation(known, { ...request, id: request.locationId }, { assigned: false, upgrade: false, environment, now }, request.mids);
     await this.commit(known);
     await setMerchantProgram(this.deps.db, this.scheme, request.locationId, request.programId);
     const failure = !request.live
@@ -660,11 +714,11 @@ export class NetworkSimulator {
       respondedAt: dueAt.toISOString(),
     };
     if (!request.live) {
-      if (merchant) await writePurchases(this.deps.db, [], [{ scheme: this.scheme, merchant, onboarded: true, at: now }]);
+      if (merchant) await writePurchases(this.deps.db, [], [{ scheme: this.scheme, merchant, onboarded: true, at: now, environment }]);
       await this.deps.bus.publish(TOPICS.onboardingReplies.name, reply.locationId, reply);
       return;
     }
-    await scheduleDue(this.deps.db, this.scheme, { id: `onboarding:${request.requestId}`, kind: "onboarding-reply", dueAt, payload: { reply, merchant } });
+    await scheduleDue(this.deps.db, this.scheme, environment, { id: `onboarding:${request.requestId}`, kind: "onboarding-reply", dueAt, payload: { reply, merchant } });
   }
 
   private async onboardedMerchant(request: OnboardingRequest, ids: Merchant["mids"]): Promise<Merchant> {
@@ -688,10 +742,13 @@ export class NetworkSimulator {
 
   async lookup(value: unknown): Promise<void> {
     const request = this.parse(lookupRequests, value);
-    // The search sees everything this network has done by now: clearings that fell due on the service clock
-    // are sent first (a look-up could otherwise overtake the poll that sends them, and miss a settlement).
+    const { key: environment, environments } = await this.environmentOf(request.environment);
+    if (forgotten(environments, environment)) return; // a deleted sandbox's: unanswered
+    // The search sees everything this network has done by now: clearings that fell due (each environment on
+    // its clock) are sent first (a look-up could otherwise overtake the poll that sends them, and miss a settlement).
     if (request.live) await this.runDue(this.deps.clock.now());
-    const reply = await answerLookup({ ...this.deps, adapter: this.adapter, dice: this.dice, faults: this.faults }, request);
+    const clock = clockOf(this.deps.clock, environments, environment);
+    const reply = await answerLookup({ ...this.deps, clock, adapter: this.adapter, dice: this.dice, faults: this.faults }, request);
     const publish = () => this.deps.bus.publish(TOPICS.lookupReplies.name, request.cardId, reply);
     // The test environment has no network contact: no fault touches its answers.
     if (!request.live) await publish();
@@ -756,8 +813,9 @@ export class NetworkSimulator {
       const b = new Batch();
       const before = t.stream.position;
       while (t.stream.position < target && this.traffic === t) {
-        const { purchase, plan } = t.stream.next(this.deps.clock.now());
-        this.authorize(b, purchase, plan, t.run.id);
+        const now = this.deps.clock.now();
+        const { purchase, plan } = t.stream.next(now);
+        this.authorize(b, purchase, plan, t.run.id, SERVICE_ENVIRONMENT, now);
       }
       try {
         await this.commit(b);
@@ -790,7 +848,7 @@ export class NetworkSimulator {
  * A purchase's planned clearings of parts of it, a day apart from its clearing time, each due under its own
  * id (the first under the scheduled clearing's) and made under its own clearing id.
  */
-export function plannedClearings(purchaseId: string, clearingAt: Date, parts: number[]): Due[] {
+export function plannedClearings(purchaseId: string, clearingAt: Date, parts: number[]): PurchaseWrite["schedule"] {
   return parts.map((amount, n) => ({
     id: n === 0 ? `clearing:${purchaseId}` : `clearing:${purchaseId}:${n}`,
     kind: "clearing" as const,

@@ -1,12 +1,14 @@
-// How the commands that talk to a running Cardlink (`trigger`, `listen`, `run`, `keys`, `faults`, `traffic`) reach it: the URL from --url, CARDLINK_URL,
-// the server holding DATA_DIR (the URL it records in its lock) or http://localhost:3000; the key from --key or the demo test key `npm start` keeps in credentials.json;
-// the admin token from ADMIN_TOKEN or credentials.json. They speak the typed client of clients/typescript.
+// How the commands that talk to a running Cardlink (`trigger`, `listen`, `run`, `sandbox`, `clock`, `keys`, `faults`, `traffic`) reach it: the URL from --url,
+// CARDLINK_URL, the server holding DATA_DIR (the URL it records in its lock) or http://localhost:3000; the key from --key or the demo test key `npm start` keeps
+// in credentials.json, and with --sandbox ID the `<service>-Sandbox` header that lets an account's key act in one of its sandboxes; the admin token from
+// ADMIN_TOKEN or credentials.json. They speak the typed client of clients/typescript.
 import { resolve as resolvePath } from "node:path";
 import { createAdminClient, createCardlinkClient, type CardlinkClient } from "../../clients/typescript/src/index.ts";
 import type { Config } from "../platform/config/index.ts";
 import { knownAdminToken, readCredentials } from "../platform/config/credentials.ts";
 import { lockHolder } from "../platform/config/data-dir-holder.ts";
 import { DataDirLockedError, usesDataDir } from "../app/data-dir-lock.ts";
+import { UUID_PATTERN } from "../platform/ids.ts";
 import { CommandError, UsageError } from "./args.ts";
 
 export const DEFAULT_URL = "http://localhost:3000";
@@ -22,17 +24,42 @@ export interface Connection {
   url: string;
   key: string;
   live: boolean;
+  /** The sandbox the account's key acts in (the `<service>-Sandbox` header), if any. */
+  sandbox?: string | undefined;
   client: CardlinkClient;
 }
 
-export function connect(config: Config, given: { url?: string | undefined; key?: string | undefined }): Connection {
+/** The header that lets an account's key act in one of its sandboxes, named like the key's (`Cardlink-Sandbox`). */
+export const sandboxHeader = (serviceName: string) => `${serviceName}-Sandbox`;
+
+/** A connection with `key` at `url`, in `sandbox` when given (its test environment for a test key, its live for a live one). */
+export function connection(url: string, key: string, serviceName: string, sandbox?: string): Connection {
+  const client = createCardlinkClient({ baseUrl: url, key, serviceName });
+  if (sandbox !== undefined) {
+    client.use({
+      onRequest: ({ request }) => {
+        request.headers.set(sandboxHeader(serviceName), sandbox);
+        return request;
+      },
+    });
+  }
+  return { url, key, live: key.startsWith("sk_live_"), sandbox, client };
+}
+
+/** A sandbox id as --sandbox takes it, else a UsageError. */
+export function sandboxOption(value: string | undefined): string | undefined {
+  if (value !== undefined && !UUID_PATTERN.test(value)) throw new UsageError("--sandbox: must be a sandbox id (UUID), as `sandbox list` prints it");
+  return value;
+}
+
+export function connect(config: Config, given: { url?: string | undefined; key?: string | undefined; sandbox?: string | undefined }): Connection {
   const url = serverUrl(given.url, process.env, config.DATA_DIR);
   const key = given.key ?? readCredentials(config).demo?.test;
   if (!key) {
     throw new UsageError(`--key: give a secret key, or run \`npm start\` once: it keeps a demo test key in ${config.DATA_DIR}/credentials.json`);
   }
   if (!/^sk_(test|live)_/.test(key)) throw new UsageError("--key: must be a secret key, sk_test_… or sk_live_…");
-  return { url, key, live: key.startsWith("sk_live_"), client: createCardlinkClient({ baseUrl: url, key, serviceName: config.SERVICE_NAME }) };
+  return connection(url, key, config.SERVICE_NAME, sandboxOption(given.sandbox));
 }
 
 /** The admin token for /admin calls: ADMIN_TOKEN, or the one `npm start` generated and kept. */
@@ -63,14 +90,17 @@ export function dataDirServer(config: Config) {
   return { url: holder.url, admin: createAdminClient({ baseUrl: holder.url, adminToken: token }) };
 }
 
+/** Why a request to `url` found no server, in words: `cannot reach Cardlink at URL (the network's reason)`. */
+export const unreachable = (url: string, err: unknown) =>
+  `cannot reach Cardlink at ${url} (${err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err)})`;
+
 /** The answer's data (undefined for 204), or a CommandError with the API's message (or why the server could not be reached). */
 export async function answer<T>(url: string, call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   let result: { data?: T; error?: unknown; response: Response };
   try {
     result = await call;
   } catch (err) {
-    const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-    throw new CommandError(`cannot reach Cardlink at ${url} (${reason}); is \`npm start\` running? (--url or CARDLINK_URL to point elsewhere)`);
+    throw new CommandError(`${unreachable(url, err)}; is \`npm start\` running? (--url or CARDLINK_URL to point elsewhere)`);
   }
   if (result.response.ok) return result.data as T;
   const body = result.error as { error?: { code?: string; message?: string } } | undefined;

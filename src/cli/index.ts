@@ -17,6 +17,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   listen: async () => (await import("./commands/listen.ts")).listen,
   trigger: async () => (await import("./commands/trigger.ts")).trigger,
   run: async () => (await import("./commands/run.ts")).run,
+  sandbox: async () => (await import("./commands/sandbox.ts")).sandbox,
+  clock: async () => (await import("./commands/clock.ts")).clock,
   keys: async () => (await import("./commands/keys.ts")).keys,
   account: async () => (await import("./commands/account.ts")).account,
   "mid-insights": async () => (await import("./commands/mid-insights.ts")).midInsights,

@@ -1,14 +1,15 @@
 // The lifecycle workers' side of the networks: they send what is due to the scheme networks
 // (onboarding requests, missing-transaction look-ups and card enrolments, including those a failed
 // publish left behind)
-// and apply the networks' replies from the bus. Runs in the `workers` role (inside `npm start` too).
+// and apply the networks' replies from the bus, and record their acknowledgements of a sandbox's clock (which
+// the sandbox's advance waits for). Runs in the `workers` role (inside `npm start` too).
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { describeZodError } from "../domain/field-errors.ts";
-import { between, date, instant, nonEmpty, withFieldRules } from "../domain/field-rules.ts";
+import { between, date, instant, nonEmpty, uuid, withFieldRules } from "../domain/field-rules.ts";
 import type { Bus, BusMessage, Subscription } from "../platform/bus/bus.ts";
 import { deadLetter } from "../platform/bus/dead-letter.ts";
-import { lookupReplySchema, onboardingReplySchema } from "../platform/bus/validators.generated.ts";
+import { environmentClockAckSchema, lookupReplySchema, onboardingReplySchema } from "../platform/bus/validators.generated.ts";
 import { TOPICS } from "../platform/bus/topics.ts";
 import type { Clock } from "../platform/clock/index.ts";
 import { dueTime } from "../platform/clock/environment.ts";
@@ -17,6 +18,7 @@ import { sendOnboardingRequests } from "../services/catalog/index.ts";
 import { answerOnboarding } from "../services/mid-insights/index.ts";
 import { sendCommands } from "../platform/network-outbox.ts";
 import { applyLookupReply, sendLookups, startDueLookups } from "../services/missing-transactions/index.ts";
+import { recordEnvironmentClockAck } from "../services/simulator-control/index.ts";
 
 const GROUP_ID = "lifecycle";
 
@@ -28,6 +30,7 @@ const lookupReplies = withFieldRules(lookupReplySchema, {
   transactions: { date, matchScore: between(0, 100, "must be 0 to 100") },
   respondedAt: instant,
 });
+const clockAcks = withFieldRules(environmentClockAckSchema, { ackId: uuid, environment: uuid, onboardingReplies: uuid, ackedAt: instant });
 
 interface Deps {
   db: Db;
@@ -47,11 +50,18 @@ export async function sendDue({ db, bus, clock }: Pick<Deps, "db" | "bus" | "clo
 
 async function onReply(deps: Deps, message: BusMessage): Promise<void> {
   if (message.topic === TOPICS.onboardingReplies.name) await applyReply(deps, message, onboardingReplies, answerOnboarding);
-  else await applyReply(deps, message, lookupReplies, applyLookupReply);
+  else if (message.topic === TOPICS.lookupReplies.name) await applyReply(deps, message, lookupReplies, applyLookupReply);
+  else await applyReply(deps, message, clockAcks, recordAck);
+}
+
+/** A network's acknowledgement of a sandbox's clock, kept for the advance that waits for it. */
+async function recordAck(db: Db, ack: z.infer<typeof clockAcks>): Promise<string> {
+  await recordEnvironmentClockAck(db, ack);
+  return "applied";
 }
 
 /** Applies one reply with `apply`, or dead-letters it with the fields it got wrong. */
-async function applyReply<R extends { requestId: string }>(
+async function applyReply<R>(
   deps: Deps,
   message: BusMessage,
   schema: z.ZodType<R>,
@@ -66,7 +76,7 @@ async function applyReply<R extends { requestId: string }>(
     return;
   }
   const outcome = await apply(deps.db, parsed.data, now);
-  if (outcome !== "applied") deps.log.debug({ topic: message.topic, requestId: parsed.data.requestId, outcome }, "network reply ignored");
+  if (outcome !== "applied") deps.log.debug({ topic: message.topic, key: message.key, outcome }, "network reply ignored");
 }
 
 /**
@@ -76,7 +86,7 @@ async function applyReply<R extends { requestId: string }>(
 export async function startLifecycle(deps: Deps, intervalMs = 1000): Promise<() => Promise<void>> {
   const subscription: Subscription = await deps.bus.subscribe({
     groupId: GROUP_ID,
-    topics: [TOPICS.onboardingReplies.name, TOPICS.lookupReplies.name],
+    topics: [TOPICS.onboardingReplies.name, TOPICS.lookupReplies.name, TOPICS.environmentClockAcks.name],
     handler: (m) => onReply(deps, m),
   });
   let chain: Promise<void> = Promise.resolve();

@@ -42,6 +42,8 @@ export interface StageClaim {
   programId: string;
   /** The record as of this stage: the event's data. */
   data: unknown;
+  /** When it happened in its environment's time (a sandbox's clock), else the statement's `now`. */
+  created?: Date;
 }
 
 export const stageKey = (transactionId: string, event: string) => `${transactionId}\u0000${event}`;
@@ -52,7 +54,7 @@ export async function claimStages(db: Db, claims: StageClaim[], now: Date): Prom
   const won = await db.query<{ transaction_id: string; event: string }>(
     `with c as (
        select * from jsonb_to_recordset($1::jsonb)
-         as c(transaction_id uuid, event text, event_id uuid, account_id uuid, live boolean, program_id uuid, data jsonb)
+         as c(transaction_id uuid, event text, event_id uuid, account_id uuid, live boolean, program_id uuid, data jsonb, created timestamptz)
      ),
      won as (
        insert into transaction_stages (transaction_id, event, event_id, created)
@@ -61,7 +63,7 @@ export async function claimStages(db: Db, claims: StageClaim[], now: Date): Prom
      ),
      written as (
        insert into outbox (id, account_id, live, program_id, event, data, created)
-       select c.event_id, c.account_id, c.live, c.program_id, c.event, c.data, $2 from c join won on won.event_id = c.event_id
+       select c.event_id, c.account_id, c.live, c.program_id, c.event, c.data, coalesce(c.created, $2) from c join won on won.event_id = c.event_id
      )
      select transaction_id, event from won`,
     [
@@ -74,6 +76,7 @@ export async function claimStages(db: Db, claims: StageClaim[], now: Date): Prom
           live: c.live,
           program_id: c.programId,
           data: c.data,
+          created: c.created,
         })),
       ),
       now,
@@ -90,5 +93,5 @@ export async function claimStages(db: Db, claims: StageClaim[], now: Date): Prom
  */
 export const dispatchEvents = ({ limit, now }: { limit: string; now: string }) =>
   `update outbox e set dispatched = ${now}
-   where e.id = any(array(select id from outbox where dispatched is null order by created, id limit ${limit} for update skip locked))
+   where e.id = any(array(select id from outbox where dispatched is null order by queued, id limit ${limit} for update skip locked))
    returning e.id, e.account_id, e.live, e.event, e.program_id, e.data`;

@@ -51,6 +51,7 @@ import {
 } from "../services/transactions/index.ts";
 import { lockActivationCounts, saveActivationCounts, type Offer } from "../services/offers/index.ts";
 import { cardsForTransactions, type LocationWithBrand } from "../services/catalog/index.ts";
+import { environmentClocks } from "../services/accounts/index.ts";
 import { midIds, midKeyOf, recordTransactionsSeen, type MidKey } from "../services/mid-insights/index.ts";
 import type { OfferIndex } from "./offer-index.ts";
 import type { LocationIndex } from "./location-index.ts";
@@ -89,7 +90,8 @@ type Indexes = Pick<BatchDeps, "offers" | "locations">;
 interface BatchState {
   db: Db;
   indexes?: Indexes;
-  now: Date;
+  /** The service time once per batch; each item's environment time is derived from it (decideInOrder). */
+  at: Pick<Clock, "now" | "offsetMs">;
   /** The items still in the batch. */
   pending: Item[];
   facts?: Facts;
@@ -107,21 +109,21 @@ const TRANSACTION_STEPS: Step[] = [
   {
     name: "resolve",
     async run(b) {
-      b.facts = await resolveFacts(b.db, b.indexes, b.pending, b.now);
+      b.facts = await resolveFacts(b.db, b.indexes, b.pending, b.at);
     },
   },
   { name: "dedupe", run: (b) => dropDuplicates(b.pending, b.facts!.recorded) },
   {
     name: "decide",
     run(b) {
-      b.plan = decideInOrder(b.pending, b.facts!, b.now);
+      b.plan = decideInOrder(b.pending, b.facts!, b.at);
       return b.plan.verdicts;
     },
   },
   {
     name: "write",
     async run(b) {
-      const claimed = await writeBatch(b.db, b.plan!, b.now);
+      const claimed = await writeBatch(b.db, b.plan!, b.at.now());
       for (const item of b.pending) {
         item.result = { kind: "recorded", transactionId: b.plan!.transactionOf.get(item)!, events: claimed.get(item) ?? [] };
       }
@@ -154,7 +156,7 @@ async function inTransaction(db: Db, timings: StepTimings, run: (db: Db) => Prom
 export async function processBatch(deps: BatchDeps, messages: RawMessage[]): Promise<{ results: MessageResult[]; timings: StepTimings }> {
   const timings: StepTimings = {};
   const items: Item[] = messages.map((raw) => ({ raw, tx: undefined as unknown as NetworkTransaction }));
-  const batch: BatchState = { db: deps.db, indexes: deps, now: deps.clock.now(), pending: items };
+  const batch: BatchState = { db: deps.db, indexes: deps, at: onceAt(deps.clock), pending: items };
   await runSteps([{ name: "parse", run: (b) => parseMessages(b.pending) }], batch, timings);
   if (batch.pending.length > 0) {
     await inTransaction(deps.db, timings, async (db) => runSteps(TRANSACTION_STEPS, { ...batch, db }, timings));
@@ -171,17 +173,24 @@ export async function processSubmission(
   offer: Offer,
   input: PublisherTransactionInput,
 ): Promise<{ transactionId: string; created: boolean } | { missing: "card" }> {
-  const now = deps.clock.now();
+  // The request's clock is its environment's already (ctx.clock): a submission looks up no other.
+  const at = onceAt(deps.clock);
   return deps.db.tx(async (db) => {
     const submission = await publisherSubmission(db, offer, input);
     if (!submission) return { missing: "card" as const };
     const item: Item = { tx: submission.tx, submitted: { offer: submission.offer, place: submission.place } };
-    await runSteps(TRANSACTION_STEPS, { db, now, pending: [item] }, {});
+    await runSteps(TRANSACTION_STEPS, { db, at, pending: [item] }, {});
     const result = item.result!;
     if (result.kind === "recorded") return { transactionId: result.transactionId, created: true };
     if (result.kind === "duplicate") return { transactionId: submission.transactionId, created: false };
     throw new Error(`a publisher's submission was not recorded: ${result.reason}`);
   });
+}
+
+/** The clock's time and total advance read once: every step of the batch sees the same instant. */
+function onceAt(clock: Pick<Clock, "now" | "offsetMs">): Pick<Clock, "now" | "offsetMs"> {
+  const now = clock.now();
+  return { now: () => now, offsetMs: clock.offsetMs };
 }
 
 // ------------------------------------------------------------------------------------------ parse
@@ -215,7 +224,7 @@ function dropDuplicates(items: Item[], recorded: Set<string>): Verdict[] {
  * (a duplicate's transaction is locked with the rest: harmless, it is dropped next); the MIDs and the
  * activations depend on the cards and the locations, and come in a second round.
  */
-async function resolveFacts(db: Db, indexes: Indexes | undefined, items: Item[], now: Date): Promise<Facts> {
+async function resolveFacts(db: Db, indexes: Indexes | undefined, items: Item[], at: Pick<Clock, "now" | "offsetMs">): Promise<Facts> {
   const ids = new Set<string>();
   for (const { tx } of items) {
     if (tx.stage === "refund") {
@@ -243,7 +252,7 @@ async function resolveFacts(db: Db, indexes: Indexes | undefined, items: Item[],
   for (const r of candidateRows) if (r.card_id) refundCandidates.set(r.card_id, [...(refundCandidates.get(r.card_id) ?? []), r.id]);
   const [locationOf, offers] =
     located && versions
-      ? await Promise.all([located.locations.current(db, versions.locations), located.offers.current(db, versions.offers, now)])
+      ? await Promise.all([located.locations.current(db, versions.locations), located.offers.current(db, versions.offers, at)])
       : [() => undefined, new Map<string, Offer[]>()];
 
   // Locations by MID, from the in-memory location index (location-index.ts). Purchases already recorded
@@ -272,9 +281,15 @@ async function resolveFacts(db: Db, indexes: Indexes | undefined, items: Item[],
     for (const offer of offers.get(location.id) ?? []) if (offer.activation.enabled) pairs.push({ offerId: offer.id, cardId: item.tx.cardId });
   }
   for (const { tx, submitted } of items) if (submitted?.offer.activation.enabled) pairs.push({ offerId: submitted.offer.id, cardId: tx.cardId });
-  const [mids, activationRows] = await Promise.all([midIds(db, [...midKeys.values()]), lockActivationCounts(db, pairs)]);
+  // Network messages carry no environment: their cards' accounts say which have a clock of their own.
+  const accounts = located ? [...new Set(cardRows.map((c) => c.account_id))] : [];
+  const [mids, activationRows, clocks] = await Promise.all([
+    midIds(db, [...midKeys.values()]),
+    lockActivationCounts(db, pairs),
+    environmentClocks(db, accounts),
+  ]);
   const activations = new Map(activationRows.map((r) => [`${r.offer_id}|${r.card_id}`, r]));
-  return { recorded, cards, existing, refundCandidates, locations, mids, offers, activations };
+  return { recorded, cards, existing, refundCandidates, locations, mids, offers, activations, clocks };
 }
 
 // ------------------------------------------------------------------------------------------ write

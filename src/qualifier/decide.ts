@@ -24,6 +24,8 @@ import { mergeIdentifiers } from "../domain/transaction-identifiers.ts";
 import { instantOf } from "../domain/local-dates.ts";
 import { stageEvents, type EventStage } from "../domain/stage-events.ts";
 import { newId } from "../platform/ids.ts";
+import type { Clock } from "../platform/clock/index.ts";
+import { environmentNow, type EnvironmentClock } from "../platform/clock/environment.ts";
 import { stageKey, type StageClaim } from "../platform/outbox.ts";
 import {
   placeAt,
@@ -60,6 +62,8 @@ export interface Facts {
   offers: ReadonlyMap<string, Offer[]>;
   /** Activation rows by `offerId|cardId` (locked for update). */
   activations: Map<string, ActivationCount>;
+  /** The clocks of the batch's environments that have one of their own (sandboxes'), by account. */
+  clocks: ReadonlyMap<string, EnvironmentClock>;
 }
 
 /** What the write step writes: the decide step's verdict on each item, and the rows, claims and marks they make. */
@@ -75,7 +79,7 @@ export interface Plan {
   /** The native messages of stages this batch adds to recorded rows (an inserted row carries its own). */
   messages: Map<string, NativeMessages>;
   midTouches: Map<string, MidTouch>;
-  activations: Map<string, ActivationCount & { limitReached: boolean }>;
+  activations: Map<string, ActivationCount & { limitReached: boolean; at: Date }>;
 }
 
 /** The decisions of one batch so far: each case reads the facts and what earlier messages added to the plan. */
@@ -91,8 +95,12 @@ interface Decision {
 /** A purchase's own stages (a refund is a transaction of its own; a void marks its purchase). */
 type PurchaseStage = "auth" | "clearing";
 
-/** Decides every item in batch order; the plan holds one verdict per item, in the items' order. */
-export function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
+/**
+ * Decides every item in batch order; the plan holds one verdict per item, in the items' order. Each item
+ * is stamped with its environment's time: the service time `at`, or its sandbox's clock over it.
+ */
+export function decideInOrder(items: Item[], facts: Facts, at: Pick<Clock, "now" | "offsetMs">): Plan {
+  const now = at.now();
   const plan: Plan = {
     verdicts: [],
     transactionOf: new Map(),
@@ -106,7 +114,21 @@ export function decideInOrder(items: Item[], facts: Facts, now: Date): Plan {
     activations: new Map(),
   };
   const d: Decision = { plan, facts, now, nowIso: now.toISOString(), claimed: new Set() };
-  for (const item of items) plan.verdicts.push(decideItem(d, item));
+  const service = { now, nowIso: d.nowIso };
+  const own = new Map<string, { now: Date; nowIso: string }>();
+  for (const item of items) {
+    const account = facts.cards.get(item.tx.cardId)?.account_id;
+    const clock = account === undefined ? undefined : facts.clocks.get(account);
+    let time = service;
+    if (clock) {
+      time = own.get(account!) ?? { now: environmentNow({ now: () => now, offsetMs: at.offsetMs }, clock), nowIso: "" };
+      time.nowIso ||= time.now.toISOString();
+      own.set(account!, time);
+    }
+    d.now = time.now;
+    d.nowIso = time.nowIso;
+    plan.verdicts.push(decideItem(d, item));
+  }
   return plan;
 }
 
@@ -262,7 +284,7 @@ function emitStageEvents(d: Decision, item: Item, row: TransactionRow, stage: Ev
     const key = stageKey(row.id, event);
     if (d.claimed.has(key)) continue;
     d.claimed.add(key);
-    d.plan.claims.push({ transactionId: row.id, event, eventId: newId(), data, accountId: row.account_id, live: row.live, programId: row.program_id });
+    d.plan.claims.push({ transactionId: row.id, event, eventId: newId(), data, accountId: row.account_id, live: row.live, programId: row.program_id, created: d.now });
     d.plan.claimItems.push(item);
   }
 }
@@ -323,7 +345,7 @@ function countActivation(d: Decision, candidates: Offer[], offerId: string, card
   const key = `${offerId}|${cardId}`;
   const row = d.plan.activations.get(key) ?? d.facts.activations.get(key);
   const counted = row && countQualified(row, limit);
-  if (counted) d.plan.activations.set(key, counted);
+  if (counted) d.plan.activations.set(key, { ...counted, at: d.now });
 }
 
 /** The purchase a refund refunds by the matching rule, among the card's recorded purchases and the batch's. */

@@ -5,6 +5,8 @@
 // Size: one Offer object per (offer, linked location) pair — about 1.5 KiB each, so ~150 MiB per
 // 100k links (measured with `npm run bench -- pipeline`, README "Memory").
 import type { Db } from "../platform/db.ts";
+import type { Clock } from "../platform/clock/index.ts";
+import { earliestTime } from "../platform/clock/environment.ts";
 import { qualifiableOfferRows, toOffer, type Offer } from "../services/offers/index.ts";
 
 export interface OfferIndex {
@@ -13,15 +15,17 @@ export interface OfferIndex {
    * version the caller read). On a change it reloads with `db`: inside the caller's transaction, it sees
    * what that transaction sees.
    */
-  current(db: Db, version: number, now: Date): Promise<ReadonlyMap<string, Offer[]>>;
+  current(db: Db, version: number, at: Pick<Clock, "now" | "offsetMs">): Promise<ReadonlyMap<string, Offer[]>>;
 }
 
 export function createOfferIndex(): OfferIndex {
   let version = -1;
   let byLocation = new Map<string, Offer[]>();
 
-  async function reload(db: Db, now: Date, next: number) {
-    const rows = await qualifiableOfferRows(db, now);
+  async function reload(db: Db, at: Pick<Clock, "now" | "offsetMs">, next: number) {
+    const now = at.now();
+    // Offers that ended for the service time may still qualify a sandbox's purchases whose clock is behind it.
+    const rows = await qualifiableOfferRows(db, await earliestTime(db, at));
     // One Offer object per offer, shared by every location it is linked to.
     const offers = new Map<string, Offer>();
     const map = new Map<string, Offer[]>();
@@ -37,8 +41,8 @@ export function createOfferIndex(): OfferIndex {
   }
 
   return {
-    async current(db, next, now) {
-      if (next !== version) await reload(db, now, next);
+    async current(db, next, at) {
+      if (next !== version) await reload(db, at, next);
       return byLocation;
     },
   };

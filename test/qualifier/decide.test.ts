@@ -123,9 +123,12 @@ function facts(over: Partial<Facts> = {}): Facts {
     mids: new Map(),
     offers: new Map([[location.id, [offer]]]),
     activations: new Map(),
+    clocks: new Map(),
     ...over,
   };
 }
+/** The service clock at NOW, unmoved. */
+const AT = { now: () => NOW, offsetMs: 0 };
 
 const purchaseId = (key: string) => transactionIdFor("visa", "purchase", key);
 const VERDICT_OK = { kind: "ok" };
@@ -146,7 +149,7 @@ describe("decideInOrder", () => {
     const clearingAgain = message("clearing", "p2", { amount: 15, clearingKey: "c2" });
     const items = [stranger, lostVoid, nowhere, auth, clearing, partClearing, refund, refundAgain, voided, unplacedRefund, clearingAgain];
 
-    const plan = decideInOrder(items, facts({ locations: new Map([[auth, location]]) }), NOW);
+    const plan = decideInOrder(items, facts({ locations: new Map([[auth, location]]) }), AT);
 
     const p2 = purchaseId("p2");
     const c2 = clearingTransactionIdFor("visa", "p2", "c2");
@@ -204,7 +207,7 @@ describe("decideInOrder", () => {
     };
     const clearing = message("clearing", "p3");
 
-    const plan = decideInOrder([clearing], facts({ existing: new Map([[recorded.id, recorded]]) }), NOW);
+    const plan = decideInOrder([clearing], facts({ existing: new Map([[recorded.id, recorded]]) }), AT);
 
     expect(plan.verdicts).toEqual([VERDICT_OK]);
     expect([...plan.updated.keys()]).toEqual([recorded.id]);
@@ -222,11 +225,22 @@ describe("decideInOrder", () => {
     const first = submission();
     const second = submission();
 
-    const plan = decideInOrder([first, second], facts({ offers: new Map() }), NOW);
+    const plan = decideInOrder([first, second], facts({ offers: new Map() }), AT);
 
     expect(plan.verdicts).toEqual([VERDICT_OK, { kind: "drop", outcome: { kind: "duplicate" } }]);
     expect(plan.inserted.get(purchaseIdOf(first.tx))).toMatchObject({ location_id: null, brand_id: offer.brandId, cleared: true, native_messages: null, offer: { id: offer.id, qualified: true } });
     expect(plan.claims.map((c) => c.event)).toEqual(["transaction.clearing", "transaction.clearing.qualified"]);
+  });
+
+  it("stamps each item with its environment's time: a sandbox's clock over the service time", () => {
+    const auth = message("auth", "p-sandbox");
+    const sandboxed = { frozen: false, offsetMs: 15 * 86_400_000 };
+    const plan = decideInOrder([auth], facts({ locations: new Map([[auth, location]]), clocks: new Map([[card.account_id, sandboxed]]) }), AT);
+    const later = new Date(NOW.getTime() + sandboxed.offsetMs);
+    expect(plan.inserted.get(purchaseIdOf(auth.tx))).toMatchObject({ created: later, updated: later });
+    expect(plan.claims.map((c) => c.created)).toEqual([later, later]);
+    const frozen = decideInOrder([auth], facts({ locations: new Map([[auth, location]]), clocks: new Map([[card.account_id, { frozen: true, offsetMs: Date.parse("2027-01-01T00:00:00Z") }]]) }), AT);
+    expect(frozen.claims[0]!.created).toEqual(new Date("2027-01-01T00:00:00Z"));
   });
 });
 

@@ -260,6 +260,7 @@ const onboardingRequest = (scheme: OnboardingRequest["scheme"], overrides: Parti
   mids: [],
   requestedAt: h.services.clock.now().toISOString(),
   live: true,
+  environment: null,
   ...overrides,
 });
 
@@ -313,6 +314,7 @@ describe("missing-transaction look-ups", () => {
       mids: [],
       requestedAt: h.services.clock.now().toISOString(),
       live: true,
+      environment: null,
       ...request,
     };
     const before = lookupReplies.messages.length;

@@ -15,7 +15,17 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const base = { scheme: null, version: 0, faults: null, run: null, clockOffsetMs: null, issuedAt: "2026-01-05T12:00:00.000Z" } as const;
+const base = {
+  scheme: null,
+  version: 0,
+  faults: null,
+  run: null,
+  clockOffsetMs: null,
+  issuedAt: "2026-01-05T12:00:00.000Z",
+  environment: null,
+  clockFrozen: null,
+  ackId: null,
+} as const;
 const visa = () => h.simulators.networks.find((n) => n.scheme === "visa")!;
 const faults = (version: number, dropRate: number): SimulatorSetting => ({ ...base, kind: "FAULTS", scheme: "visa", version, faults: { ...NO_FAULTS, dropRate } });
 const run = (id: string, state: TrafficRun["state"]): SimulatorSetting => ({

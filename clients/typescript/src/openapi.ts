@@ -1141,6 +1141,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/brands/{brandId}/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or decline your sandbox brand's consent
+         * @description With a sandbox's key only (an account's own key: 403; the simulated brand answers a live consent request after a delay of the environment's time, or the operator decides it). Cancels the pending simulated answer.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path: {
+                    brandId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SandboxBrandConsentDecision"];
+                };
+            };
+            responses: {
+                /** @description The brand. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Brand"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/programs/{programId}/cards": {
         parameters: {
             query?: never;
@@ -5458,6 +5560,508 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List sandboxes */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 (default 100). */
+                    limit?: string;
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
+                    start?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the account's sandboxes. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxList"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a sandbox
+         * @description An isolated environment of your account with its own test and live keys, records and clock ([docs/sandboxes.md](https://github.com/cardlink/cardlink/blob/main/docs/sandboxes.md)). Its keys see only its records; every /v1 route works with them. Made with the account's own key (a sandbox's key: 403). 409 when the account has as many as it may (SANDBOXES_PER_ACCOUNT, 10 by default) or the name is taken.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SandboxCreate"];
+                };
+            };
+            responses: {
+                /** @description The sandbox, with its keys (shown once). */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxWithKeys"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: name missing or over 100 characters; clock.at not an ISO 8601 instant; expiresIn under 60 or over 2,592,000 seconds. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sandboxes/{sandboxId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a sandbox */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sandboxId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The sandbox. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Sandbox"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a sandbox
+         * @description Removes its records, hooks and pending deliveries, and the networks forget it; its keys answer 401 from the next request on.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sandboxId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The time of your key's environment */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The environment's time. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvironmentTime"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/clock/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move your sandbox's time forward
+         * @description With a sandbox's key: moves that sandbox's time alone (no other sandbox, account or the service clock), runs everything that fell due in it (offer status, return periods, missing transaction requests, brand consent, marketplace answers, offboarding, the networks' answers) and answers once that work is done and its webhooks are queued. An account's own key answers 403: its environments keep the service clock.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SandboxClockAdvance"];
+                };
+            };
+            responses: {
+                /** @description The sandbox's time after the move. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EnvironmentTime"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: neither a unit greater than 0 nor `to`, or both; `to` not after the sandbox's time; a move past 9900-01-01. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account": {
         parameters: {
             query?: never;
@@ -6089,7 +6693,7 @@ export interface paths {
         put?: never;
         /**
          * Move service time forward and run what fell due
-         * @description Runs the due work on the service clock (consents, marketplace answers, offboarding, return periods) and wakes the webhook dispatcher; it answers once that work is done and the webhooks it made are queued, not when they are delivered.
+         * @description Moves every environment: the accounts' and each sandbox's time (a sandbox's clock runs over the service clock). Runs the due work on the service clock (consents, marketplace answers, offboarding, return periods) and wakes the webhook dispatcher; it answers once that work is done and the webhooks it made are queued, not when they are delivered.
          */
         post: {
             parameters: {
@@ -9161,6 +9765,15 @@ export interface components {
             /** @description Cursor for the next page; absent on the last page. */
             last?: string;
         };
+        /**
+         * @example {
+         *       "decision": "approved"
+         *     }
+         */
+        SandboxBrandConsentDecision: {
+            /** @enum {string} */
+            decision: "approved" | "declined";
+        };
         Card: {
             /** Format: uuid */
             id: string;
@@ -10584,6 +11197,113 @@ export interface components {
             /** @description When the purchase was made, local to the location (default: the service clock's now); a request's transactionDate is its date. */
             datetime?: string;
         };
+        SandboxWithKeys: components["schemas"]["Sandbox"] & {
+            /** @description The sandbox's own keys, shown only in this answer. */
+            keys: {
+                /** @example sk_test_… */
+                test: string;
+                /** @example sk_live_… */
+                live: string;
+            };
+        };
+        SandboxClock: {
+            /**
+             * Format: date-time
+             * @description The sandbox's time.
+             * @example 2026-11-28T12:00:00.000Z
+             */
+            now: string;
+            /** @description Frozen: time moves only when advanced (by the sandbox's key, or the operator's advance of every environment). */
+            frozen: boolean;
+        };
+        Sandbox: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            clock: components["schemas"]["SandboxClock"];
+            /**
+             * Format: date-time
+             * @description When the workers delete it (service time).
+             */
+            expiresAt: string;
+            /** Format: date-time */
+            created: string;
+        };
+        /**
+         * @example {
+         *       "name": "ci-1234",
+         *       "clock": {
+         *         "frozen": true,
+         *         "at": "2026-12-01T09:00:00Z"
+         *       },
+         *       "expiresIn": 3600
+         *     }
+         */
+        SandboxCreate: {
+            /**
+             * @description Unique among the account's sandboxes, 1 to 100 characters.
+             * @example ci-1234
+             */
+            name: string;
+            clock?: {
+                /**
+                 * Format: date-time
+                 * @description The instant the sandbox's time starts at (default: the service time).
+                 */
+                at?: string;
+                /** @description Frozen at that instant: time moves only when advanced. */
+                frozen?: boolean;
+            };
+            /** @description Seconds of service time until the workers delete it; default 86400 (a day), at most 30 days. */
+            expiresIn?: number;
+        };
+        SandboxList: {
+            items: components["schemas"]["Sandbox"][];
+            /** @description Total number of records matching the filters. */
+            count: number;
+            /** @description Cursor for the next page; absent on the last page. */
+            last?: string;
+        };
+        EnvironmentTime: {
+            /**
+             * Format: date-time
+             * @description The environment's time: what its records and events carry.
+             * @example 2026-12-01T09:00:00.000Z
+             */
+            now: string;
+            /** @description Time passes only when advanced. */
+            frozen: boolean;
+            /**
+             * Format: uuid
+             * @description The sandbox whose clock this is; null for an account's own environments, which keep the service clock.
+             */
+            sandbox: string | null;
+            /**
+             * Format: date-time
+             * @description The service clock's time, which every environment's runs over.
+             */
+            serviceNow: string;
+        };
+        /**
+         * @example {
+         *       "days": 15
+         *     }
+         */
+        SandboxClockAdvance: {
+            /** @description Days, 0 to 366. */
+            days?: number;
+            /** @description Hours, 0 to 8784. */
+            hours?: number;
+            /** @description Minutes, 0 to 527040. */
+            minutes?: number;
+            /** @description Seconds, 0 to 31622400. */
+            seconds?: number;
+            /**
+             * Format: date-time
+             * @description Move to this instant instead (after the sandbox's time: the clock never goes back).
+             */
+            to?: string;
+        };
         CallerAccount: {
             /**
              * Format: uuid
@@ -10667,7 +11387,7 @@ export interface components {
             speed: number;
         };
         /**
-         * @description Give at least one unit greater than 0. Each unit moves at most 366 days, and service time never passes 9900-01-01T00:00:00.000Z (400 naming the field).
+         * @description Give at least one unit greater than 0. Each unit moves at most 366 days, and time never passes 9900-01-01T00:00:00.000Z (400 naming the field).
          * @example {
          *       "days": 4
          *     }

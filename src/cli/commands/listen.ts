@@ -19,13 +19,14 @@ function stopOnSignal(server: Server, before: () => Promise<void> = () => Promis
 }
 
 export const listen = command({
-  usage: `  listen [--key K] [--program ID] [--events E,…] [--forward-to URL] [--port 4000] [--keep] [--url URL] [--print-json]
+  usage: `  listen [--key K] [--sandbox ID] [--program ID] [--events E,…] [--forward-to URL] [--port 4000] [--keep] [--url URL] [--print-json]
                             receive webhooks locally: registers its own hooks for the events (every one unless
                             --events) on the program (the fixtures program of trigger unless --program), all
                             signed with one secret it prints at start, verifies each signature, prints one line
                             per event (--print-json: each event's body, status lines on stderr), forwards the
                             signed request unchanged with --forward-to and prints the answer; removes its hooks
-                            on exit unless --keep
+                            on exit unless --keep; a sandbox's key, or the account's with --sandbox, listens
+                            in that sandbox
   listen --print-secret     print listen's signing secret (kept in DATA_DIR/credentials.json) and exit
   listen --secret whsec_… [--secret …] [--port 4000] [--forward-to URL] [--print-json]
                             receive deliveries of hooks you registered yourself, printing each verified body
@@ -34,6 +35,7 @@ export const listen = command({
     port: { type: "string", default: "4000" },
     secret: { type: "string", multiple: true },
     key: { type: "string" },
+    sandbox: { type: "string" },
     url: { type: "string" },
     program: { type: "string" },
     events: { type: "string", multiple: true },

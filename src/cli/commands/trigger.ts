@@ -61,17 +61,19 @@ function overridesOf(values: OverrideValues): TriggerOverrides {
 const text = { type: "string" } as const;
 
 export const trigger = command({
-  usage: `  trigger <event> [--key K] [--url URL] [--json] [--scheme visa|mastercard|amex] [--amount N] [--currency C]
+  usage: `  trigger <event> [--key K] [--sandbox ID] [--url URL] [--json] [--scheme visa|mastercard|amex] [--amount N] [--currency C]
           [--card ID] [--location ID] [--program ID] [--targeting new|lapsed|existing] [--datetime LOCAL]
                             fire transaction.auth.qualified, transaction.auth, transaction.clearing,
                             transaction.clearing.qualified, transaction.refund, location.status, offer.extended,
                             missing-transaction-request.succeeded or missing-transaction-request.failed
                             through the simulators, the qualifier and the dispatcher on a fixtures program
                             (made on first use); prints the event id, export lines of the ids, the delivery
-                            (--json: the whole answer as one JSON object, nothing else)
+                            (--json: the whole answer as one JSON object, nothing else); a sandbox's test
+                            key, or the account's with --sandbox, fires it in that sandbox
 `,
   options: {
     key: text,
+    sandbox: text,
     url: text,
     scheme: text,
     amount: text,

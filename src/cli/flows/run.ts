@@ -1,30 +1,32 @@
-// Runs checked flows against a Cardlink over its HTTP API: each step's request, its answer kept for later
-// references, its expectations checked. Webhooks arrive at a local receiver the runner starts (the
-// `listen` receiver, verifying Standard Webhooks signatures), on hooks it registers on every program a
-// flow creates, one path per flow so flows run side by side.
+// Runs checked flows against a Cardlink over its HTTP API, each in a sandbox (./sandbox.ts): each step's
+// request, its answer kept for later references, its expectations checked. Webhooks arrive at a local
+// receiver the runner starts (the `listen` receiver, verifying Standard Webhooks signatures), on hooks it
+// registers on every program a flow creates, one path per flow so flows run side by side.
 import { randomBytes } from "node:crypto";
 import type { Server } from "node:http";
-import { createCardlinkClient } from "../../../clients/typescript/src/index.ts";
 import { HOOK_EVENTS } from "../../services/webhooks/index.ts";
 import { listen, type VerifiedEvent } from "../receiver.ts";
 import { newReceiverSecret, registerOwnHooks, removeHooks } from "../own-hooks.ts";
-import type { Connection } from "../connection.ts";
+import { CommandError } from "../args.ts";
+import { sandboxHeader, unreachable } from "../connection.ts";
 import { ACTIONS, pathParams, type Action, type Flow, type Step, type WebhookExpectation } from "./schema.ts";
 import { resolve, ReferenceError, type Scope } from "./interpolate.ts";
 import { fieldFailures } from "./expect.ts";
 import { stepLabel } from "./parse.ts";
+import { closePlace, openPlace, type FlowSandbox, type Target } from "./sandbox.ts";
 
 export interface RunOptions {
   url: string;
-  /** The secret keys flows run with, by environment. */
-  keys: { test?: string | undefined; live?: string | undefined };
-  adminToken?: string | undefined;
-  /** The API key header is `<serviceName>-Key`. */
+  /** The keys flows run with and where (a fresh sandbox each, or one given). */
+  target: Target;
+  /** The API key header is `<serviceName>-Key`, the sandbox header `<serviceName>-Sandbox`. */
   serviceName: string;
-  /** How many flows run at once (default 1: a clock advance moves every flow's time). */
-  concurrency?: number;
+  /** How many flows run at once (default 1). */
+  parallel?: number;
   /** The receiver's port (default 0: any free one). */
   receiverPort?: number;
+  /** Called with each flow's result as soon as it ends. */
+  onResult?: (result: FlowResult) => void;
 }
 
 export interface StepResult {
@@ -41,6 +43,10 @@ export interface FlowResult {
   ok: boolean;
   seconds: number;
   steps: StepResult[];
+  /** The fresh sandbox it ran in, and what became of it. */
+  sandbox?: FlowSandbox | undefined;
+  /** Why it did not run (its sandbox could not be made): its steps are then all skipped. */
+  failure?: string | undefined;
 }
 
 class StepFailure extends Error {}
@@ -93,29 +99,28 @@ async function startReceiver(port: number): Promise<Receiver> {
 
 async function runFlow(flow: Flow, index: number, options: RunOptions, receiver: Receiver): Promise<FlowResult> {
   const started = performance.now();
-  const key = options.keys[flow.environment];
   const path = `/flow-${index}`;
   const hookUrl = `${receiver.baseUrl}${path}`;
   const results: StepResult[] = [];
   const hooks: string[] = [];
-  const conn: Connection | undefined = key
-    ? { url: options.url, key, live: flow.environment === "live", client: createCardlinkClient({ baseUrl: options.url, key, serviceName: options.serviceName }) }
-    : undefined;
+  const place = await openPlace(flow, options.target, options.url, options.serviceName);
+  const conn = place.conn;
   const scope: Scope = {
     answers: new Map(),
     run: `${receiver.runId}-${index}`,
     async now() {
-      if (!options.adminToken) throw new ReferenceError("${now}, ${today} and ${days(N)} read the service clock: give the admin token (--admin-token or ADMIN_TOKEN)");
-      const res = await fetch(`${options.url}/admin/clock`, { headers: { Authorization: `Bearer ${options.adminToken}` } });
-      if (!res.ok) throw new ReferenceError(`the service clock: GET /admin/clock answered ${res.status}`);
-      return new Date(((await res.json()) as { now: string }).now);
+      if (!conn) throw new ReferenceError(`\${now}, \${today} and \${days(N)} read the clock of the flow's environment: give its key`);
+      const { data, response } = await conn.client.GET("/v1/clock").catch((err: unknown) => {
+        throw new ReferenceError(`the clock: ${unreachable(options.url, err)}`);
+      });
+      if (!data) throw new ReferenceError(`the clock: GET /v1/clock answered ${response.status}`);
+      return new Date(data.now);
     },
   };
 
   const runStep = async (step: Step) => {
     const action: Action = ACTIONS[step.action];
-    if (action.admin && !options.adminToken) throw new StepFailure(`${step.action} needs the admin token (--admin-token or ADMIN_TOKEN)`);
-    if (!action.admin && !conn) throw new StepFailure(`no ${flow.environment} key: give --${flow.environment === "live" ? "live-key" : "key"}`);
+    if (!conn) throw new StepFailure(`no ${flow.environment} key: give --${flow.environment === "live" ? "live-key" : "key"}`);
     const resolved = async <T>(value: T): Promise<T> => {
       try {
         return (await resolve(value, scope)) as T;
@@ -132,7 +137,8 @@ async function runFlow(flow: Flow, index: number, options: RunOptions, receiver:
       url = url.replace(`{${param}}`, param === "path" ? value : encodeURIComponent(value));
       delete body[param];
     }
-    const headers: Record<string, string> = action.admin ? { Authorization: `Bearer ${options.adminToken}` } : { [`${options.serviceName}-Key`]: conn!.key };
+    const headers: Record<string, string> = { [`${options.serviceName}-Key`]: conn.key };
+    if (conn.sandbox !== undefined) headers[sandboxHeader(options.serviceName)] = conn.sandbox;
     const hasBody = action.method !== "GET" && action.method !== "DELETE";
     if (hasBody) headers["content-type"] = "application/json";
     const sent = performance.now();
@@ -140,8 +146,7 @@ async function runFlow(flow: Flow, index: number, options: RunOptions, receiver:
     try {
       res = await fetch(`${options.url}${url}`, { method: action.method, headers, ...(hasBody ? { body: JSON.stringify(body) } : {}) });
     } catch (err) {
-      const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-      throw new StepFailure(`${action.method} ${url}: cannot reach Cardlink at ${options.url} (${reason})`);
+      throw new StepFailure(`${action.method} ${url}: ${unreachable(options.url, err)}`);
     }
     const text = await res.text();
     let answer: unknown = text;
@@ -156,9 +161,14 @@ async function runFlow(flow: Flow, index: number, options: RunOptions, receiver:
     if (expectations?.status !== undefined ? res.status !== expectations.status : !res.ok) {
       throw new StepFailure(`expected status ${expectations?.status ?? "2xx"}: ${what}: ${brief(answer)}`);
     }
-    if (step.action === "program" && res.ok && conn) {
+    if (step.action === "program" && res.ok) {
       const programId = (answer as { id: string }).id;
-      hooks.push(...(await registerOwnHooks(conn, programId, HOOK_EVENTS, hookUrl, receiver.secret)));
+      try {
+        hooks.push(...(await registerOwnHooks(conn, programId, HOOK_EVENTS, hookUrl, receiver.secret)));
+      } catch (err) {
+        if (err instanceof CommandError) throw new StepFailure(`the runner's hooks on program ${programId}: ${err.message}`);
+        throw err;
+      }
     }
     const bodyFailures = expectations?.body ? fieldFailures(answer, expectations.body) : [];
     if (bodyFailures.length) throw new StepFailure(`expect.body: ${bodyFailures.join("; ")} (${what}: ${brief(answer)})`);
@@ -184,7 +194,7 @@ async function runFlow(flow: Flow, index: number, options: RunOptions, receiver:
     );
   };
 
-  let failed = false;
+  let failed = place.failure !== undefined;
   try {
     for (const step of flow.steps) {
       const label = stepLabel(step);
@@ -203,12 +213,15 @@ async function runFlow(flow: Flow, index: number, options: RunOptions, receiver:
       }
     }
   } finally {
-    if (conn) await removeHooks(conn, hooks);
+    // A sandbox about to be deleted takes its hooks with it; elsewhere they go now, with the receiver.
+    const deleting = place.fresh && !failed && !options.target.keep;
+    if (conn && !deleting) await removeHooks(conn, hooks);
   }
-  return { file: flow.file, name: flow.name, ok: !failed, seconds: (performance.now() - started) / 1000, steps: results };
+  const sandbox = await closePlace(place, !failed, options.target, options.url, options.serviceName);
+  return { file: flow.file, name: flow.name, ok: !failed, seconds: (performance.now() - started) / 1000, steps: results, sandbox, failure: place.failure };
 }
 
-/** Runs the flows (`concurrency` at a time) and answers each one's result, in the order given. */
+/** Runs the flows (`parallel` at a time) and answers each one's result, in the order given. */
 export async function runFlows(flows: Flow[], options: RunOptions): Promise<FlowResult[]> {
   const receiver = await startReceiver(options.receiverPort ?? 0);
   try {
@@ -217,10 +230,12 @@ export async function runFlows(flows: Flow[], options: RunOptions): Promise<Flow
     const worker = async () => {
       while (next < flows.length) {
         const i = next++;
-        results[i] = await runFlow(flows[i]!, i, options, receiver);
+        const result = await runFlow(flows[i]!, i, options, receiver);
+        results[i] = result;
+        options.onResult?.(result);
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 1, flows.length)) }, worker));
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel ?? 1, flows.length)) }, worker));
     return results;
   } finally {
     receiver.server.closeAllConnections();

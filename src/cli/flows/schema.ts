@@ -1,6 +1,6 @@
-// The flow file format: a flow is a name and steps; each step is one action on the /v1 API (or /admin for
-// the clock and brand consent) with an optional `expect` on its answer and on the webhooks it causes. The
-// zod schemas here check a parsed file and are the source of the published JSON Schema (`run --schema`).
+// The flow file format: a flow is a name and steps; each step is one action on the /v1 API with an optional
+// `expect` on its answer and on the webhooks it causes. The zod schemas here check a parsed file and are the
+// source of the published JSON Schema (`run --schema`).
 import { z } from "zod";
 import { HOOK_EVENTS } from "../../services/webhooks/index.ts";
 
@@ -8,8 +8,6 @@ import { HOOK_EVENTS } from "../../services/webhooks/index.ts";
 export interface Action {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   path: string;
-  /** Sent with the admin token instead of the key. */
-  admin?: boolean;
   /** A body the action always sends (merged under the step's). */
   body?: Record<string, unknown>;
   description: string;
@@ -20,9 +18,8 @@ export const ACTIONS = {
   brand: { method: "POST", path: "/v1/brands", description: "Create a brand (POST /v1/brands)." },
   "brand-consent": {
     method: "POST",
-    path: "/admin/brands/{brandId}/consent",
-    admin: true,
-    description: "Decide a live brand's consent (POST /admin/brands/{brandId}/consent, admin token), e.g. {brandId, decision: approved}.",
+    path: "/v1/brands/{brandId}/consent",
+    description: "Play the brand: decide a live brand's consent in the flow's sandbox (POST /v1/brands/{brandId}/consent), e.g. {brandId, decision: approved}.",
   },
   location: { method: "POST", path: "/v1/programs/{programId}/locations", description: "Add a location to a program." },
   card: { method: "POST", path: "/v1/programs/{programId}/cards", description: "Enrol a card in a program." },
@@ -52,9 +49,9 @@ export const ACTIONS = {
   },
   "advance-clock": {
     method: "POST",
-    path: "/admin/clock/advance",
-    admin: true,
-    description: "Move service time forward (POST /admin/clock/advance, admin token): {days, hours, minutes, seconds}.",
+    path: "/v1/clock/advance",
+    description:
+      "Move the flow's sandbox's time forward (POST /v1/clock/advance): {days, hours, minutes, seconds} or {to: instant}; it answers once what fell due has run.",
   },
   get: { method: "GET", path: "{path}", description: "GET any path of the API, e.g. {path: /v1/transactions/${purchase.id}}." },
 } as const satisfies Record<string, Action>;
@@ -134,13 +131,13 @@ export const FlowSchema = z
   .strictObject({
     name: z.string().min(1).describe("The flow's name, for the report."),
     description: z.string().optional(),
-    environment: z.enum(["test", "live"]).default("test").describe("Which key the flow runs with: the test key (default) or the live key."),
+    environment: z.enum(["test", "live"]).default("test").describe("Which environment of its sandbox the flow runs in: test (default) or live."),
     steps: z.array(StepSchema).min(1),
   })
   .describe(
     "A Cardlink flow: steps run in order against a running Cardlink's API. Strings may hold ${step.field} (a field of an " +
-      "earlier step's answer), ${run} (a unique id of this run), ${now} (service time, ISO 8601), ${today} (the service date) " +
-      "and ${days(N)} (the service date N days on, as YYYY-MM-DDT00:00:00). A string that is one reference keeps the value's type.",
+      "earlier step's answer), ${run} (a unique id of this run), ${now} (the sandbox's time, ISO 8601), ${today} (its date) " +
+      "and ${days(N)} (its date N days on, as YYYY-MM-DDT00:00:00). A string that is one reference keeps the value's type.",
   );
 
 export type WebhookExpectation = z.output<typeof WebhookExpectationSchema>;

@@ -67,6 +67,8 @@ export interface CardEnrolment {
   live: boolean;
   /** ISO 8601 UTC, service time. */
   at: string;
+  /** The sandbox the card is in (its account id), or null for an account's own environments: the network keeps a sandbox's state apart and answers it on that sandbox's clock. */
+  environment: string | null;
 }
 
 /** A message its consumer could not process, set aside with the reason. Keyed like the original. */
@@ -82,6 +84,19 @@ export interface DeadLetter {
   failedBy: string;
   /** ISO 8601 UTC, service time. */
   failedAt: string;
+}
+
+/** A network's acknowledgement of a sandbox's CLOCK setting: it has kept the clock, run what fell due in the sandbox by it and published its answers. Keyed by the sandbox id. */
+export interface EnvironmentClockAck {
+  /** The setting's ackId. */
+  ackId: string;
+  scheme: Scheme;
+  /** The sandbox (its account id). */
+  environment: string;
+  /** The requestIds of the onboarding replies the due run published (a reply a drop fault kept from the bus is not listed): the service knows the advance's answers are in once these are applied. */
+  onboardingReplies: string[];
+  /** ISO 8601 UTC, the sandbox's time at the network. */
+  ackedAt: string;
 }
 
 export type LookupOutcome = "SUCCEEDED" | "FAILED";
@@ -165,6 +180,8 @@ export interface LookupRequest {
   requestedAt: string;
   /** false for the test environment: the network answers at once, with no network contact (test data). */
   live: boolean;
+  /** The sandbox the request is in (its account id), or null for an account's own environments: the network keeps a sandbox's state apart and answers it on that sandbox's clock. */
+  environment: string | null;
 }
 
 export type MastercardMessageType = "AUTHORIZATION" | "CLEARING" | "REFUND" | "REVERSAL";
@@ -253,6 +270,8 @@ export interface OnboardingRequest {
   requestedAt: string;
   /** false for the test environment: the network answers at once, with no network contact (test data). */
   live: boolean;
+  /** The sandbox the location is in (its account id), or null for an account's own environments: the network keeps a sandbox's state apart and answers it on that sandbox's clock. */
+  environment: string | null;
 }
 
 export type SimulatorAction = "PURCHASE" | "CLEAR" | "REFUND" | "VOID";
@@ -294,9 +313,11 @@ export interface SimulatorCommand {
   targetingTag: "new" | "lapsed" | "existing" | null;
   /** ISO 8601 UTC, service time. */
   issuedAt: string;
+  /** The sandbox the purchase is in (its account id), or null for an account's own environments: the network keeps a sandbox's state apart and answers it on that sandbox's clock. */
+  environment: string | null;
 }
 
-export type SimulatorSettingKind = "FAULTS" | "TRAFFIC" | "CLOCK";
+export type SimulatorSettingKind = "FAULTS" | "TRAFFIC" | "CLOCK" | "FORGET";
 
 /** The faults a network applies to what it publishes (the /admin faults). */
 export interface SimulatorFaults {
@@ -364,9 +385,9 @@ export interface TrafficRun {
   options: TrafficOptions;
 }
 
-/** What the service tells the simulated networks besides traffic: an operator's faults for one network, a traffic run, or the service clock's total advance. Published by the service on a compacted topic; each simulator applies it and keeps it in its own store. Keyed by what it sets: faults:<scheme>, traffic or clock. */
+/** What the service tells the simulated networks besides traffic: an operator's faults for one network, a traffic run, the service clock's total advance, a sandbox's clock, or a sandbox the networks forget. Published by the service on a compacted topic; each simulator applies it and keeps it in its own store. Keyed by what it sets: faults:<scheme>, traffic, clock, or clock:<sandbox id>. */
 export interface SimulatorSetting {
-  /** Which of faults, run and clockOffsetMs is set. */
+  /** Which of faults, run and clockOffsetMs is set; FORGET: the sandbox in environment is gone. */
   kind: SimulatorSettingKind;
   /** FAULTS: the network they apply to. */
   scheme: Scheme | null;
@@ -376,10 +397,16 @@ export interface SimulatorSetting {
   faults: SimulatorFaults | null;
   /** TRAFFIC: the run started or stopped. */
   run: TrafficRun | null;
-  /** CLOCK: how far the service clock has been advanced in all, in milliseconds. */
+  /** CLOCK: how far the service clock has been advanced in all, in milliseconds; with an environment, that sandbox's offset (src/platform/clock/environment.ts EnvironmentClock.offsetMs). */
   clockOffsetMs: number | null;
   /** ISO 8601, service time. */
   issuedAt: string;
+  /** CLOCK and FORGET: the sandbox (its account id) whose clock this is, or which is gone; null: the service clock. */
+  environment: string | null;
+  /** CLOCK of a sandbox: its clock is frozen (time passes only when it is advanced). */
+  clockFrozen: boolean | null;
+  /** CLOCK of a sandbox: each network acknowledges it under this id on network.clock.acks once it has run what fell due in the sandbox and published its answers; null when nobody waits. */
+  ackId: string | null;
 }
 
 /** Messages published, duplicates counted, by kind. */

@@ -10,6 +10,7 @@ export type {
   AmexTransaction,
   CardEnrolment,
   DeadLetter,
+  EnvironmentClockAck,
   LookupReply,
   LookupRequest,
   LookupTransaction,

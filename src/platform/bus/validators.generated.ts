@@ -49,6 +49,7 @@ export const cardEnrolmentSchema = z.object({
   lastFour: z.string(),
   live: z.boolean(),
   at: z.string(),
+  environment: z.string().nullable().default(null),
 }) satisfies z.ZodType<M.CardEnrolment>;
 
 export const deadLetterSchema = z.object({
@@ -61,6 +62,14 @@ export const deadLetterSchema = z.object({
   failedBy: z.string(),
   failedAt: z.string(),
 }) satisfies z.ZodType<M.DeadLetter>;
+
+export const environmentClockAckSchema = z.object({
+  ackId: z.string(),
+  scheme: schemeSchema,
+  environment: z.string(),
+  onboardingReplies: z.array(z.string()).default(() => []),
+  ackedAt: z.string(),
+}) satisfies z.ZodType<M.EnvironmentClockAck>;
 
 export const lookupOutcomeSchema = z.enum(["SUCCEEDED", "FAILED"]) satisfies z.ZodType<M.LookupOutcome>;
 
@@ -120,6 +129,7 @@ export const lookupRequestSchema = z.object({
   mids: z.array(merchantIdsSchema).default(() => []),
   requestedAt: z.string(),
   live: z.boolean().default(true),
+  environment: z.string().nullable().default(null),
 }) satisfies z.ZodType<M.LookupRequest>;
 
 export const mastercardMessageTypeSchema = z.enum(["AUTHORIZATION", "CLEARING", "REFUND", "REVERSAL"]) satisfies z.ZodType<M.MastercardMessageType>;
@@ -180,6 +190,7 @@ export const onboardingRequestSchema = z.object({
   mids: z.array(merchantIdsSchema).default(() => []),
   requestedAt: z.string(),
   live: z.boolean().default(true),
+  environment: z.string().nullable().default(null),
 }) satisfies z.ZodType<M.OnboardingRequest>;
 
 export const simulatorActionSchema = z.enum(["PURCHASE", "CLEAR", "REFUND", "VOID"]) satisfies z.ZodType<M.SimulatorAction>;
@@ -215,9 +226,10 @@ export const simulatorCommandSchema = z.object({
   wallet: z.string().nullable().default(null),
   targetingTag: z.enum(["new", "lapsed", "existing"]).nullable().default(null),
   issuedAt: z.string(),
+  environment: z.string().nullable().default(null),
 }) satisfies z.ZodType<M.SimulatorCommand>;
 
-export const simulatorSettingKindSchema = z.enum(["FAULTS", "TRAFFIC", "CLOCK"]) satisfies z.ZodType<M.SimulatorSettingKind>;
+export const simulatorSettingKindSchema = z.enum(["FAULTS", "TRAFFIC", "CLOCK", "FORGET"]) satisfies z.ZodType<M.SimulatorSettingKind>;
 
 export const simulatorFaultsSchema = z.object({
   latencyMs: z.int32(),
@@ -268,6 +280,9 @@ export const simulatorSettingSchema = z.object({
   run: trafficRunSchema.nullable().default(null),
   clockOffsetMs: z.number().nullable().default(null),
   issuedAt: z.string(),
+  environment: z.string().nullable().default(null),
+  clockFrozen: z.boolean().nullable().default(null),
+  ackId: z.string().nullable().default(null),
 }) satisfies z.ZodType<M.SimulatorSetting>;
 
 export const messageCountsSchema = z.object({

@@ -71,6 +71,16 @@ export async function dueTime(db: Pick<Db, "query">, service: Pick<Clock, "now" 
   return { now, serviceOffsetMs: service.offsetMs, latest };
 }
 
+/** The earliest time of any environment (a sandbox started at an earlier instant), or the service time. */
+export async function earliestTime(db: Pick<Db, "query">, service: Pick<Clock, "now" | "offsetMs">): Promise<Date> {
+  const now = service.now();
+  const [row] = await db.query<{ earliest: Date | null }>(
+    "select min(env_now(id, $1, $2)) as earliest from accounts where clock_frozen or clock_offset_ms <> 0",
+    [now, service.offsetMs],
+  );
+  return row?.earliest && row.earliest < now ? row.earliest : now;
+}
+
 /**
  * SQL that is true when `column` is due in its row's environment: the index-friendly bound on the latest
  * environment time, then the row's own. The DueTime's parameters (`dueParams`) are $p, $p+1 and $p+2.

@@ -22,3 +22,17 @@ language sql stable as $$
               else service_now + a.clock_offset_ms * interval '1 millisecond' end
   from accounts a where a.id = account
 $$;
+
+-- The sandbox an account is (its own id), or null for an account: what the networks call its environment.
+create function sandbox_of(account uuid) returns uuid
+language sql stable as $$
+  select case when a.parent_id is not null then a.id end from accounts a where a.id = account
+$$;
+
+-- Events are fanned out in the order they were written (the database's own time), not by `created`, which
+-- is their environment's time: a sandbox ahead of the service clock takes its turn with everyone else.
+alter table outbox add column queued timestamptz;
+alter table outbox alter column queued set default now();
+update outbox set queued = created where dispatched is null;
+drop index outbox_undispatched;
+create index outbox_undispatched on outbox (queued, id) where dispatched is null;

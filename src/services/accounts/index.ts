@@ -10,10 +10,12 @@ export {
   DEFAULT_SANDBOX_SECONDS,
   deleteExpiredSandboxes,
   deleteSandbox,
+  environmentClocks,
   getSandbox,
   listSandboxes,
   MAX_SANDBOX_SECONDS,
   type NewSandbox,
   type Sandbox,
   type SandboxWithKeys,
+  type CreatedSandbox,
 } from "./sandboxes.ts";

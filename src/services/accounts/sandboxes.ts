@@ -8,6 +8,8 @@ import { Filters, pageByCreated, type Page, type PageQuery } from "../../platfor
 import { environmentNow, startingClock, type DueTime, type EnvironmentClock } from "../../platform/clock/environment.ts";
 import type { Clock } from "../../platform/clock/index.ts";
 import { insertKey, type Tier } from "./accounts.ts";
+import { enqueueCommand } from "../../platform/network-outbox.ts";
+import { forgetEnvironmentCommand } from "../simulator-control/index.ts";
 
 /** A sandbox lives a day unless it asks otherwise, and at most 30 days. */
 export const DEFAULT_SANDBOX_SECONDS = 86_400;
@@ -23,6 +25,12 @@ export interface Sandbox {
 
 export interface SandboxWithKeys extends Sandbox {
   keys: { test: string; live: string };
+}
+
+/** A new sandbox as its creator gets it, and its clock (which the networks are told). */
+export interface CreatedSandbox {
+  sandbox: SandboxWithKeys;
+  clock: EnvironmentClock;
 }
 
 interface SandboxRow {
@@ -57,7 +65,7 @@ export interface NewSandbox {
  * Makes a sandbox of `ownerId` with its test and live keys (shown only here). The owner's row is locked
  * meanwhile, so two creations at once count each other against `limit`.
  */
-export async function createSandbox(db: Db, ownerId: string, input: NewSandbox, service: Clock, limit: number): Promise<SandboxWithKeys> {
+export async function createSandbox(db: Db, ownerId: string, input: NewSandbox, service: Clock, limit: number): Promise<CreatedSandbox> {
   return db.tx(async (tx) => {
     const [owner] = await tx.query<{ tier: Tier; email: string | null; sandboxes: number; named: string | null }>(
       `select a.tier, a.email,
@@ -85,7 +93,7 @@ export async function createSandbox(db: Db, ownerId: string, input: NewSandbox, 
     );
     const test = await insertKey(tx, row!.id, false, now);
     const live = await insertKey(tx, row!.id, true, now);
-    return { ...toSandbox(service)(row!), keys: { test: test.key, live: live.key } };
+    return { sandbox: { ...toSandbox(service)(row!), keys: { test: test.key, live: live.key } }, clock };
   });
 }
 
@@ -98,16 +106,28 @@ export async function getSandbox(db: Db, ownerId: string, id: string, service: C
   return toSandbox(service)(row);
 }
 
-/** Deletes the sandbox with everything in it; its keys answer 401 from the next request on. */
-export async function deleteSandbox(db: Db, ownerId: string, id: string): Promise<void> {
-  const gone = await db.query("delete from accounts where id = $1 and parent_id = $2 returning id", [id, ownerId]);
-  if (gone.length === 0) throw notFound("sandbox", id);
+/**
+ * Deletes the sandbox with everything in it (its keys answer 401 from the next request on), and writes in
+ * the same transaction the command that makes the networks forget it. Returns that command's id, to send.
+ */
+export async function deleteSandbox(db: Db, ownerId: string, id: string, now: Date): Promise<string> {
+  const [commandId] = await deleteSandboxes(db, "id = $1 and parent_id = $2", [id, ownerId], now);
+  if (!commandId) throw notFound("sandbox", id);
+  return commandId;
 }
 
-/** Deletes every sandbox whose expiry (on the service clock) has passed; returns how many. */
+/** Deletes every sandbox whose expiry (on the service clock) has passed, as `deleteSandbox` does; returns how many. */
 export async function deleteExpiredSandboxes(db: Db, { now }: DueTime): Promise<number> {
-  const gone = await db.query("delete from accounts where parent_id is not null and expires_at <= $1 returning id", [now]);
-  return gone.length;
+  return (await deleteSandboxes(db, "parent_id is not null and expires_at <= $1", [now], now)).length;
+}
+
+async function deleteSandboxes(db: Db, where: string, params: unknown[], now: Date): Promise<string[]> {
+  return db.tx(async (tx) => {
+    const gone = await tx.query<{ id: string }>(`delete from accounts where ${where} returning id`, params);
+    const commands: string[] = [];
+    for (const { id } of gone) commands.push(await enqueueCommand(tx, forgetEnvironmentCommand(id, now), now));
+    return commands;
+  });
 }
 
 /**
@@ -132,4 +152,14 @@ export async function advanceSandboxClock(
     );
     return sandboxClock(moved!);
   });
+}
+
+/** The clocks of those of `accountIds` that have one of their own (sandboxes moved or started elsewhere): one statement. */
+export async function environmentClocks(db: Db, accountIds: string[]): Promise<Map<string, EnvironmentClock>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await db.query<SandboxRow>(
+    "select id, clock_frozen, clock_offset_ms from accounts where id = any($1::uuid[]) and (clock_frozen or clock_offset_ms <> 0)",
+    [accountIds],
+  );
+  return new Map(rows.map((r) => [r.id, sandboxClock(r)]));
 }

@@ -55,6 +55,11 @@ interface CardRow {
   updated: Date;
 }
 
+/** A card row as written or deleted, with the sandbox it is in (its account id; null for an account's own environments), for the network. */
+type EnrolledRow = CardRow & { environment: string | null };
+/** What an insert or delete on cards returns for the enrolment: the row and, in the same statement, its sandbox. */
+const RETURNING_ENROLLED = "returning *, sandbox_of(cards.account_id) as environment";
+
 const toCard = (r: CardRow): Card => ({
   id: r.id,
   programId: r.program_id,
@@ -89,10 +94,10 @@ export async function enrolCard(ctx: Ctx, programId: string, input: CardInput): 
   const expired = expiryProblem(input.expMonth, input.expYear, now);
   if (expired) throw invalid(expired.field, expired.rule);
   const { row, command } = await ctx.db.tx(async (db) => {
-  const [row] = await db.query<CardRow>(
+  const [row] = await db.query<EnrolledRow>(
     `insert into cards (id, account_id, live, program_id, first_numbers, last_numbers, scheme, exp_month, exp_year,
        country_code, network_token, terms_of_use, metadata, created, updated)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $14) returning *`,
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $14) ${RETURNING_ENROLLED}`,
     [
       newId(),
       ctx.accountId,
@@ -118,7 +123,7 @@ export async function enrolCard(ctx: Ctx, programId: string, input: CardInput): 
 }
 
 /** What the card's network is told: the card id it will see in transactions, the digits it shows. */
-const enrolment = (r: CardRow, action: CardEnrolment["action"], now: Date): NetworkCommand => ({
+const enrolment = (r: EnrolledRow, action: CardEnrolment["action"], now: Date): NetworkCommand => ({
   topic: TOPICS.cardEnrolments.name,
   key: r.id,
   value: {
@@ -130,6 +135,7 @@ const enrolment = (r: CardRow, action: CardEnrolment["action"], now: Date): Netw
     lastFour: r.last_numbers,
     live: r.live,
     at: now.toISOString(),
+    environment: r.environment,
   } satisfies CardEnrolment,
 });
 
@@ -158,7 +164,7 @@ export async function getCard(ctx: Ctx, id: string): Promise<Card> {
 export async function deleteCard(ctx: Ctx, id: string): Promise<void> {
   const now = ctx.clock.now();
   const command = await ctx.db.tx(async (db) => {
-    const [row] = await db.query<CardRow>("delete from cards where id = $1 and account_id = $2 and live = $3 returning *", [
+    const [row] = await db.query<EnrolledRow>(`delete from cards where id = $1 and account_id = $2 and live = $3 ${RETURNING_ENROLLED}`, [
       id,
       ctx.accountId,
       ctx.live,

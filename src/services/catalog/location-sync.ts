@@ -99,6 +99,8 @@ interface UnsentRow {
   postcode: string;
   country_code: string;
   client_mids: MidIdentifiers[];
+  environment: string | null;
+  requested_at: Date;
 }
 
 /**
@@ -108,7 +110,7 @@ interface UnsentRow {
 export async function sendOnboardingRequests(db: Db, bus: Bus, now: Date, scope: { locationIds?: string[]; syncId?: string } = {}): Promise<number> {
   const rows = await db.query<UnsentRow>(
     `select n.request_id, n.scheme, n.location_id, l.program_id, l.live, b.name as brand_name, l.address, l.city, l.postcode,
-       l.country_code, n.client_mids
+       l.country_code, n.client_mids, sandbox_of(l.account_id) as environment, n.updated as requested_at
      from location_networks n join locations l on l.id = n.location_id join brands b on b.id = l.brand_id
      where n.request_id is not null and n.request_sent is null
        and ($1::uuid[] is null or n.location_id = any($1::uuid[])) and ($2::uuid is null or n.sync_id = $2)
@@ -127,8 +129,10 @@ export async function sendOnboardingRequests(db: Db, bus: Bus, now: Date, scope:
       postcode: r.postcode,
       countryCode: r.country_code,
       mids: r.client_mids.map((m) => fullIds(m)),
-      requestedAt: now.toISOString(),
+      // When the request was made, in its environment's time: a network answers 1 to 2 weeks of that time later.
+      requestedAt: r.requested_at.toISOString(),
       live: r.live,
+      environment: r.environment,
     };
     await bus.publish(TOPICS.onboardingRequests.name, r.location_id, request);
   }

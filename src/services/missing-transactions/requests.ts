@@ -270,8 +270,8 @@ export async function startDueLookups(db: Db, at: DueTime): Promise<number> {
 
 /** Publishes the look-ups of processing requests not sent yet (all, or the given ones), then marks them sent. */
 export async function sendLookups(db: Db, bus: Bus, now: Date, scope: { ids?: string[] } = {}): Promise<number> {
-  const rows = await db.query<RequestRow & { mids: MidIdentifiers[] | null }>(
-    `select r.*, n.mids from missing_transaction_requests r
+  const rows = await db.query<RequestRow & { mids: MidIdentifiers[] | null; environment: string | null }>(
+    `select r.*, n.mids, sandbox_of(r.account_id) as environment from missing_transaction_requests r
      left join location_networks n on n.location_id = r.location_id and n.scheme = r.scheme
      where r.status = 'processing' and r.lookup_sent is null and ($1::uuid[] is null or r.id = any($1::uuid[]))
      order by r.created limit 500`,
@@ -287,8 +287,10 @@ export async function sendLookups(db: Db, bus: Bus, now: Date, scope: { ids?: st
       transactionDate: day(r.transaction_date),
       locationId: r.location_id,
       mids: (r.mids ?? []).map((m) => fullIds(m)),
-      requestedAt: now.toISOString(),
+      // When it went to processing, in its environment's time.
+      requestedAt: r.updated.toISOString(),
       live: r.live,
+      environment: r.environment,
     };
     await bus.publish(TOPICS.lookupRequests.name, r.card_id, request);
   }

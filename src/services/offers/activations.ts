@@ -199,14 +199,15 @@ export function countQualified(row: ActivationCount, limit: number): (Activation
  * Qualified transactions counted on activations (the qualifier writes them in the transaction that
  * records the results, after `nextActivation`): the one that reached the offer's limit deactivated it.
  */
-export async function saveActivationCounts(db: Db, counts: (ActivationCount & { limitReached: boolean })[], now: Date): Promise<void> {
+export async function saveActivationCounts(db: Db, counts: (ActivationCount & { limitReached: boolean; at?: Date })[], now: Date): Promise<void> {
   if (counts.length === 0) return;
+  // `at`: the count's time in its environment (a sandbox's clock), else `now`.
   await db.query(
     `update offer_activations a set state = u.state, qualified_transactions = u.qualified_transactions,
-       deactivated = case when u.state = 'deactivated' then $2::timestamptz else a.deactivated end,
-       deactivation_reason = case when u.limit_reached then 'limit' else null end, updated = $2
-     from jsonb_to_recordset($1::jsonb) as u(id uuid, state text, qualified_transactions int, limit_reached boolean)
+       deactivated = case when u.state = 'deactivated' then coalesce(u.at, $2::timestamptz) else a.deactivated end,
+       deactivation_reason = case when u.limit_reached then 'limit' else null end, updated = coalesce(u.at, $2::timestamptz)
+     from jsonb_to_recordset($1::jsonb) as u(id uuid, state text, qualified_transactions int, limit_reached boolean, at timestamptz)
      where a.id = u.id`,
-    [JSON.stringify(counts.map((a) => ({ id: a.id, state: a.state, qualified_transactions: a.qualified_transactions, limit_reached: a.limitReached }))), now],
+    [JSON.stringify(counts.map((a) => ({ id: a.id, state: a.state, qualified_transactions: a.qualified_transactions, limit_reached: a.limitReached, at: a.at }))), now],
   );
 }

@@ -2,17 +2,20 @@
 // runs and the service clock's advance are settings on the compacted simulator.settings topic (recorded
 // in the service's database first, which /admin answers from; simulators in this process hear at once),
 // a run's counts come back on simulator.traffic.progress, and test transactions are commands on the scheme's
-// simulator.commands.<scheme> topic, so they travel the path network traffic takes.
+// simulator.commands.<scheme> topic, so they travel the path network traffic takes. A sandbox's clock and
+// its deletion are settings too (./environment-clock.ts waits for the networks' answers to an advance).
 import { randomUUID } from "node:crypto";
 import type { Bus, Subscription } from "../../platform/bus/bus.ts";
 import type { MerchantIds, SimulatorCommand, SimulatorSetting, TrafficProgress } from "../../platform/bus/messages.ts";
 import { TOPICS, commandTopic } from "../../platform/bus/topics.ts";
 import type { Clock } from "../../platform/clock/index.ts";
+import type { EnvironmentClock } from "../../platform/clock/environment.ts";
 import type { Db } from "../../platform/db.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "../../../simulators/engine/faults.ts";
 import { ADAPTERS } from "../../../simulators/schemes/index.ts";
 import { runSetting, type SchemeCounts, type TrafficOptions, type TrafficRun } from "../../../simulators/engine/settings.ts";
 import { emptyMids, type Scheme } from "../../../simulators/engine/types.ts";
+import { awaitEnvironmentAnswers } from "./environment-clock.ts";
 import { achievedRate, latestRequestedRun, recordFaults, recordProgress, recordRun, recordRunsStopped, reportedCounts, requestedFaults } from "./control-record.ts";
 
 // The shapes the operator surface validates settings with (the /admin routes name them in the OpenAPI document).
@@ -43,6 +46,8 @@ export interface PurchaseInput {
   targetingTag?: SimulatorCommand["targetingTag"];
   /** Choose it to make the call idempotent; a new one otherwise. */
   purchaseId?: string;
+  /** The sandbox the card is in (its account id); null or absent for an account's own environments. */
+  environment?: string | null;
 }
 
 /** A purchase (or a step of it) as the network will identify it in the messages it publishes. */
@@ -67,6 +72,8 @@ export interface PurchaseRef {
   cardId: string;
   /** The purchase's id, from its receipt. */
   purchaseId: string;
+  /** The sandbox the purchase is in; null or absent for an account's own environments. */
+  environment?: string | null;
 }
 
 export interface TrafficStatus {
@@ -99,12 +106,36 @@ export interface SimulatorControl {
   void(ref: PurchaseRef): Promise<PurchaseReceipt>;
   /** Tells the simulators the service clock's total advance (a simulator process's clock follows it). */
   announceClock(offsetMs: number): Promise<void>;
+  /** Tells the networks a sandbox's clock as it is made (nothing falls due in it yet, so nothing is waited for). */
+  announceEnvironmentClock(environmentId: string, clock: EnvironmentClock): Promise<void>;
+  /**
+   * Tells the networks a sandbox's clock as an advance moved it, and resolves once each of the three has kept it, run
+   * what fell due in the sandbox by it (clearings, voids, refunds, onboarding answers) and published its
+   * answers, and the lifecycle workers have applied them — the onboarding replies of that run and every
+   * look-up of the sandbox in flight — with their events written. Call it after the service's own due work
+   * for the sandbox, which sends the look-ups that fell due. Resolves at the latest after `answersWithinMs`
+   * (real time) all the same: `answered` says whether everything came in.
+   */
+  advanceEnvironmentClock(environmentId: string, clock: EnvironmentClock): Promise<{ answered: boolean }>;
   /** Simulators in this process subscribe so a setting applies before the call that made it answers. */
   onChange(listener: (setting: SimulatorSetting) => Promise<void>): () => void;
 }
 
+/** How long (real ms) a sandbox's advance waits for the networks' answers before it answers without them. */
+const ENVIRONMENT_ANSWERS_WITHIN_MS = 10_000;
+
 /** `db` is the service's database: the control keeps its record there, never in a simulator's store. */
-export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; clock: Clock }): SimulatorControl {
+export function createSimulatorControl({
+  db,
+  bus,
+  clock,
+  answersWithinMs = ENVIRONMENT_ANSWERS_WITHIN_MS,
+}: {
+  db: Db;
+  bus: Bus;
+  clock: Clock;
+  answersWithinMs?: number;
+}): SimulatorControl {
   const listeners = new Set<(setting: SimulatorSetting) => Promise<void>>();
   /** Publishes a setting, then hands it to the simulators in this process. */
   async function announce(key: string, setting: Omit<SimulatorSetting, "issuedAt">): Promise<void> {
@@ -112,13 +143,17 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
     await bus.publish(TOPICS.simulatorSettings.name, key, value);
     for (const listener of [...listeners]) await listener(value);
   }
-  const setting = { scheme: null, version: 0, faults: null, run: null, clockOffsetMs: null } as const;
+  const setting = { scheme: null, version: 0, faults: null, run: null, clockOffsetMs: null, environment: null, clockFrozen: null, ackId: null } as const;
 
   async function saveFaults(scheme: Scheme, faults: Faults): Promise<Faults> {
     const version = await recordFaults(db, scheme, faults, clock.now());
     await announce(`faults:${scheme}`, { ...setting, kind: "FAULTS", scheme, version, faults });
     return faults;
   }
+
+  // Keyed by the sandbox: the compacted topic keeps its latest clock, or that it is gone.
+  const announceSandboxClock = (environment: string, { frozen, offsetMs }: EnvironmentClock, ackId: string | null) =>
+    announce(`clock:${environment}`, { ...setting, kind: "CLOCK", environment, clockOffsetMs: offsetMs, clockFrozen: frozen, ackId });
 
   const announceRun = (run: TrafficRun) => announce("traffic", { ...setting, kind: "TRAFFIC", run: runSetting(run) });
 
@@ -127,7 +162,7 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
     return { run, counts: run ? await reportedCounts(db, run) : {}, achievedRate: run ? await achievedRate(db, run) : null };
   }
 
-  function command(scheme: Scheme, action: SimulatorCommand["action"], purchaseId: string, commandId: string): SimulatorCommand {
+  function command(scheme: Scheme, action: SimulatorCommand["action"], purchaseId: string, commandId: string, environment: string | null): SimulatorCommand {
     return {
       commandId,
       scheme,
@@ -142,6 +177,7 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
       wallet: null,
       targetingTag: null,
       issuedAt: clock.now().toISOString(),
+      environment,
     };
   }
 
@@ -153,7 +189,7 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
   async function follow(ref: PurchaseRef, action: "CLEAR" | "VOID" | "REFUND", amount?: number): Promise<PurchaseReceipt> {
     const adapter = ADAPTERS[ref.scheme];
     const commandId = randomUUID();
-    await bus.publish(commandTopic(ref.scheme), ref.cardId, { ...command(ref.scheme, action, ref.purchaseId, commandId), amount: amount ?? null });
+    await bus.publish(commandTopic(ref.scheme), ref.cardId, { ...command(ref.scheme, action, ref.purchaseId, commandId, ref.environment ?? null), amount: amount ?? null });
     if (action === "REFUND") {
       return receipt(ref.scheme, ref.purchaseId, adapter.ids(commandId).transactionId, adapter.messageId("refund", commandId));
     }
@@ -182,7 +218,7 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
       const adapter = ADAPTERS[input.scheme];
       const purchaseId = input.purchaseId ?? randomUUID();
       const value: SimulatorCommand = {
-        ...command(input.scheme, "PURCHASE", purchaseId, randomUUID()),
+        ...command(input.scheme, "PURCHASE", purchaseId, randomUUID(), input.environment ?? null),
         card: input.card,
         location: {
           id: input.location.id,
@@ -210,6 +246,13 @@ export function createSimulatorControl({ db, bus, clock }: { db: Db; bus: Bus; c
     void: (ref) => follow(ref, "VOID"),
     refund: (ref) => follow(ref, "REFUND", ref.amount),
     announceClock: (offsetMs) => announce("clock", { ...setting, kind: "CLOCK", clockOffsetMs: offsetMs }),
+    announceEnvironmentClock: (environmentId, environmentClock) => announceSandboxClock(environmentId, environmentClock, null),
+    async advanceEnvironmentClock(environmentId, environmentClock) {
+      const deadline = performance.now() + answersWithinMs;
+      const ackId = randomUUID();
+      await announceSandboxClock(environmentId, environmentClock, ackId);
+      return { answered: await awaitEnvironmentAnswers(db, ackId, environmentId, deadline) };
+    },
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

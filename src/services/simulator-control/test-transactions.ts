@@ -110,6 +110,8 @@ interface PurchaseCard {
   scheme: Scheme;
   first_numbers: string;
   last_numbers: string;
+  /** The sandbox the card is in (its account id), null for an account's own environments. */
+  environment: string | null;
 }
 
 interface PurchaseRequest {
@@ -155,6 +157,7 @@ function purchaseOf({ ctx, input }: PurchaseRequest, card: PurchaseCard | undefi
     ...(input.cardPresent !== undefined ? { cardPresent: input.cardPresent } : {}),
     wallet: input.wallet ?? null,
     targetingTag: input.targetingTag ?? null,
+    environment: card.environment,
   };
 }
 
@@ -169,7 +172,12 @@ const preparePurchases = perHandle((db: Db) =>
     const cardIds = [...new Set(requests.map((r) => r.input.cardId))];
     const locationIds = [...new Set(requests.map((r) => r.input.locationId))];
     const [cards, locations] = await Promise.all([
-      db.query<PurchaseCard>("select id, account_id, live, program_id, scheme, first_numbers, last_numbers from cards where id = any($1::uuid[])", [cardIds]),
+      db.query<PurchaseCard>(
+        `select c.id, c.account_id, c.live, c.program_id, c.scheme, c.first_numbers, c.last_numbers,
+           sandbox_of(c.account_id) as environment
+         from cards c where c.id = any($1::uuid[])`,
+        [cardIds],
+      ),
       db.query<PurchaseLocation>(
         `select l.*, b.name as brand_name, n.scheme, n.status, n.mids, n.answered from locations l join brands b on b.id = l.brand_id
          join location_networks n on n.location_id = l.id where l.id = any($1::uuid[])`,
@@ -267,7 +275,7 @@ export async function relayTestPurchases({ db, simulators }: { db: Db; simulator
 
 interface FollowUpFacts {
   row: TransactionRow | undefined;
-  purchase: { account_id: string; scheme: Scheme; card_id: string; purchase_id: string } | undefined;
+  purchase: { account_id: string; scheme: Scheme; card_id: string; purchase_id: string; environment: string | null } | undefined;
   refunded: number;
 }
 
@@ -281,7 +289,8 @@ const followUpFacts = perHandle((db: Db) =>
     const [rows, purchases, refunded] = await Promise.all([
       db.query<TransactionRow>("select * from transactions where id = any($1::uuid[])", [unique]),
       db.query<FollowUpFacts["purchase"] & { transaction_id: string }>(
-        "select transaction_id, account_id, scheme, card_id, purchase_id from test_purchases where transaction_id = any($1::uuid[])",
+        `select p.transaction_id, p.account_id, p.scheme, p.card_id, p.purchase_id, sandbox_of(p.account_id) as environment
+         from test_purchases p where p.transaction_id = any($1::uuid[])`,
         [unique],
       ),
       refundedAmounts(db, unique),
@@ -302,7 +311,7 @@ async function testPurchaseOf(ctx: Ctx, transactionId: string) {
   if (!purchase || purchase.account_id !== ctx.accountId || transaction.type !== "purchase") {
     throw invalid("transactionId", "only purchases made with POST /transactions/test can be cleared, voided or refunded here");
   }
-  return { transaction, refunded, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id } };
+  return { transaction, refunded, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id, environment: purchase.environment } };
 }
 
 /** The purchase as the follow-up rules see it, from its record and its refunds. */

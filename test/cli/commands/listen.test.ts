@@ -1,6 +1,7 @@
 // `cardlink listen` as a process against a running Cardlink: one secret for all its hooks, printed at the
 // start and by --print-secret, so a --forward-to server verifies what it is sent; --print-json prints each
-// verified body alone on stdout; the server's URL is found through DATA_DIR's lock when not given.
+// verified body alone on stdout; the server's URL is found through DATA_DIR's lock when not given; with the
+// account's key and --sandbox it listens in the sandbox.
 import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -71,5 +72,36 @@ describe("cardlink listen", () => {
     }
     const { programId } = await expectStatus<{ programId: string }>(await account.as("test").post("/v1/trigger/fixtures"), 200);
     expect((await expectStatus<{ count: number }>(await account.as("test").get(`/v1/programs/${programId}/hooks`), 200)).count).toBe(0);
+  });
+
+  it("listens in a sandbox with the account's key and --sandbox, and removes its hooks there", async () => {
+    const { s } = served;
+    const account = await s.h.createAccount();
+    const sandbox = await expectStatus<{ id: string; keys: { test: string } }>(await account.as("test").post("/v1/sandboxes", { name: "listen" }), 201);
+    const inSandbox = { "Cardlink-Key": sandbox.keys.test };
+    const child = spawn(
+      process.execPath,
+      ["bin/cardlink.mjs", "listen", "--key", account.keys.test, "--sandbox", sandbox.id, "--port", "0", "--events", "transaction.auth.qualified", "--url", s.url],
+      { env: { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), "cardlink-listen-")), CARDLINK_URL: "", DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    let programId = "";
+    try {
+      await waitFor(() => stdout.includes("ready:") || child.exitCode !== null, "the listener to start");
+      const fired = await expectStatus<{ eventIds: string[]; resources: { programId: string }; deliveries: { status: string }[] }>(
+        await s.h.request("POST", "/v1/trigger", { headers: inSandbox, body: { event: "transaction.auth.qualified" } }),
+        200,
+      );
+      programId = fired.resources.programId;
+      expect(fired.deliveries).toMatchObject([{ status: "succeeded" }]);
+      await waitFor(() => stdout.includes(`transaction.auth.qualified ${fired.eventIds[0]}`), "the event's line");
+    } finally {
+      child.kill("SIGINT");
+      await exited;
+    }
+    expect((await expectStatus<{ count: number }>(await s.h.request("GET", `/v1/programs/${programId}/hooks`, { headers: inSandbox }), 200)).count).toBe(0);
+    expect((await expectStatus<{ count: number }>(await account.as("test").get("/v1/programs"), 200)).count).toBe(0);
   });
 });

@@ -1,6 +1,8 @@
 // `cardlink trigger` as a process against a running Cardlink: overrides reach the purchase, --json prints
-// one JSON object and nothing else, and a bad option is one line, exit 64, no stack trace.
+// one JSON object and nothing else, a sandbox's key (or the account's with --sandbox) fires in the sandbox,
+// and a bad option is one line, exit 64, no stack trace.
 import { describe, expect, it } from "vitest";
+import { expectError, expectStatus } from "../../support/harness.ts";
 import { runCli, useServed } from "../../support/served.ts";
 
 const served = useServed();
@@ -26,6 +28,26 @@ describe("cardlink trigger", () => {
     const human = await runCli(["trigger", "transaction.auth", "--amount", "2", "--url", s.url, "--key", account.keys.test]);
     expect(human.stdout).toMatch(/^transaction\.auth [0-9a-f-]{36}\n {2}purchase 2 GBP, not qualified: /);
     expect(human.stdout).toContain(`export PROGRAM=${answer.resources.programId}`);
+  });
+
+  it("fires in a sandbox with its key, or with the account's and --sandbox: the purchase is the sandbox's alone", async () => {
+    const { s } = served;
+    const account = await s.h.createAccount();
+    const sandbox = await expectStatus<{ id: string; keys: { test: string } }>(await account.as("test").post("/v1/sandboxes", { name: "trigger" }), 201);
+    const fire = async (...args: string[]) => {
+      const result = await runCli(["trigger", "transaction.auth.qualified", "--json", "--url", s.url, ...args]);
+      expect(result).toMatchObject({ status: 0, stderr: "" });
+      return JSON.parse(result.stdout) as { resources: Record<string, string>; transaction: { offer: { qualified: boolean } } };
+    };
+    const viaHeader = await fire("--key", account.keys.test, "--sandbox", sandbox.id);
+    const viaKey = await fire("--key", sandbox.keys.test);
+    expect(viaKey.resources.programId).toBe(viaHeader.resources.programId);
+    for (const fired of [viaHeader, viaKey]) {
+      expect(fired.transaction.offer.qualified).toBe(true);
+      const path = `/v1/transactions/${fired.resources.transactionId}`;
+      await expectStatus(await s.h.request("GET", path, { headers: { "Cardlink-Key": sandbox.keys.test } }), 200);
+      await expectError(await account.as("test").get(path), 404, "resource_not_found");
+    }
   });
 
   it("refuses a bad option in one line, exit 64, without a stack trace", async () => {

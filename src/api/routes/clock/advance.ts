@@ -61,6 +61,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const clock = await advanceSandboxClock(services.db, caller.account.id, to !== undefined ? { to: target } : { ms }, services.clock);
   // What fell due in the sandbox runs as on any advance: the due work, the workers' sends, the dispatcher's wake-up.
   await services.clock.advance(0);
+  // Then the networks' due work in the sandbox, on its new time, and their answers applied (bounded wait).
+  await services.simulators.advanceEnvironmentClock(caller.account.id, clock);
   return c.json(
     {
       now: environmentNow(services.clock, clock).toISOString(),

@@ -59,7 +59,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const body = c.req.valid("json");
   const at = body.clock?.at ? new Date(body.clock.at) : undefined;
   if (at && at >= LATEST_SERVICE_TIME) throw new ApiError("invalid_request", `clock.at: must be before ${LATEST_SERVICE_TIME.toISOString()}`);
-  const sandbox = await createSandbox(
+  const { sandbox, clock: sandboxClock } = await createSandbox(
     db,
     owner(c.var.caller),
     {
@@ -70,5 +70,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     clock,
     config.SANDBOXES_PER_ACCOUNT,
   );
+  // The networks keep its time from the start (a failed announcement is repeated by its first advance).
+  await c.var.services.simulators.announceEnvironmentClock(sandbox.id, sandboxClock).catch((err: unknown) => c.var.services.log.warn({ err }, "announcing a sandbox's clock failed"));
   return c.json(sandbox, 201);
 };

@@ -4,6 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { commonErrors, uuid } from "../../schemas.ts";
 import { deleteSandbox } from "../../../services/accounts/index.ts";
 import { owner } from "./schemas.ts";
+import { trySendCommands } from "../../../platform/network-outbox.ts";
 
 export const route = createRoute({
   method: "delete",
@@ -16,6 +17,8 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  await deleteSandbox(c.var.services.db, owner(c.var.caller), c.req.valid("param").sandboxId);
+  const { db, bus, clock } = c.var.services;
+  const command = await deleteSandbox(db, owner(c.var.caller), c.req.valid("param").sandboxId, clock.now());
+  await trySendCommands(db, bus, clock.now(), [command]);
   return c.body(null, 204);
 };
