@@ -33,7 +33,7 @@ export async function EnvironmentBar({ c }: { c: DashContext }) {
 function Switcher({ session, sandboxes, back }: { session: KeySession; sandboxes: Sandbox[]; back: string }) {
   return (
     <form method="post" action="/dashboard/environment" class="inline">
-      <label for="env-switch">Environment</label>
+      <label for="env-switch">Switch to</label>
       <select id="env-switch" name="sandbox">
         <option value="" selected={session.caller.parentId === null}>
           {`${session.key.account.name} (the account's own)`}

@@ -128,7 +128,7 @@ describe.skipIf(!executablePath)("sandboxes in Chromium", () => {
     await purchaseInSandbox(page);
 
     // Back in the account's own environment: the sandbox's program is not there.
-    await page.getByLabel("Environment").selectOption({ label: "Browser sandboxes (the account's own)" });
+    await page.getByLabel("Switch to", { exact: true }).selectOption({ label: "Browser sandboxes (the account's own)" });
     await page.getByRole("button", { name: "Switch environment" }).click();
     await expect(flash(page).textContent()).resolves.toContain("Now in the account's own TEST environment.");
     await expect(banner(page)).resolves.toBe("TEST environment — Browser sandboxes (premium)");
