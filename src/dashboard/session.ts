@@ -34,6 +34,10 @@ export interface KeySession {
 /** TEST or LIVE: the signed-in key's environment, the one its account's sandboxes are entered in too. */
 export const environmentName = (session: KeySession) => (session.key.live ? "LIVE" : "TEST");
 
+/** What the environment's time is called on the pages: a sandbox's own, or the service's. */
+export const timeOf = (session: Session) =>
+  session.kind === "key" && session.caller.parentId ? { time: "sandbox time", clock: "the sandbox's clock" } : { time: "service time", clock: "the service clock" };
+
 /** A signed-in session, with the id its record is kept under (the live feed checks it is still there). */
 export type Session = KeySession | { kind: "operator"; id: string };
 

@@ -263,6 +263,9 @@ describe("inside a sandbox", () => {
       expect(page, path).not.toContain(accountGraph.programId);
     }
     expect(await html(cookie, "/dashboard/transactions")).toContain(graph.transactionId);
+    // Times are named for the environment's clock: the sandbox's, not the service's.
+    expect(await html(cookie, "/dashboard")).toContain("the sandbox's clock is at 2026-02-01 00:00");
+    expect(await html(cookie, "/dashboard/events")).toContain("When (sandbox time)");
     for (const path of [`/dashboard/transactions/${accountGraph.transactionId}`, `/dashboard/offers/${accountGraph.offerId}`]) {
       const res = await send(path, { cookie });
       expect(res.status, path).toBe(404);
