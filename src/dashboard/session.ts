@@ -2,9 +2,9 @@
 // record (src/services/accounts/sessions.ts) names the signed-in key by its id (or the operator), never
 // the key itself. Sign-out, and revoking or rotating the key, delete the record: a copied cookie stops
 // working at once. A key's session acts in the key's environment or in a sandbox of the key's account
-// it switched to, kept in the same record (the cookie carries no environment). The cookie's signing secret is derived from the admin token, so a new admin token
-// ends every session too. The cookie is `Secure` when the browser's connection is https (directly, or
-// through a TLS proxy with TRUST_PROXY).
+// it switched to, kept in the same record (the cookie carries no environment). The cookie's signing
+// secret is derived from the admin token, so a new admin token ends every session too. The cookie is
+// `Secure` when the browser's connection is https (directly, or through a TLS proxy with TRUST_PROXY).
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
