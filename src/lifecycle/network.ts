@@ -75,7 +75,9 @@ async function applyReply<R>(
     await deadLetter(deps.bus, { message, payload: message.value, reason, groupId: GROUP_ID, at: now });
     return;
   }
-  const outcome = await apply(deps.db, parsed.data, now);
+  // A reply is applied at the moment the network answered, on its environment's clock (a sandbox's own).
+  const { respondedAt } = parsed.data as { respondedAt?: string };
+  const outcome = await apply(deps.db, parsed.data, respondedAt ? new Date(respondedAt) : now);
   if (outcome !== "applied") deps.log.debug({ topic: message.topic, key: message.key, outcome }, "network reply ignored");
 }
 
