@@ -7,3 +7,7 @@ export async function afterAction(c: DashContext, result: ApiResult<unknown>, do
   await setFlash(c, c.var.deps.secret, result.ok ? { kind: "ok", text: done } : { kind: "error", text: result.error.message });
   return c.redirect(back, 303);
 }
+
+/** A page of this dashboard a form names to return to (path and plain query), else `fallback`: never another site. */
+export const localBack = (value: string | undefined, fallback: string) =>
+  value && /^\/dashboard(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9=&_-]*)?$/.test(value) ? value : fallback;

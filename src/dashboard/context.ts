@@ -2,7 +2,7 @@
 // every read and action goes through, so each validation rule and error message is the API's own.
 import type { Context } from "hono";
 import type { AppEnv, Caller } from "../api/context.ts";
-import type { Flash, Session } from "./session.ts";
+import type { Flash, KeySession, Session } from "./session.ts";
 
 /**
  * The API as the dashboard reaches it: its routes run in this process, without HTTP, for the caller a
@@ -29,18 +29,36 @@ export interface ApiErrorBody {
 
 export type ApiResult<T> = { ok: true; status: number; data: T } | { ok: false; status: number; error: ApiErrorBody };
 
-/** Calls the API as the session's caller: the key's account and environment, or the operator. */
-export async function callApi<T>(c: DashContext, method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
+/** The session of a key's page: the session check sends the operator to the operator's pages before any runs. */
+export function keySession(c: DashContext): KeySession {
   const session = c.var.session;
+  if (session.kind !== "key") throw new Error(`${c.req.path} is a key's page, reached with the operator's session`);
+  return session;
+}
+
+/** Calls the API as the session's caller: the environment the session acts in (a key's, or a sandbox's), or the operator. */
+export const callApi = <T>(c: DashContext, method: string, path: string, body?: unknown): Promise<ApiResult<T>> =>
+  call<T>(c, callerOf(c.var.session), method, path, body);
+
+/**
+ * Calls the API in the signed-in key's own environment, wherever the session acts: sandboxes are made,
+ * listed and deleted with the account's own key.
+ */
+export const callAccountApi = <T>(c: DashContext, method: string, path: string, body?: unknown): Promise<ApiResult<T>> =>
+  call<T>(c, c.var.session.kind === "key" ? c.var.session.key : null, method, path, body);
+
+const callerOf = (session: Session): Caller | null => (session.kind === "key" ? session.caller : null);
+
+async function call<T>(c: DashContext, caller: Caller | null, method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
   const headers: Record<string, string> = {};
-  if (session.kind === "operator") headers.Authorization = `Bearer ${c.var.deps.adminToken}`;
+  if (!caller) headers.Authorization = `Bearer ${c.var.deps.adminToken}`;
   if (body !== undefined) headers["content-type"] = "application/json";
   const request = new Request(new URL(path, "http://dashboard.internal"), {
     method,
     headers,
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  const res = await c.var.deps.api(request, session.kind === "key" ? session.caller : null);
+  const res = await c.var.deps.api(request, caller);
   if (res.status === 204) return { ok: true, status: 204, data: undefined as T };
   const json = (await res.json()) as T & { error?: ApiErrorBody };
   if (!res.ok) return { ok: false, status: res.status, error: json.error ?? { code: "internal_error", message: res.statusText } };
@@ -49,8 +67,7 @@ export async function callApi<T>(c: DashContext, method: string, path: string, b
 
 /** The raw API answer, for downloads streamed through to the browser. */
 export async function fetchApi(c: DashContext, path: string): Promise<Response> {
-  const session = c.var.session;
-  return c.var.deps.api(new Request(new URL(path, "http://dashboard.internal")), session.kind === "key" ? session.caller : null);
+  return c.var.deps.api(new Request(new URL(path, "http://dashboard.internal")), callerOf(c.var.session));
 }
 
 /** A failed read the page cannot do without: shown as the page, with the API's status and message. */

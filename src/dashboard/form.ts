@@ -41,6 +41,13 @@ export function localDateTime(f: FormValues, name: string): string | undefined {
   return s && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(s) ? `${s}:00` : s;
 }
 
+/** A datetime-local value read as UTC (`…Z`, seconds added when left out); other text is passed on as typed, for the API to name. */
+export function utcInstant(f: FormValues, name: string): string | undefined {
+  const s = text(f, name);
+  if (s && /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(s)) return `${s}:00Z`;
+  return s && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(s) ? `${s}Z` : s;
+}
+
 /** A JSON field: the parsed value when it parses, the text as typed otherwise (the API names the field). */
 export function json(f: FormValues, name: string): unknown {
   const s = text(f, name);

@@ -20,6 +20,8 @@ import { mountLocations } from "./pages/locations.tsx";
 import { mountMidInsights } from "./pages/mid-insights.tsx";
 import { mountOperator } from "./pages/operator.tsx";
 import { mountMissingTransactionRequests } from "./pages/missing-transaction-requests.tsx";
+import { mountSandboxes } from "./pages/sandboxes.tsx";
+import { leaveLostSandbox, mountEnvironment } from "./environment.ts";
 import { DOCTYPE, Layout } from "./layout.tsx";
 
 /** Same-origin pages, scripts and styles only: nothing the browser loads comes from elsewhere. */
@@ -99,6 +101,7 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
       return c.text("Sign in first.", 401);
     }
     c.set("session", session);
+    if (session.kind === "key" && session.lostSandbox) return leaveLostSandbox(c, session);
     const flash = await takeFlash(c, deps.secret);
     if (flash) c.set("flash", flash);
     const operatorPage = c.req.path.startsWith("/dashboard/operator");
@@ -113,6 +116,7 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
     return c.redirect("/dashboard/sign-in", 303);
   });
 
+  mountEnvironment(dash);
   mountOverview(dash);
   mountTransactions(dash);
   mountWebhooks(dash);
@@ -121,6 +125,7 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
   mountLocations(dash);
   mountMidInsights(dash);
   mountMissingTransactionRequests(dash);
+  mountSandboxes(dash);
   mountOperator(dash);
 
   dash.onError((err, c) => {

@@ -1,9 +1,12 @@
 // The page frame every dashboard page shares: the environment banner (always visible), the main
-// navigation, the program switcher, the flash message, and small components for forms and lists.
+// navigation, the program switcher, the environment bar (sandboxes and their clock), the flash message,
+// and small components for forms and lists.
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { qs, type DashContext } from "./context.ts";
 import type { Program } from "../services/catalog/index.ts";
+import { EnvironmentBar } from "./environment-bar.tsx";
+import { environmentName, type Session } from "./session.ts";
 
 /** Standards mode: without it the browser lays pages out in quirks mode. */
 export const DOCTYPE = raw("<!doctype html>");
@@ -18,6 +21,26 @@ const KEY_PAGES = [
   ["/dashboard/mid-insights", "MID insights"],
   ["/dashboard/missing-transaction-requests", "Missing transactions"],
 ] as const;
+/** Sandboxes are made with the account's own key: a sandbox's key does not see this page. */
+const ACCOUNT_PAGES = [...KEY_PAGES, ["/dashboard/sandboxes", "Sandboxes"]] as const;
+
+/** The banner: who is signed in, and the environment every page reads and changes (a sandbox named as one). */
+function banner(session: Session): { cls: string; text: string } {
+  if (session.kind === "operator") return { cls: "env env-operator", text: "Operator — signed in with the admin token" };
+  const { key, caller } = session;
+  const cls = `env env-${key.live ? "live" : "test"}${caller.parentId ? " env-sandbox" : ""}`;
+  const where = !caller.parentId
+    ? key.account.name
+    : key.parentId
+      ? `sandbox ${caller.account.name}, signed in with its own key`
+      : `sandbox ${caller.account.name} of ${key.account.name}`;
+  return { cls, text: `${environmentName(session)} environment — ${where} (${caller.account.tier})` };
+}
+
+function pagesOf(session: Session) {
+  if (session.kind === "operator") return [["/dashboard/operator", "Operator"]] as const;
+  return session.key.parentId ? KEY_PAGES : ACCOUNT_PAGES;
+}
 
 interface LayoutProps {
   c: DashContext;
@@ -33,13 +56,8 @@ export function Layout({ c, title, program, programs, children, error }: LayoutP
   const session = c.var.session;
   const path = c.req.path;
   const flash = c.var.flash;
-  const env =
-    session.kind === "operator"
-      ? { cls: "env env-operator", text: "Operator — signed in with the admin token" }
-      : session.caller.live
-        ? { cls: "env env-live", text: `LIVE environment — ${session.caller.account.name} (${session.caller.account.tier})` }
-        : { cls: "env env-test", text: `TEST environment — ${session.caller.account.name} (${session.caller.account.tier})` };
-  const pages = session.kind === "operator" ? ([["/dashboard/operator", "Operator"]] as const) : KEY_PAGES;
+  const env = banner(session);
+  const pages = pagesOf(session);
   const withProgram = (href: string) => (program ? `${href}${qs({ program: program.id })}` : href);
   return (
     <>
@@ -93,6 +111,7 @@ export function Layout({ c, title, program, programs, children, error }: LayoutP
             </form>
           </div>
         </header>
+        <EnvironmentBar c={c} />
         <main id="main">
           <h1>{title}</h1>
           {flash && (

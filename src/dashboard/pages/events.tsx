@@ -7,6 +7,7 @@ import { EVENT_STATUSES, type EventStatus, type WebhookEvent, type WebhookEventD
 import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
+import { timeOf } from "../session.ts";
 
 const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
 
@@ -41,7 +42,7 @@ export function mountEvents(dash: Hono<DashEnv>) {
     return c.html(
       <Layout c={c} title="Events" program={program} programs={programs} error={result.ok ? undefined : result.error.message}>
         <p class="hint">
-          Every webhook event of the program, newest first, with the payload its deliveries carry. Times are service time, UTC.
+          Every webhook event of the program, newest first, with the payload its deliveries carry. Times are {timeOf(c.var.session).time}, UTC.
         </p>
         <form method="get" action="/dashboard/events" class="filters">
           <input type="hidden" name="program" value={program.id} />
@@ -52,7 +53,7 @@ export function mountEvents(dash: Hono<DashEnv>) {
           <Field name="to" label="To (UTC)" type="datetime-local" step="1" value={f.to} />
           <button type="submit">Filter</button>
         </form>
-        <Table caption="Webhook events, newest first" head={["When (service time)", "Event", "Status", "Deliveries", "Transaction", ""]} id="events" empty="No events match.">
+        <Table caption="Webhook events, newest first" head={[`When (${timeOf(c.var.session).time})`, "Event", "Status", "Deliveries", "Transaction", ""]} id="events" empty="No events match.">
           {page.items.map((e) => (
             <tr data-event={e.id}>
               <td>{when(e.created)}</td>
@@ -93,7 +94,7 @@ export function mountEvents(dash: Hono<DashEnv>) {
           <dd>
             <Badge text={e.status} tone={statusTone(e.status)} />
           </dd>
-          <dt>When (service time)</dt>
+          <dt>When ({timeOf(c.var.session).time})</dt>
           <dd>{when(e.created)}</dd>
           <dt>Transaction</dt>
           <dd>{e.transactionId ? <a href={`/dashboard/transactions/${e.transactionId}`}>{e.transactionId}</a> : "—"}</dd>

@@ -8,6 +8,7 @@ import { afterAction } from "../actions.ts";
 import { readForm, text } from "../form.ts";
 import { Field, Layout, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
+import { timeOf } from "../session.ts";
 
 const STEP_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 
@@ -91,10 +92,11 @@ export function mountOverview(dash: Hono<DashEnv>) {
       return link(new Date(t - 30 * 60_000), new Date(t + 30 * 60_000));
     };
     const unit = overview.bucket;
+    const named = timeOf(c.var.session);
     return c.html(
       <Layout c={c} title="Overview" program={program} programs={programs} error={window.problem}>
         <p>
-          Program <strong>{program.name}</strong> — service time {shown(overview.from)} to {shown(overview.to)} UTC (the service clock is at{" "}
+          Program <strong>{program.name}</strong> — {named.time} {shown(overview.from)} to {shown(overview.to)} UTC ({named.clock} is at{" "}
           {shown(now.toISOString())}).
         </p>
         <form method="get" action="/dashboard" class="filters" aria-label="Window">
@@ -114,8 +116,8 @@ export function mountOverview(dash: Hono<DashEnv>) {
               <strong>Nothing happened in this window.</strong>{" "}
               {newest
                 ? new Date(newest) < new Date(overview.from)
-                  ? `The program's latest transaction is earlier, at ${shown(newest)} UTC (service time) — the clock may have been advanced since.`
-                  : `The program's latest transaction is at ${shown(newest)} UTC (service time).`
+                  ? `The program's latest transaction is earlier, at ${shown(newest)} UTC (${named.time}) — the clock may have been advanced since.`
+                  : `The program's latest transaction is at ${shown(newest)} UTC (${named.time}).`
                 : "The program has no transactions yet."}
             </p>
             <ul>

@@ -4,8 +4,8 @@ import type { Hono } from "hono";
 import { HOOK_EVENTS, type Hook, type HookWithSecret } from "../../services/webhooks/index.ts";
 import type { Delivery } from "../../services/webhooks/index.ts";
 import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
-import { afterAction } from "../actions.ts";
-import { readForm, text } from "../form.ts";
+import { afterAction, localBack } from "../actions.ts";
+import { readForm, text, utcInstant } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
 import { setFlash } from "../session.ts";
@@ -69,9 +69,6 @@ const EnableButton = ({ hook, back }: { hook: Hook; back: string }) => (
     fields={{ back }}
   />
 );
-
-const localBack = (value: string | undefined, fallback: string) =>
-  value && /^\/dashboard(\/[A-Za-z0-9/_-]*)?(\?[A-Za-z0-9=&_-]*)?$/.test(value) ? value : fallback;
 
 export function mountWebhooks(dash: Hono<DashEnv>) {
   dash.get("/webhooks", async (c) => {
@@ -187,9 +184,7 @@ export function mountWebhooks(dash: Hono<DashEnv>) {
   dash.post("/webhooks/:id/recover", async (c) => {
     const id = encodeURIComponent(c.req.param("id"));
     const f = await readForm(c);
-    const since = text(f, "since") ?? "";
-    const asInstant = /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(since) ? `${since}:00Z` : /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(since) ? `${since}Z` : since;
-    const result = await callApi<{ deliveries: number }>(c, "POST", `/v1/hooks/${id}/recover`, { since: asInstant });
+    const result = await callApi<{ deliveries: number }>(c, "POST", `/v1/hooks/${id}/recover`, { since: utcInstant(f, "since") ?? "" });
     const done = result.ok ? `${result.data.deliveries} failed event(s) queued again for this hook.` : "";
     return afterAction(c, result, done, `/dashboard/webhooks/${id}`);
   });

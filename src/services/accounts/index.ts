@@ -3,7 +3,7 @@
 export { type Account, type AccountWithKeys, type KeyOwner, createAccount, findKey, findKeyById, findSandboxCaller, listAccounts, listKeys, revokeKey, rotateKey, updateAccount } from "./accounts.ts";
 export { takeTokens } from "./rate-limits.ts";
 export { serverSecret } from "./server-secrets.ts";
-export { endDashboardSession, findDashboardSession, type SessionSubject, startDashboardSession } from "./sessions.ts";
+export { chooseDashboardSandbox, endDashboardSession, findDashboardSession, type SessionRecord, type SessionSubject, startDashboardSession } from "./sessions.ts";
 export {
   advanceSandboxClock,
   createSandbox,

@@ -7,6 +7,9 @@ import { randomBase62, sha256 } from "../../platform/ids.ts";
 /** Who a session signed in: a key (by id, never the key itself), or the operator (the admin token). */
 export type SessionSubject = { keyId: string } | "operator";
 
+/** A current session: its subject, and for a key the sandbox of the key's account it acts in (null: the key's own environment). */
+export type SessionRecord = { keyId: string; sandboxId: string | null } | "operator";
+
 /** Starts a session for `subject` until `expires`; returns the id for the cookie (only its digest is kept). */
 export async function startDashboardSession(db: Db, subject: SessionSubject, now: Date, expires: Date): Promise<string> {
   const id = randomBase62(43);
@@ -21,13 +24,18 @@ export async function startDashboardSession(db: Db, subject: SessionSubject, now
 }
 
 /** The session `id` names, while it lasts. */
-export async function findDashboardSession(db: Db, id: string, now: Date): Promise<SessionSubject | undefined> {
-  const [row] = await db.query<{ key_id: string | null }>("select key_id from dashboard_sessions where id_hash = $1 and expires > $2", [
-    sha256(id),
-    now,
-  ]);
+export async function findDashboardSession(db: Db, id: string, now: Date): Promise<SessionRecord | undefined> {
+  const [row] = await db.query<{ key_id: string | null; sandbox_id: string | null }>(
+    "select key_id, sandbox_id from dashboard_sessions where id_hash = $1 and expires > $2",
+    [sha256(id), now],
+  );
   if (!row) return undefined;
-  return row.key_id === null ? "operator" : { keyId: row.key_id };
+  return row.key_id === null ? "operator" : { keyId: row.key_id, sandboxId: row.sandbox_id };
+}
+
+/** The session acts in this sandbox from now on (null: in its key's own environment); the caller checked it is the key's account's. */
+export async function chooseDashboardSandbox(db: Db, id: string, sandboxId: string | null): Promise<void> {
+  await db.query("update dashboard_sessions set sandbox_id = $2 where id_hash = $1", [sha256(id), sandboxId]);
 }
 
 /** Sign-out: the session is gone, wherever its cookie was copied. */
