@@ -8,7 +8,7 @@ import type { Page } from "playwright-core";
 import { usePipeline } from "../support/pipeline.ts";
 import { ADMIN_TOKEN, type TestAccount } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
-import { chromiumPath, focused, screenshots as saveScreenshots, serveAndLaunch, unlabelledFields, type Served } from "../support/browser.ts";
+import { chromiumPath, focused, screenshots as saveScreenshots, serveAndLaunch, unlabelledFields, watchedPages, type Served } from "../support/browser.ts";
 import { ALL_ROLES } from "../../src/app/roles.ts";
 
 const executablePath = chromiumPath();
@@ -27,9 +27,8 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
   let receiver: Receiver;
   let account: TestAccount;
   /** Every URL any page asked for, to prove that nothing comes from outside. */
-  const requested: string[] = [];
   /** Errors the pages logged, Content-Security-Policy refusals among them. */
-  const consoleErrors: string[] = [];
+  const { requested, consoleErrors, newPage } = watchedPages(() => served);
 
   beforeAll(async () => {
     served = await serveAndLaunch(pipeline.h.services, ADMIN_TOKEN, executablePath!);
@@ -41,18 +40,6 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await receiver?.close();
   });
 
-  async function newPage(): Promise<Page> {
-    const context = await served.browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.on("request", (r) => requested.push(r.url()));
-    page.on("console", (m) => {
-      // A 4xx page answer (the API's refusal shown as a page) is logged by Chromium too; those are expected.
-      if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of 4")) {
-        consoleErrors.push(`${page.url()}: ${m.text()}`);
-      }
-    });
-    return page;
-  }
 
   async function signIn(page: Page, secret: string) {
     await page.goto(`${served.url}/dashboard/sign-in`);

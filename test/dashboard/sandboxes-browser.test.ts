@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { usePipeline } from "../support/pipeline.ts";
 import { ADMIN_TOKEN, type TestAccount } from "../support/harness.ts";
-import { chromiumPath, screenshots as saveScreenshots, serveAndLaunch, unlabelledFields, type Served } from "../support/browser.ts";
+import { chromiumPath, screenshots as saveScreenshots, serveAndLaunch, unlabelledFields, watchedPages, type Served } from "../support/browser.ts";
 import { ALL_ROLES } from "../../src/app/roles.ts";
 
 const executablePath = chromiumPath();
@@ -24,8 +24,7 @@ const pipeline = usePipeline(ALL_ROLES);
 describe.skipIf(!executablePath)("sandboxes in Chromium", () => {
   let served: Served;
   let account: TestAccount;
-  const requested: string[] = [];
-  const consoleErrors: string[] = [];
+  const { requested, consoleErrors, newPage } = watchedPages(() => served);
 
   beforeAll(async () => {
     served = await serveAndLaunch(pipeline.h.services, ADMIN_TOKEN, executablePath!);
@@ -35,18 +34,6 @@ describe.skipIf(!executablePath)("sandboxes in Chromium", () => {
     await served?.close();
   });
 
-  async function newPage(): Promise<Page> {
-    const context = await served.browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.on("request", (r) => requested.push(r.url()));
-    page.on("console", (m) => {
-      // A 4xx answer (the browser's favicon request among them) is logged by Chromium too; those are expected.
-      if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of 4")) {
-        consoleErrors.push(`${page.url()}: ${m.text()}`);
-      }
-    });
-    return page;
-  }
 
   const flash = (page: Page) => page.locator(".flash").first();
   const banner = (page: Page) => page.locator(".env").textContent();

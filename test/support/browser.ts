@@ -71,3 +71,25 @@ export function unlabelledFields(page: Page): Promise<string[]> {
 
 /** The text of the element that has the keyboard focus. */
 export const focused = (page: Page): Promise<string> => page.evaluate("document.activeElement ? document.activeElement.textContent.trim() : ''");
+
+/**
+ * Pages that record what they request and the errors their console shows: every test of the dashboard
+ * asserts that nothing is fetched from elsewhere and that no page logs an error.
+ */
+export function watchedPages(served: () => Served) {
+  const requested: string[] = [];
+  const consoleErrors: string[] = [];
+  async function newPage(): Promise<Page> {
+    const context = await served().browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.on("request", (r) => requested.push(r.url()));
+    page.on("console", (m) => {
+      // A 4xx answer (the API's refusal shown as a page, the browser's favicon request) is logged by Chromium too; those are expected.
+      if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of 4")) {
+        consoleErrors.push(`${page.url()}: ${m.text()}`);
+      }
+    });
+    return page;
+  }
+  return { requested, consoleErrors, newPage };
+}
