@@ -153,6 +153,8 @@ it("runs the README quick start and the walk-through pages as written, printing 
           for (const line of block.expected) expect(serverOut.split("\n").some((l) => pattern(substitute(line)).test(l)), `${page}:${block.line} ${line}`).toBe(true);
           continue;
         }
+        // The pages run the shipped flows from the repository, where a reader's shell is; this one is in a scratch folder.
+        if (/ flows\//.test(code)) code = `pushd "$REPO" > /dev/null\n${code}\nstatus=$?; popd > /dev/null; (exit $status)`;
         const listener = /^npm run --silent cardlink -- listen$/m.test(code);
         // The quick start's listener runs in a terminal of its own: here in the background, on a free port.
         if (listener) {
