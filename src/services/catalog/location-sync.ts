@@ -317,3 +317,13 @@ export async function seedNetworks(
     [JSON.stringify(locations.map((l) => ({ id: l.id, created: l.created, networks: l.networks })))],
   );
 }
+
+/** Whether any of these onboarding requests still waits for its network's answer. */
+export async function anyOnboardingUnanswered(db: Db, requestIds: string[]): Promise<boolean> {
+  if (requestIds.length === 0) return false;
+  const [row] = await db.query<{ waiting: boolean }>(
+    "select exists (select 1 from location_networks where request_id = any($1::uuid[]) and answered is null) as waiting",
+    [requestIds],
+  );
+  return row!.waiting;
+}

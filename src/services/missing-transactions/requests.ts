@@ -372,3 +372,12 @@ async function learnMids(db: Db, row: RequestRow, transactions: LookupTransactio
     await setNetworkMids(db, row.location_id, row.scheme, mids, now);
   }
 }
+
+/** Whether a look-up of the account's requests is still at a network (processing). */
+export async function anyLookupInFlight(db: Db, accountId: string): Promise<boolean> {
+  const [row] = await db.query<{ waiting: boolean }>(
+    "select exists (select 1 from missing_transaction_requests where account_id = $1 and status = 'processing') as waiting",
+    [accountId],
+  );
+  return row!.waiting;
+}

@@ -7,10 +7,11 @@
 import type { Db } from "../../platform/db.ts";
 import { probeOnNotify } from "../../platform/db.ts";
 import { OUTBOX_WRITTEN } from "../../platform/outbox.ts";
-import type { EnvironmentClockAck } from "../../platform/bus/messages.ts";
+import type { EnvironmentClockAck, SimulatorSetting } from "../../platform/bus/messages.ts";
 import { SCHEMES } from "../../domain/scheme.ts";
 import type { NetworkCommand } from "../../platform/network-outbox.ts";
-import type { SimulatorSetting } from "../../platform/bus/messages.ts";
+import { anyOnboardingUnanswered } from "../catalog/index.ts";
+import { anyLookupInFlight } from "../missing-transactions/index.ts";
 import { TOPICS } from "../../platform/bus/topics.ts";
 
 /** Notified when an acknowledgement is recorded (migration 028). */
@@ -40,12 +41,8 @@ export async function awaitEnvironmentAnswers(db: Db, ackId: string, environment
     });
     if (replies === undefined) return false;
     const applied = await probeOnNotify(db, OUTBOX_WRITTEN, deadline, async () => {
-      const [row] = await db.query<{ waiting: boolean }>(
-        `select exists (select 1 from location_networks where request_id = any($1::uuid[]) and answered is null)
-             or exists (select 1 from missing_transaction_requests where account_id = $2 and status = 'processing') as waiting`,
-        [replies, environment],
-      );
-      return row!.waiting ? undefined : true;
+      const [unanswered, inFlight] = await Promise.all([anyOnboardingUnanswered(db, replies), anyLookupInFlight(db, environment)]);
+      return unanswered || inFlight ? undefined : true;
     });
     return applied === true;
   } finally {
