@@ -12,7 +12,7 @@ import { exportedSummary, summaryText } from "./summary.js";
 import { ScriptError, VU } from "./vus.js";
 
 /** k6's exit codes. */
-export const EXIT = { ok: 0, thresholds: 99, setupTimeout: 100, teardownTimeout: 101, invalidConfig: 104, scriptError: 107 };
+const EXIT = { ok: 0, thresholds: 99, setupTimeout: 100, teardownTimeout: 101, invalidConfig: 104, scriptError: 107 };
 
 register("./hooks.js", import.meta.url);
 

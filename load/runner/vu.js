@@ -3,7 +3,7 @@
 // an iteration of a scenario, setup() or teardown() — and answers with what it measured.
 import { register } from "node:module";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
-import { vu } from "./vu-context.js";
+import { emit, vu, vuTags } from "./vu-context.js";
 
 const { id, scriptUrl, env, http, answered } = workerData;
 register("./hooks.js", import.meta.url);
@@ -14,7 +14,7 @@ globalThis.__ITER = 0;
 // The main thread answers on `http` and then raises `answered`: the wait ends, and the answer is there to take.
 const signal = new Int32Array(answered);
 vu.exchange = (requests) => {
-  http.postMessage({ requests, tags: { ...(vu.scenario === undefined ? {} : { scenario: vu.scenario }), group: vu.group } });
+  http.postMessage({ requests, tags: vuTags() });
   Atomics.wait(signal, 0, 0);
   Atomics.store(signal, 0, 0);
   return receiveMessageOnPort(http).message;
@@ -50,9 +50,8 @@ parentPort.on("message", (command) => {
     error = describe(e);
   }
   if (command.type === "iterate") {
-    const tags = { scenario: command.scenario, group: "" };
-    vu.samples.push({ metric: "iteration_duration", type: "trend", isTime: true, value: performance.now() - started, tags });
-    vu.samples.push({ metric: "iterations", type: "counter", isTime: false, value: 1, tags });
+    emit("iteration_duration", "trend", true, performance.now() - started);
+    emit("iterations", "counter", false, 1);
   }
   // Setup's data reaches the VUs as JSON, as in k6: what survives JSON.stringify, nothing else.
   const json = command.type === "setup" && result !== undefined ? JSON.stringify(result) : undefined;

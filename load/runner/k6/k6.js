@@ -33,5 +33,3 @@ export function sleep(seconds) {
 export function fail(message = "") {
   throw new Error(message);
 }
-
-export default { check, group, sleep, fail };

@@ -41,5 +41,3 @@ export class Trend extends Metric {
     super(name, "trend", isTime);
   }
 }
-
-export default { Counter, Gauge, Rate, Trend };
