@@ -3,7 +3,7 @@
 export { approveDueBrands, type Brand, createBrand, decideBrandConsent, decideSandboxBrandConsent, findBrand, getBrand, listBrands, seedBrands } from "./brands.ts";
 export { type Card, cardsForTransactions, deleteCard, enrolCard, findCardRow, getCard, listCards, type StoredCard } from "./cards.ts";
 export { type LocationWithBrand, type Place, placeOfLocation } from "./location-records.ts";
-export { anyOnboardingUnanswered, applyOnboardingReply, fullIds, type ReplyOutcome, seedNetworks, sendOnboardingRequests, setNetworkMids } from "./location-sync.ts";
+export { anyOnboardingUnanswered, applyOnboardingReply, fullIds, type ReplyOutcome, seedNetworks, sendOnboardingRequests, setNetworkMids, trySendOnboardingRequests } from "./location-sync.ts";
 export { activeLocationNetworks, createLocation, deleteLocation, getLocation, listLocations, type Location, type NewLocation, seedLocations, updateLocation } from "./locations.ts";
 export { updateProgram } from "./program-update.ts";
 export { createProgram, getProgram, listPrograms, type Program } from "./programs.ts";

@@ -9,7 +9,7 @@ import type { SimulatorControl } from "./control.ts";
 import { addDays, localAt } from "../../domain/local-dates.ts";
 import { createProgram } from "../catalog/index.ts";
 import { createBrand } from "../catalog/index.ts";
-import { createLocation } from "../catalog/index.ts";
+import { createLocation, trySendOnboardingRequests } from "../catalog/index.ts";
 import { enrolCard, getCard } from "../catalog/index.ts";
 import { getLocation } from "../catalog/index.ts";
 import { getProgram } from "../catalog/index.ts";
@@ -107,8 +107,11 @@ export async function ensureFixtures(
   if (ctx.live) throw new DomainError("invalid", "trigger: works in the test environment; use a test key (sk_test_…).");
   const scheme = options.scheme ?? "visa";
   if (options.programId) await getProgram(ctx, options.programId);
-  return ctx.db.tx(async (db) => {
-    const tx = { ...ctx, db };
+  const fixtures = await ctx.db.tx(async (db) => {
+    // Nothing goes to the networks from inside the transaction: an answer could come back before the
+    // location it answers is committed, and find nothing to apply to. What is left unsent goes below.
+    const { bus: _afterCommit, ...outside } = ctx;
+    const tx: Ctx = { ...outside, db };
     await db.query("select pg_advisory_xact_lock(hashtext($1))", [`fixtures:${ctx.accountId}`]);
     const programId = options.programId ?? (await findMarked(tx, "programs")) ?? (await createProgram(tx, { name: "Fixtures", metadata: MARK })).id;
     const brandId = (await findMarked(tx, "brands")) ?? (await createBrand(tx, { name: "Fixtures Coffee", metadata: MARK })).id;
@@ -144,6 +147,9 @@ export async function ensureFixtures(
     if (!options.locationId) await linkLocation(tx, offerId, locationId);
     return { programId, brandId, locationId, cardId, offerId };
   });
+  // The card's enrolment, left in the network outbox, goes with the workers' next pass.
+  await trySendOnboardingRequests(ctx.db, ctx.bus, ctx.clock.now(), { locationIds: [fixtures.locationId] });
+  return fixtures;
 }
 
 export interface TriggerDelivery {
