@@ -14,6 +14,7 @@ const Body = z
     ...units,
     to: z.iso
       .datetime({ offset: true, message: "must be an ISO 8601 instant, e.g. 2026-12-15T00:00:00Z" })
+      .max(64, "must be at most 64 characters")
       .optional()
       .openapi({ description: "Move to this instant instead (after the sandbox's time: the clock never goes back)." }),
   })

@@ -15,6 +15,7 @@ const Body = z
       .strictObject({
         at: z.iso
           .datetime({ offset: true, message: "must be an ISO 8601 instant, e.g. 2026-12-01T09:00:00Z" })
+          .max(64, "must be at most 64 characters")
           .optional()
           .openapi({ description: "The instant the sandbox's time starts at (default: the service time)." }),
         frozen: z.boolean(rule("must be true or false")).optional().openapi({ description: "Frozen at that instant: time moves only when advanced." }),
