@@ -1199,6 +1199,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description forbidden: an account's own key; only a sandbox's key decides its brands' consent. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No such resource for this account and environment. */
                 404: {
                     headers: {
@@ -5609,6 +5618,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description forbidden: a sandbox's key cannot manage sandboxes; use the key of the account that owns it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No such resource for this account and environment. */
                 404: {
                     headers: {
@@ -5686,8 +5704,26 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description forbidden: a sandbox's key cannot manage sandboxes; use the key of the account that owns it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No such resource for this account and environment. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description conflict: the account has as many sandboxes as it may (SANDBOXES_PER_ACCOUNT), or one with that name; the message says which and how to delete one. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5776,6 +5812,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description forbidden: a sandbox's key cannot manage sandboxes; use the key of the account that owns it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No such resource for this account and environment. */
                 404: {
                     headers: {
@@ -5840,6 +5885,15 @@ export interface paths {
                 };
                 /** @description Missing or invalid key. */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: a sandbox's key cannot manage sandboxes; use the key of the account that owns it. */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6011,6 +6065,15 @@ export interface paths {
                 };
                 /** @description Missing or invalid key. */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden: an account's own key; its environments keep the service clock (make a sandbox to move time). */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };

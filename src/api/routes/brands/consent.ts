@@ -5,7 +5,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
 import { rule } from "../../validation.ts";
-import { commonErrors, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, errorResponse, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { decideSandboxBrandConsent } from "../../../services/catalog/index.ts";
 import { BrandSchema } from "./schemas.ts";
 
@@ -25,7 +25,11 @@ export const route = createRoute({
         .openapi("SandboxBrandConsentDecision", { example: { decision: "approved" } }),
     ),
   },
-  responses: { 200: jsonResponse(BrandSchema, "The brand."), ...commonErrors },
+  responses: {
+    200: jsonResponse(BrandSchema, "The brand."),
+    ...commonErrors,
+    403: errorResponse("forbidden: an account's own key; only a sandbox's key decides its brands' consent."),
+  },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {

@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ApiError } from "../../errors.ts";
-import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
+import { commonErrors, errorResponse, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
 import { LATEST_SERVICE_TIME, durationMs } from "../../../platform/clock/index.ts";
 import { environmentNow } from "../../../platform/clock/environment.ts";
 import { advanceSandboxClock } from "../../../services/accounts/index.ts";
@@ -34,6 +34,7 @@ export const route = createRoute({
   responses: {
     200: jsonResponse(EnvironmentTimeSchema, "The sandbox's time after the move."),
     ...commonErrors,
+    403: errorResponse("forbidden: an account's own key; its environments keep the service clock (make a sandbox to move time)."),
     400: invalidWhen([
       "neither a unit greater than 0 nor `to`, or both",
       "`to` not after the sandbox's time",

@@ -1,11 +1,11 @@
 // POST /sandboxes — an isolated environment of the account's own: its own keys, records and clock.
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
-import { commonErrors, invalidWhen, jsonBody, jsonResponse, trimmedText } from "../../schemas.ts";
+import { commonErrors, errorResponse, invalidWhen, jsonBody, jsonResponse, trimmedText } from "../../schemas.ts";
 import { rule } from "../../validation.ts";
 import { createSandbox, DEFAULT_SANDBOX_SECONDS, MAX_SANDBOX_SECONDS } from "../../../services/accounts/index.ts";
 import { LATEST_SERVICE_TIME } from "../../../platform/clock/index.ts";
-import { owner, SandboxSchema } from "./schemas.ts";
+import { forbiddenToSandboxes, owner, SandboxSchema } from "./schemas.ts";
 import { ApiError } from "../../errors.ts";
 
 const Body = z
@@ -51,6 +51,8 @@ export const route = createRoute({
   responses: {
     201: jsonResponse(Created, "The sandbox, with its keys (shown once)."),
     ...commonErrors,
+    ...forbiddenToSandboxes,
+    409: errorResponse("conflict: the account has as many sandboxes as it may (SANDBOXES_PER_ACCOUNT), or one with that name; the message says which and how to delete one."),
     400: invalidWhen(["name missing or over 100 characters", "clock.at not an ISO 8601 instant", "expiresIn under 60 or over 2,592,000 seconds"]),
   },
 });

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, uuid } from "../../schemas.ts";
 import { deleteSandbox } from "../../../services/accounts/index.ts";
-import { owner } from "./schemas.ts";
+import { owner, forbiddenToSandboxes } from "./schemas.ts";
 import { trySendCommands } from "../../../platform/network-outbox.ts";
 
 export const route = createRoute({
@@ -13,7 +13,7 @@ export const route = createRoute({
   summary: "Delete a sandbox",
   description: "Removes its records, hooks and pending deliveries, and the networks forget it; its keys answer 401 from the next request on.",
   request: { params: z.object({ sandboxId: uuid("sandboxId") }) },
-  responses: { 204: { description: "Deleted." }, ...commonErrors },
+  responses: { 204: { description: "Deleted." }, ...commonErrors, ...forbiddenToSandboxes },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, jsonResponse, uuid } from "../../schemas.ts";
 import { getSandbox } from "../../../services/accounts/index.ts";
-import { owner, SandboxSchema } from "./schemas.ts";
+import { owner, SandboxSchema, forbiddenToSandboxes } from "./schemas.ts";
 
 export const route = createRoute({
   method: "get",
@@ -11,7 +11,7 @@ export const route = createRoute({
   tags: ["Sandboxes"],
   summary: "Get a sandbox",
   request: { params: z.object({ sandboxId: uuid("sandboxId") }) },
-  responses: { 200: jsonResponse(SandboxSchema, "The sandbox."), ...commonErrors },
+  responses: { 200: jsonResponse(SandboxSchema, "The sandbox."), ...commonErrors, ...forbiddenToSandboxes },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>

@@ -3,7 +3,7 @@ import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, jsonResponse, listOf, pageQuery } from "../../schemas.ts";
 import { listSandboxes } from "../../../services/accounts/index.ts";
-import { owner, SandboxSchema } from "./schemas.ts";
+import { owner, SandboxSchema, forbiddenToSandboxes } from "./schemas.ts";
 
 export const route = createRoute({
   method: "get",
@@ -11,7 +11,7 @@ export const route = createRoute({
   tags: ["Sandboxes"],
   summary: "List sandboxes",
   request: { query: pageQuery },
-  responses: { 200: jsonResponse(listOf(SandboxSchema, "SandboxList"), "A page of the account's sandboxes."), ...commonErrors },
+  responses: { 200: jsonResponse(listOf(SandboxSchema, "SandboxList"), "A page of the account's sandboxes."), ...commonErrors, ...forbiddenToSandboxes },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {

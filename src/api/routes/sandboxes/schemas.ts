@@ -1,6 +1,7 @@
 // The sandbox as the API shows it, and who may manage sandboxes.
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../errors.ts";
+import { errorResponse } from "../../schemas.ts";
 import type { Caller } from "../../context.ts";
 
 export const EnvironmentClockSchema = z
@@ -19,6 +20,9 @@ export const SandboxSchema = z
     created: z.string().openapi({ format: "date-time" }),
   })
   .openapi("Sandbox");
+
+/** The answer to a sandbox's own key on a route of the account's. */
+export const forbiddenToSandboxes = { 403: errorResponse("forbidden: a sandbox's key cannot manage sandboxes; use the key of the account that owns it.") };
 
 /** Sandboxes are made, listed and deleted with the account's own key, never a sandbox's (403). */
 export function owner(caller: Caller): string {
