@@ -156,11 +156,13 @@ async function runFlow(flow: Flow, index: number, options: RunOptions, receiver:
       // Not JSON: kept as text.
     }
     if (step.id) scope.answers.set(step.id, answer);
-    const expectations = await resolved(step.expect);
+    // The status first: the other expectations may refer to this answer, which an error does not have.
     const what = `${action.method} ${url} answered ${res.status}`;
-    if (expectations?.status !== undefined ? res.status !== expectations.status : !res.ok) {
-      throw new StepFailure(`expected status ${expectations?.status ?? "2xx"}: ${what}: ${brief(answer)}`);
+    const status = step.expect?.status;
+    if (status !== undefined ? res.status !== status : !res.ok) {
+      throw new StepFailure(`expected status ${status ?? "2xx"}: ${what}: ${brief(answer)}`);
     }
+    const expectations = await resolved(step.expect);
     if (step.action === "program" && res.ok) {
       const programId = (answer as { id: string }).id;
       try {

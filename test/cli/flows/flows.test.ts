@@ -287,6 +287,33 @@ describe("cardlink run", () => {
     expect(result!.sandbox).toMatchObject({ outcome: "kept" });
   });
 
+  it("names the status an error answered with, even when the step's expectations refer to its own answer", async () => {
+    const { s } = served;
+    const account = await s.h.createAccount();
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    const flow = parseFlow(
+      "inline.yaml",
+      `name: A clearing of nothing
+steps:
+  - id: first
+    clear: { transactionId: "${unknown}", amount: 60 }
+    expect:
+      status: 201
+      webhooks:
+        - event: transaction.clearing
+          fields: { data.id: "\${first.id}" }
+`,
+    );
+    const [result] = await runFlows([flow], { url: s.url, target: { keys: account.keys }, serviceName: s.h.config.SERVICE_NAME });
+    expect(result!.steps).toEqual([
+      expect.objectContaining({
+        label: "first",
+        status: "failed",
+        failure: expect.stringMatching(new RegExp(`^expected status 201: POST /v1/transactions/${unknown}/clear answered 404: \\{`)),
+      }),
+    ]);
+  });
+
   it("prints the JSON Schema with --schema, the one committed as flows/flow.schema.json", async () => {
     const printed = await runCli(["run", "--schema"]);
     expect(printed.status).toBe(0);
