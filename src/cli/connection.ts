@@ -2,6 +2,7 @@
 // CARDLINK_URL, the server holding DATA_DIR (the URL it records in its lock) or http://localhost:3000; the key from --key or the demo test key `npm start` keeps
 // in credentials.json, and with --sandbox ID the `<service>-Sandbox` header that lets an account's key act in one of its sandboxes; the admin token from
 // ADMIN_TOKEN or credentials.json. They speak the typed client of clients/typescript.
+import { randomUUID } from "node:crypto";
 import { resolve as resolvePath } from "node:path";
 import { createAdminClient, createCardlinkClient, type CardlinkClient } from "../../clients/typescript/src/index.ts";
 import type { Config } from "../platform/config/index.ts";
@@ -32,9 +33,31 @@ export interface Connection {
 /** The header that lets an account's key act in one of its sandboxes, named like the key's (`Cardlink-Sandbox`). */
 export const sandboxHeader = (serviceName: string) => `${serviceName}-Sandbox`;
 
+/** Tries of one request answered 429 or 503, the answers a service gives when it cannot take it now. */
+const TRANSIENT_TRIES = 4;
+/** The longest `Retry-After` waited for between them. */
+const MAX_RETRY_AFTER_MS = 10_000;
+
+/**
+ * `fetch`, sending the request again after its `Retry-After` (at most 10 s, up to four tries) while it is
+ * answered 429 or 503, which made nothing (docs/api.md), unless `accept` is that very status. A POST
+ * carries one `Idempotency-Key` over its tries (its own, or a fresh one), so a retry of an answer that did
+ * make something replays it instead of making it twice.
+ */
+export async function fetchRetrying(request: Request, accept?: number): Promise<Response> {
+  if (request.method === "POST" && !request.headers.has("Idempotency-Key")) request.headers.set("Idempotency-Key", randomUUID());
+  for (let tries = 1; ; tries++) {
+    const res = await fetch(request.clone());
+    if ((res.status !== 429 && res.status !== 503) || res.status === accept || tries >= TRANSIENT_TRIES) return res;
+    await res.arrayBuffer();
+    const after = Number(res.headers.get("retry-after"));
+    await new Promise((r) => setTimeout(r, Math.min(MAX_RETRY_AFTER_MS, Number.isFinite(after) && after > 0 ? after * 1000 : 1000)));
+  }
+}
+
 /** A connection with `key` at `url`, in `sandbox` when given (its test environment for a test key, its live for a live one). */
 export function connection(url: string, key: string, serviceName: string, sandbox?: string): Connection {
-  const client = createCardlinkClient({ baseUrl: url, key, serviceName });
+  const client = createCardlinkClient({ baseUrl: url, key, serviceName, fetch: (request) => fetchRetrying(request as Request) });
   if (sandbox !== undefined) {
     client.use({
       onRequest: ({ request }) => {

@@ -8,7 +8,7 @@ import { HOOK_EVENTS } from "../../services/webhooks/index.ts";
 import { listen, type VerifiedEvent } from "../receiver.ts";
 import { newReceiverSecret, registerOwnHooks, removeHooks } from "../own-hooks.ts";
 import { CommandError } from "../args.ts";
-import { sandboxHeader, unreachable } from "../connection.ts";
+import { fetchRetrying, sandboxHeader, unreachable } from "../connection.ts";
 import { ACTIONS, pathParams, type Action, type Flow, type Step, type WebhookExpectation } from "./schema.ts";
 import { resolve, ReferenceError, type Scope } from "./interpolate.ts";
 import { fieldFailures } from "./expect.ts";
@@ -144,7 +144,8 @@ async function runFlow(flow: Flow, index: number, options: RunOptions, receiver:
     const sent = performance.now();
     let res: Response;
     try {
-      res = await fetch(`${options.url}${url}`, { method: action.method, headers, ...(hasBody ? { body: JSON.stringify(body) } : {}) });
+      const request = new Request(`${options.url}${url}`, { method: action.method, headers, ...(hasBody ? { body: JSON.stringify(body) } : {}) });
+      res = await fetchRetrying(request, step.expect?.status);
     } catch (err) {
       throw new StepFailure(`${action.method} ${url}: ${unreachable(options.url, err)}`);
     }
