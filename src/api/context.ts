@@ -12,6 +12,7 @@ import type { Health } from "../platform/health/index.ts";
 import type { Metrics } from "../platform/metrics/index.ts";
 import type { SimulatorControl } from "../services/simulator-control/index.ts";
 import type { AccountLimiter, AddressLimiters } from "./middleware/rate-limit.ts";
+import type { RequestLog } from "../services/request-log/index.ts";
 
 export type { Ctx };
 
@@ -32,6 +33,8 @@ export interface ApiServices {
   health: Health;
   /** This process's Prometheus registry and the timings the parts report to it (served at /metrics). */
   metrics: Metrics;
+  /** Every /v1 request a key made, written in batches off the request path (GET /v1/requests reads it). */
+  requestLog: RequestLog;
 }
 
 /**
@@ -45,6 +48,11 @@ export interface AppEnv {
     services: ApiServices;
     requestId: string;
     caller: Caller;
+    /**
+     * Whose key the request presented, once it is known, even when the request is then refused (a rate limit,
+     * the tier, a sandbox not found): the request log records the request in that environment.
+     */
+    keyHolder: Caller | undefined;
     /** performance.now() when the request arrived (metrics: the hops a request starts). */
     receivedMs: number;
   };

@@ -14,21 +14,27 @@ import { runOffboardingDue } from "../services/mid-insights/index.ts";
 import { runQualificationsDue } from "../services/transactions/index.ts";
 import { deleteExpiredSandboxes } from "../services/accounts/index.ts";
 import { dueTime, type DueTime } from "../platform/clock/environment.ts";
+import type { Config } from "../platform/config/index.ts";
+import { pruneRequests } from "../services/request-log/index.ts";
+
+/** What due work is configured with. */
+export type DueSettings = Pick<Config, "REQUEST_LOG_RETENTION_DAYS">;
 
 // Each compares its rows with their own environment's time (a sandbox's clock, or the service clock).
-const DUE_WORK: Record<string, (db: Db, at: DueTime) => Promise<number>> = {
+const DUE_WORK: Record<string, (db: Db, at: DueTime, settings: DueSettings) => Promise<number>> = {
   "brand consent": approveDueBrands,
   "marketplace answers": runMarketplaceDue,
   "MID offboarding": (db, at) => runOffboardingDue(db, at),
-  "return periods": runQualificationsDue,
+  "return periods": (db, at) => runQualificationsDue(db, at),
   "expired idempotency keys": forgetExpiredKeys,
   "expired sandboxes": deleteExpiredSandboxes,
+  "request log past its retention": (db, at, settings) => pruneRequests(db, at, settings.REQUEST_LOG_RETENTION_DAYS),
 };
 
 /** Runs every kind of due work once, in order, at the clock's time in every environment. */
-export async function runDue(db: Db, clock: Pick<Clock, "now" | "offsetMs">): Promise<void> {
+export async function runDue(db: Db, clock: Pick<Clock, "now" | "offsetMs">, settings: DueSettings): Promise<void> {
   const at = await dueTime(db, clock);
-  for (const run of Object.values(DUE_WORK)) await run(db, at);
+  for (const run of Object.values(DUE_WORK)) await run(db, at, settings);
 }
 
 /**
@@ -36,14 +42,17 @@ export async function runDue(db: Db, clock: Pick<Clock, "now" | "offsetMs">): Pr
  * PostgreSQL is down the sweeps wait for the health watch to find it back (it retries with backoff) and
  * then pick up what fell due meanwhile.
  */
-export function sweepDue(services: { db: Db; clock: Clock; log: Logger; health: Health; simulators: SimulatorControl }, intervalMs = 1000): () => void {
+export function sweepDue(
+  services: { config: DueSettings; db: Db; clock: Clock; log: Logger; health: Health; simulators: SimulatorControl },
+  intervalMs = 1000,
+): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running || !services.health.postgres.up) return;
     running = true;
     // Test purchases accepted while the bus was down are sent here too (it needs the bus, so it is not
     // due work that every role runs on an advance).
-    runDue(services.db, services.clock)
+    runDue(services.db, services.clock, services.config)
       .then(() => relayTestPurchases(services))
       .catch((err: unknown) => {
         if (!services.health.report(err)) services.log.error({ err }, "due-work sweep failed");

@@ -56,6 +56,10 @@ const configSchema = z.object({
   AUTH_FAILURE_LIMIT_BURST: positiveNumber(20),
   // Test purchases (and their clear, void, refund) one account may have in flight in one api process.
   TEST_PURCHASE_CONCURRENCY: z.coerce.number().int().min(1, "must be at least 1").default(64),
+  // The request log (GET /v1/requests): how long records are kept, in days of each environment's time, and how
+  // many records one api process holds for its writer at most (past it, new ones are dropped and counted).
+  REQUEST_LOG_RETENTION_DAYS: z.coerce.number().finite().positive("must be more than 0").max(365, "must be at most 365").default(7),
+  REQUEST_LOG_BUFFER: z.coerce.number().int().min(100, "must be at least 100").max(1_000_000, "must be at most 1000000").default(5_000),
   SIMULATOR_SEED: z.coerce.number().int().min(0).default(1),
   DRAIN_TIMEOUT_SECONDS: z.coerce.number().finite().positive("must be more than 0").default(30),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

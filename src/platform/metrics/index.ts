@@ -32,8 +32,26 @@ export type DeliveryOutcome = "delivered" | "retried" | "failed" | "cancelled";
 export const DISPATCH_PHASES = ["fan_out", "claim", "prepare", "call", "record"] as const;
 export type DispatchPhase = (typeof DISPATCH_PHASES)[number];
 
+/**
+ * Why the request log's writer dropped records: `overflow` (its buffer was full: PostgreSQL slower than the
+ * requests, or away), `refused` (PostgreSQL refused the record itself), `stopped` (still unwritten when the
+ * process stopped with PostgreSQL away).
+ */
+export const REQUEST_LOG_DROPS = ["overflow", "refused", "stopped"] as const;
+export type RequestLogDrop = (typeof REQUEST_LOG_DROPS)[number];
+
+/** What the request log's writer reports (src/services/request-log/writer.ts). */
+export interface RequestLogObserver {
+  written(count: number): void;
+  dropped(reason: RequestLogDrop, count: number): void;
+  /** Records waiting in its buffer now. */
+  buffered(count: number): void;
+}
+
 export interface Metrics {
   readonly registry: Registry;
+  /** The request log's writer reports its rounds, its drops and its buffer here. */
+  readonly requestLog: RequestLogObserver;
   /** The bus's consumer runners report every committed batch here (batch sizes, lag, message latency, hops). */
   readonly consumers: ConsumerObserver;
   hop(hop: Hop, seconds: number): void;
@@ -112,6 +130,24 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
 
   const qualifierSteps = histogram("cardlink_qualifier_step_seconds", "Time one qualifier batch spent in each step: parse (normalise), resolve (the facts its decisions need), dedupe, decide, write (the set-based statements), commit.", ["step"], STEP_BUCKETS);
 
+  const requestLogWritten = new Counter({
+    name: "cardlink_request_log_written_total",
+    help: "Request log records written (each /v1 request a key made, written in batches off the request path).",
+    registers,
+  });
+  const requestLogDropped = new Counter({
+    name: "cardlink_request_log_dropped_total",
+    help: "Request log records dropped, by reason: overflow (the writer's buffer was full), refused (PostgreSQL refused the record), stopped (unwritten at stop with PostgreSQL away).",
+    labelNames: ["reason"],
+    registers,
+  });
+  for (const reason of REQUEST_LOG_DROPS) requestLogDropped.inc({ reason }, 0);
+  const requestLogBuffered = new Gauge({
+    name: "cardlink_request_log_buffered",
+    help: "Request log records waiting in the writer's buffer (REQUEST_LOG_BUFFER at most).",
+    registers,
+  });
+
   const hopOf = hopOfMessage();
   const consumers: ConsumerObserver = {
     handing(groupId, size) {
@@ -139,6 +175,11 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
   return {
     registry,
     consumers,
+    requestLog: {
+      written: (count) => requestLogWritten.inc(count),
+      dropped: (reason, count) => requestLogDropped.inc({ reason }, count),
+      buffered: (count) => requestLogBuffered.set(count),
+    },
     hop: (hop, seconds) => hops.observe({ hop }, seconds),
     request(method, route, status, seconds) {
       const labels = { method, route, status: String(status) };
