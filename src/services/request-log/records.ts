@@ -97,7 +97,7 @@ const COLUMNS =
   "request_body, request_truncated, response_body, response_truncated, created, xid::text as xid, seq";
 
 /**
- * Writes a round of records in one statement. A record of an environment deleted meanwhile (a sandbox) is
+ * Writes a round of records in one statement, in the order given (their place in the log). A record of an environment deleted meanwhile (a sandbox) is
  * left out; one written already (a round tried again after its answer was lost) is not written twice.
  */
 export async function writeRequests(db: Db, rows: RequestRow[]): Promise<void> {
@@ -110,12 +110,14 @@ export async function writeRequests(db: Db, rows: RequestRow[]): Promise<void> {
        coalesce(r.response_truncated, false), r.created
      from json_to_recordset($1::json) as r(id text, account_id uuid, live boolean, key_id uuid, source text, method text, path text,
        query text, status int, error_code text, latency_ms float8, idempotency_key text, resource_id uuid, request_body text,
-       request_truncated boolean, response_body text, response_truncated boolean, created timestamptz)
+       request_truncated boolean, response_body text, response_truncated boolean, created timestamptz, ord int)
      where exists (select 1 from accounts a where a.id = r.account_id)
+     order by r.ord
      on conflict (id) do nothing`,
     [
       JSON.stringify(
-        rows.map((r) => ({
+        rows.map((r, ord) => ({
+          ord,
           id: r.id,
           account_id: r.accountId,
           live: r.live,
