@@ -34,6 +34,8 @@ export interface LoggedBody {
   truncated: boolean;
 }
 
+// U+0000 is what PostgreSQL's text refuses.
+// eslint-disable-next-line no-control-regex
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 export function logBody(held: HeldBody): LoggedBody {

@@ -3,7 +3,7 @@
 // webhooks a request caused, one tenant and one environment never seeing another's, and the prune on each
 // environment's own clock.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Client, type Harness, type TestAccount } from "../../support/harness.ts";
+import { createHarness, expectError, expectStatus, type Client, type Harness } from "../../support/harness.ts";
 import { CARD_NUMBERS } from "../../support/fixtures.ts";
 import type { RequestRecord } from "../../../src/services/request-log/index.ts";
 import { BODY_LIMIT } from "../../../src/domain/request-log.ts";
