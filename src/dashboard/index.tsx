@@ -15,6 +15,7 @@ import { mountOverview } from "./pages/overview.tsx";
 import { mountTransactions } from "./pages/transactions.tsx";
 import { mountWebhooks } from "./pages/webhooks.tsx";
 import { mountEvents } from "./pages/events.tsx";
+import { mountRequests } from "./pages/requests.tsx";
 import { mountOffers } from "./pages/offers.tsx";
 import { mountLocations } from "./pages/locations.tsx";
 import { mountMidInsights } from "./pages/mid-insights.tsx";
@@ -121,6 +122,7 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
   mountTransactions(dash);
   mountWebhooks(dash);
   mountEvents(dash);
+  mountRequests(dash);
   mountOffers(dash);
   mountLocations(dash);
   mountMidInsights(dash);

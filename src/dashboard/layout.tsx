@@ -16,6 +16,7 @@ const KEY_PAGES = [
   ["/dashboard/transactions", "Transactions"],
   ["/dashboard/webhooks", "Webhooks"],
   ["/dashboard/events", "Events"],
+  ["/dashboard/requests", "Requests"],
   ["/dashboard/offers", "Offers"],
   ["/dashboard/locations", "Locations"],
   ["/dashboard/mid-insights", "MID insights"],

@@ -129,6 +129,9 @@ export function resourceIdOf(method: string, path: string, status: number, answe
   return path.match(UUID)?.at(-1)?.toLowerCase() ?? null;
 }
 
+/** The methods the log's method filter takes. */
+export const REQUEST_METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"] as const;
+
 /** A status filter: one status (`404`) or a class (`4xx`). */
 export const STATUS_FILTER = /^[1-5]([0-9]{2}|xx)$/;
 

@@ -6146,6 +6146,8 @@ export interface paths {
                     /** @description One status (`404`) or a class of them (`4xx`). */
                     status?: string;
                     method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE" | "HEAD" | "OPTIONS";
+                    /** @description `api`: requests sent with a key over HTTP. `dashboard`: the dashboard's calls for a signed-in key. */
+                    source?: "api" | "dashboard";
                     /** @description Requests to this path and those under it (`/v1/cards` takes `/v1/cards/{id}` too); `*` stands for any characters (`/v1/programs/*\/cards`). */
                     path?: string;
                     /** @description Requests that arrived at or after this time of the environment (a sandbox's own clock). */

@@ -3,14 +3,13 @@
 // latest requests, or one request with its bodies (card numbers and secrets masked by the server).
 import { command, print, UsageError, wholeNumber } from "../args.ts";
 import { instantOption } from "../instant-option.ts";
+import { REQUEST_METHODS, STATUS_FILTER } from "../../domain/request-log.ts";
 import type { paths, Schemas } from "../../../clients/typescript/src/index.ts";
 
 type RequestRecord = Schemas["RequestRecord"];
 type ListQuery = NonNullable<paths["/v1/requests"]["get"]["parameters"]["query"]>;
-type Method = NonNullable<ListQuery["method"]>;
 
 const text = { type: "string" } as const;
-const METHODS: readonly Method[] = ["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"];
 /** The server's longest wait is 30 s; a little less keeps clear of proxies' idle timeouts. */
 const WAIT_SECONDS = "25";
 /** How often a follower with nothing to follow yet (an environment with no request) looks (real ms). */
@@ -39,7 +38,7 @@ function bodyLines(what: string, body: { body: string | null; truncated: boolean
 function filtersOf(values: { status?: string | undefined; path?: string | undefined; method?: string | undefined }): ListQuery {
   const filters: ListQuery = {};
   if (values.status !== undefined) {
-    if (!/^[1-5]([0-9]{2}|xx)$/.test(values.status)) throw new UsageError("--status: must be a status such as 404 or a class such as 4xx");
+    if (!STATUS_FILTER.test(values.status)) throw new UsageError("--status: must be a status such as 404 or a class such as 4xx");
     filters.status = values.status;
   }
   if (values.path !== undefined) {
@@ -47,8 +46,8 @@ function filtersOf(values: { status?: string | undefined; path?: string | undefi
     filters.path = values.path;
   }
   if (values.method !== undefined) {
-    const method = METHODS.find((m) => m === values.method!.toUpperCase());
-    if (!method) throw new UsageError(`--method: must be one of ${METHODS.join(", ")}`);
+    const method = REQUEST_METHODS.find((m) => m === values.method!.toUpperCase());
+    if (!method) throw new UsageError(`--method: must be one of ${REQUEST_METHODS.join(", ")}`);
     filters.method = method;
   }
   return filters;

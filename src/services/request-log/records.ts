@@ -146,6 +146,7 @@ export interface RequestFilters {
   /** One status, `404`, or a class, `4xx`. */
   status?: string;
   method?: string;
+  source?: RequestSource;
   /** A path, with what lies under it; `*` for any characters. */
   path?: string;
   /** Arrived at or after this time of the environment … */
@@ -193,6 +194,7 @@ export async function listRequests(ctx: Ctx, filters: RequestFilters, page: Page
     f.add("status between ? and ?", from, to);
   }
   if (filters.method) f.add("method = ?", filters.method);
+  if (filters.source) f.add("source = ?", filters.source);
   if (filters.path) {
     const [exact, under] = pathPatterns(filters.path);
     f.add("(path like ? or path like ?)", exact, under);

@@ -6,10 +6,9 @@ import { ctxOf } from "../../context.ts";
 import { invalid } from "../../errors.ts";
 import { codePoints, commonErrors, invalidWhen, jsonResponse, limitParam, listOf, startParam } from "../../schemas.ts";
 import { listRequests } from "../../../services/request-log/index.ts";
-import { STATUS_FILTER } from "../../../domain/request-log.ts";
+import { REQUEST_METHODS, STATUS_FILTER } from "../../../domain/request-log.ts";
 import { RequestRecordSchema, requestIdParam } from "./schemas.ts";
 
-export const METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"] as const;
 /** The longest `wait`, in seconds. */
 export const MAX_WAIT_SECONDS = 30;
 /** How often a wait looks again for records other api processes wrote (real ms); this process's rounds wake it at once. */
@@ -31,9 +30,13 @@ const query = z.object({
     .optional()
     .openapi({ param: { name: "status", in: "query" }, description: "One status (`404`) or a class of them (`4xx`).", example: "4xx", pattern: STATUS_FILTER.source }),
   method: z
-    .enum(METHODS, { message: `must be one of ${METHODS.join(", ")}` })
+    .enum(REQUEST_METHODS, { message: `must be one of ${REQUEST_METHODS.join(", ")}` })
     .optional()
     .openapi({ param: { name: "method", in: "query" } }),
+  source: z
+    .enum(["api", "dashboard"], { message: "must be api or dashboard" })
+    .optional()
+    .openapi({ param: { name: "source", in: "query" }, description: "`api`: requests sent with a key over HTTP. `dashboard`: the dashboard's calls for a signed-in key." }),
   path: z
     .string()
     .regex(/^\/[^?#]*$/, "must be a path starting with /, without ? or #")
@@ -95,7 +98,7 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { limit = 100, start, status, method, path, since, until, after, order, wait = 0 } = c.req.valid("query");
+  const { limit = 100, start, status, method, source, path, since, until, after, order, wait = 0 } = c.req.valid("query");
   if (since && until && new Date(until) <= new Date(since)) throw invalid("until", "must be after since");
   if (wait > 0 && !after) throw invalid("wait", "needs after: the id of the last request you have (a long-poll waits for what follows it)");
   const { services, caller } = c.var;
@@ -106,6 +109,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
       {
         ...(status ? { status } : {}),
         ...(method ? { method } : {}),
+        ...(source ? { source } : {}),
         ...(path ? { path } : {}),
         ...(since ? { since: new Date(since) } : {}),
         ...(until ? { until: new Date(until) } : {}),
