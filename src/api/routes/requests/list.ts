@@ -9,8 +9,8 @@ import { listRequests } from "../../../services/request-log/index.ts";
 import { REQUEST_METHODS, STATUS_FILTER } from "../../../domain/request-log.ts";
 import { RequestRecordSchema, requestIdParam } from "./schemas.ts";
 
-/** The longest `wait`, in seconds. */
-export const MAX_WAIT_SECONDS = 30;
+/** The longest `wait`, in seconds (its pattern says the same). */
+const MAX_WAIT_SECONDS = 30;
 /** How often a wait looks again for records other api processes wrote (real ms); this process's rounds wake it at once. */
 const LOOK_EVERY_MS = 1_000;
 
@@ -59,9 +59,8 @@ const query = z.object({
     .openapi({ param: { name: "order", in: "query" }, description: "`desc` (default): newest first. `asc`: oldest first, as a follower reads." }),
   wait: z
     .string()
-    .regex(/^\d{1,2}$/, `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`)
+    .regex(/^(0?[0-9]|[12][0-9]|30)$/, `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`)
     .transform(Number)
-    .refine((n) => n <= MAX_WAIT_SECONDS, `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`)
     .optional()
     .openapi({
       param: { name: "wait", in: "query" },
@@ -69,7 +68,7 @@ const query = z.object({
         `With \`after\`: when no request matches yet, wait up to this many seconds (0 to ${MAX_WAIT_SECONDS}) for one to be written, ` +
         "then answer (a long-poll; an empty page when none came).",
       type: "string",
-      pattern: "^[0-9]{1,2}$",
+      pattern: "^(0?[0-9]|[12][0-9]|30)$",
       example: "25",
     }),
 });
