@@ -20,6 +20,31 @@ const instant = (local: string | undefined) => {
   return /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(local) ? `${local}:00Z` : /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(local) ? `${local}Z` : local;
 };
 
+/** One event as a row under eventHead: when, event, status, its deliveries, its transaction, a link to its page. */
+export const EventRow = ({ e }: { e: WebhookEvent }) => (
+  <tr data-event={e.id}>
+    <td>{when(e.created)}</td>
+    <td>{e.event}</td>
+    <td>
+      <Badge text={e.status} tone={statusTone(e.status)} />
+    </td>
+    <td>
+      {e.deliveries.length === 0
+        ? "—"
+        : e.deliveries.map((d) => `${d.status} (${d.attemptCount} attempt${d.attemptCount === 1 ? "" : "s"}${d.lastResponseCode ? `, ${d.lastResponseCode}` : ""})`).join("; ")}
+    </td>
+    <td>{e.transactionId ? <a href={`/dashboard/transactions/${e.transactionId}`}>{e.transactionId.slice(0, 8)}</a> : "—"}</td>
+    <td>
+      <a href={`/dashboard/events/${e.id}`} aria-label={`Open event ${e.event} ${e.id}`}>
+        Open
+      </a>
+    </td>
+  </tr>
+);
+
+/** The head of a table of EventRow, its times named for the session's clock. */
+export const eventHead = (c: DashContext) => [`When (${timeOf(c.var.session).time})`, "Event", "Status", "Deliveries", "Transaction", ""];
+
 function filtersOf(c: DashContext) {
   return {
     event: c.req.query("event") || undefined,
@@ -53,26 +78,9 @@ export function mountEvents(dash: Hono<DashEnv>) {
           <Field name="to" label="To (UTC)" type="datetime-local" step="1" value={f.to} />
           <button type="submit">Filter</button>
         </form>
-        <Table caption="Webhook events, newest first" head={[`When (${timeOf(c.var.session).time})`, "Event", "Status", "Deliveries", "Transaction", ""]} id="events" empty="No events match.">
+        <Table caption="Webhook events, newest first" head={eventHead(c)} id="events" empty="No events match.">
           {page.items.map((e) => (
-            <tr data-event={e.id}>
-              <td>{when(e.created)}</td>
-              <td>{e.event}</td>
-              <td>
-                <Badge text={e.status} tone={statusTone(e.status)} />
-              </td>
-              <td>
-                {e.deliveries.length === 0
-                  ? "—"
-                  : e.deliveries.map((d) => `${d.status} (${d.attemptCount} attempt${d.attemptCount === 1 ? "" : "s"}${d.lastResponseCode ? `, ${d.lastResponseCode}` : ""})`).join("; ")}
-              </td>
-              <td>{e.transactionId ? <a href={`/dashboard/transactions/${e.transactionId}`}>{e.transactionId.slice(0, 8)}</a> : "—"}</td>
-              <td>
-                <a href={`/dashboard/events/${e.id}`} aria-label={`Open event ${e.event} ${e.id}`}>
-                  Open
-                </a>
-              </td>
-            </tr>
+            <EventRow e={e} />
           ))}
         </Table>
         <Pager count={page.count} shown={page.items.length} last={page.last} next={(s) => `/dashboard/events${qs({ program: program.id, ...f, start: s })}`} />

@@ -6,7 +6,7 @@ import { callApi, must, qs, type DashContext, type DashEnv, type List } from "..
 import { Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { timeOf } from "../session.ts";
 import { utcInstant } from "../form.ts";
-import { statusTone } from "./events.tsx";
+import { EventRow, eventHead } from "./events.tsx";
 import type { RequestRecord } from "../../services/request-log/index.ts";
 import type { WebhookEvent } from "../../services/webhooks/index.ts";
 import { REQUEST_METHODS } from "../../domain/request-log.ts";
@@ -149,21 +149,9 @@ export function mountRequests(dash: Hono<DashEnv>) {
           The events about what the request made or changed{r.resourceId ? <> (<code>{r.resourceId}</code>)</> : ""}, from the request on,
           newest first; a later request on the same record adds its own.
         </p>
-        <Table caption="Webhook events the request caused" head={[`When (${time})`, "Event", "Status", "Transaction", ""]} id="caused-events" empty="None: the request made or changed nothing that sends webhooks.">
+        <Table caption="Webhook events the request caused" head={eventHead(c)} id="caused-events" empty="None: the request made or changed nothing that sends webhooks.">
           {events.items.map((e) => (
-            <tr data-event={e.id}>
-              <td>{when(e.created)}</td>
-              <td>{e.event}</td>
-              <td>
-                <Badge text={e.status} tone={statusTone(e.status)} />
-              </td>
-              <td>{e.transactionId ? <a href={`/dashboard/transactions/${e.transactionId}`}>{e.transactionId.slice(0, 8)}</a> : "—"}</td>
-              <td>
-                <a href={`/dashboard/events/${e.id}`} aria-label={`Open event ${e.event} ${e.id}`}>
-                  Open
-                </a>
-              </td>
-            </tr>
+            <EventRow e={e} />
           ))}
         </Table>
         <p>

@@ -7,26 +7,16 @@ import type { Logger } from "pino";
 import type { Db } from "../../platform/db.ts";
 import type { RequestLogObserver } from "../../platform/metrics/index.ts";
 import { errorCodeOf, logBody, resourceIdOf, type HeldBody } from "../../domain/request-log.ts";
-import { writeRequests, type RequestRow, type RequestSource } from "./records.ts";
+import { writeRequests, type RequestRow } from "./records.ts";
 
-/** One request as the request path knows it: its bodies held as they were (src/domain/request-log.ts holdBody). */
-export interface RequestEntry {
-  id: string;
-  accountId: string;
-  live: boolean;
-  keyId: string;
-  source: RequestSource;
-  method: string;
-  path: string;
-  query: string | null;
-  status: number;
-  latencyMs: number;
-  idempotencyKey: string | null;
-  /** When it arrived, on its environment's clock. */
-  created: Date;
+/**
+ * One request as the request path knows it: what its row holds but the parts worked out here, and its
+ * bodies held as they were (src/domain/request-log.ts holdBody).
+ */
+export type RequestEntry = Omit<RequestRow, "errorCode" | "resourceId" | "request" | "response"> & {
   request: HeldBody | null;
   response: HeldBody | null;
-}
+};
 
 export interface RequestLogDeps {
   db: Db;

@@ -3,17 +3,9 @@
 // prints the next one as it happens, and nothing of the requests its filter leaves out.
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { runCli, useServed } from "../../support/served.ts";
+import { runCli, useServed, waitFor } from "../../support/served.ts";
 
 const served = useServed();
-
-const waitFor = async (probe: () => boolean, what: string, ms = 30_000) => {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe("cardlink logs", () => {
   it("finds a 400 again with list and show, and follows the next one with tail --status 4xx --json", async () => {

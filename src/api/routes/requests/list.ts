@@ -4,7 +4,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { invalid } from "../../errors.ts";
-import { codePoints, commonErrors, invalidWhen, jsonResponse, limitParam, listOf, startParam } from "../../schemas.ts";
+import { codePoints, commonErrors, instantQuery, invalidWhen, jsonResponse, limitParam, listOf, startParam } from "../../schemas.ts";
 import { listRequests } from "../../../services/request-log/index.ts";
 import { REQUEST_METHODS, STATUS_FILTER } from "../../../domain/request-log.ts";
 import { RequestRecordSchema, requestIdParam } from "./schemas.ts";
@@ -13,13 +13,6 @@ import { RequestRecordSchema, requestIdParam } from "./schemas.ts";
 const MAX_WAIT_SECONDS = 30;
 /** How often a wait looks again for records other api processes wrote (real ms); this process's rounds wake it at once. */
 const LOOK_EVERY_MS = 1_000;
-
-const instant = (name: string, description: string) =>
-  z.iso
-    .datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-01-05T12:00:00Z" })
-    .max(64)
-    .optional()
-    .openapi({ param: { name, in: "query" }, description, example: "2026-01-05T12:00:00Z" });
 
 const query = z.object({
   limit: limitParam,
@@ -48,8 +41,8 @@ const query = z.object({
       description: "Requests to this path and those under it (`/v1/cards` takes `/v1/cards/{id}` too); `*` stands for any characters (`/v1/programs/*/cards`).",
       example: "/v1/transactions",
     }),
-  since: instant("since", "Requests that arrived at or after this time of the environment (a sandbox's own clock)."),
-  until: instant("until", "Requests that arrived before this time of the environment."),
+  since: instantQuery("since", "Requests that arrived at or after this time of the environment (a sandbox's own clock)."),
+  until: instantQuery("until", "Requests that arrived before this time of the environment."),
   after: requestIdParam("after", "query")
     .optional()
     .openapi({ description: "Only the requests written to the log after this one (its id), to follow the log: pass the id of the last request you have." }),
