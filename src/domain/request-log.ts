@@ -110,6 +110,7 @@ export function errorCodeOf(status: number, answer: string | undefined): string 
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const WHOLE_UUID = new RegExp(`^${UUID.source}$`, "i");
+const LEADING_ID = new RegExp(`^\\{"id":"(${UUID.source})"`, "i");
 
 /**
  * The resource a request made or changed, which its webhooks are about: the `id` of a successful answer that
@@ -118,6 +119,9 @@ const WHOLE_UUID = new RegExp(`^${UUID.source}$`, "i");
  */
 export function resourceIdOf(method: string, path: string, status: number, answer: string | undefined, answerCut: boolean): string | null {
   if (method === "GET" || method === "HEAD" || status < 200 || status >= 300) return null;
+  // Records are answered with their id first: read without parsing the whole answer where it is.
+  const first = answer?.match(LEADING_ID)?.[1];
+  if (first) return first.toLowerCase();
   if (answer && !answerCut) {
     try {
       const id = (JSON.parse(answer) as { id?: unknown } | null)?.id;
