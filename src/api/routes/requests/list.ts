@@ -19,6 +19,7 @@ const query = z.object({
   start: startParam,
   status: z
     .string()
+    .max(3, "must be a status such as 404 or a class such as 4xx")
     .regex(STATUS_FILTER, "must be a status such as 404 or a class such as 4xx")
     .optional()
     .openapi({ param: { name: "status", in: "query" }, description: "One status (`404`) or a class of them (`4xx`).", example: "4xx", pattern: STATUS_FILTER.source }),
@@ -52,6 +53,7 @@ const query = z.object({
     .openapi({ param: { name: "order", in: "query" }, description: "`desc` (default): newest first. `asc`: oldest first, as a follower reads." }),
   wait: z
     .string()
+    .max(2, `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`)
     .regex(/^(0?[0-9]|[12][0-9]|30)$/, `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`)
     .transform(Number)
     .optional()
@@ -62,6 +64,7 @@ const query = z.object({
         "then answer (a long-poll; an empty page when none came).",
       type: "string",
       pattern: "^(0?[0-9]|[12][0-9]|30)$",
+      maxLength: 2,
       example: "25",
     }),
 });

@@ -8,6 +8,7 @@ export const REQUEST_ID_PATTERN = "^req_[A-Za-z0-9]{1,64}$";
 export const requestIdParam = (name: string, where: "path" | "query") =>
   z
     .string()
+    .max(68, "must be a request id, req_ followed by letters and digits (the Request-Id header of an answer)")
     .regex(new RegExp(REQUEST_ID_PATTERN), "must be a request id, req_ followed by letters and digits (the Request-Id header of an answer)")
     .openapi({ param: { name, in: where }, example: "req_4fT9kQ2mZx8Lb3Nc", pattern: REQUEST_ID_PATTERN });
 
