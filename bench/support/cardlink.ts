@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ownDatabase, type OwnDatabase } from "./own-database.ts";
+import { heapOption } from "./heap.ts";
 
 export type Shape = "embedded" | "stack";
 
@@ -46,7 +47,9 @@ interface Role {
 }
 
 function startRole(name: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[]): Role {
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  // Under the heap bound the process runs with as a service (bench/support/heap.ts), unless `nodeArgs` give one.
+  const bound = nodeArgs.some((a) => a.startsWith("--max-old-space-size")) ? [] : [heapOption(args[0] === "start" ? "start" : "role")];
+  const child = spawn(process.execPath, [...bound, ...nodeArgs, "--import", "tsx", "src/main.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   const role: Role = { name, child, output: [] };
   const keep = (d: Buffer) => {
     role.output.push(d.toString());

@@ -12,10 +12,20 @@ export interface GroupOptions {
   maxRound?: number;
 }
 
+/** A bound on a round by what its inputs weigh (a batch of messages weighs its count), beside `maxRound`. */
+export interface SizeBound<I> {
+  sizeOf: (input: I) => number;
+  /** A round takes no more inputs once their sizes reach this; it takes one input whatever its size. */
+  maxSize: number;
+}
+
 export type Grouped<I, O> = (input: I) => Promise<O>;
 
 /** One call a round: `run` answers every input of the round, in order. */
-export function groupCommit<I, O>(run: (inputs: I[]) => Promise<Outcome<O>[]>, { maxRound = 1_000 }: GroupOptions = {}): Grouped<I, O> {
+export function groupCommit<I, O>(
+  run: (inputs: I[]) => Promise<Outcome<O>[]>,
+  { maxRound = 1_000, size }: GroupOptions & { size?: SizeBound<I> } = {},
+): Grouped<I, O> {
   interface Waiting {
     input: I;
     resolve: (value: O) => void;
@@ -27,8 +37,14 @@ export function groupCommit<I, O>(run: (inputs: I[]) => Promise<Outcome<O>[]>, {
 
   async function round(): Promise<void> {
     scheduled = false;
-    const taken = gathering.slice(0, maxRound);
-    gathering = gathering.slice(taken.length);
+    let count = Math.min(gathering.length, maxRound);
+    if (size) {
+      let weight = 0;
+      count = 0;
+      while (count < gathering.length && count < maxRound && (count === 0 || weight < size.maxSize)) weight += size.sizeOf(gathering[count++]!.input);
+    }
+    const taken = gathering.slice(0, count);
+    gathering = gathering.slice(count);
     running = true;
     try {
       const outcomes = await run(taken.map((w) => w.input));

@@ -39,6 +39,17 @@ describe("groupCommit", () => {
   });
 });
 
+describe("groupCommit's size bound", () => {
+  it("stops taking inputs once their sizes reach maxSize, and goes on at once with what is left", async () => {
+    const rounds: number[][] = [];
+    const sum = groupCommit<number, number>(async (inputs) => (rounds.push(inputs), inputs.map((ok) => ({ ok }))), {
+      size: { sizeOf: (n) => n, maxSize: 5 },
+    });
+    await Promise.all([3, 2, 4, 9, 1].map(sum));
+    expect(rounds).toEqual([[3, 2], [4, 9], [1]]);
+  });
+});
+
 describe("groupedLookup", () => {
   it("looks the keys of a round up once each, per handle", async () => {
     const loads: string[][] = [];
