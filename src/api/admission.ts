@@ -53,10 +53,12 @@ const ACTIVE_MS = 1_000;
 const MIN_SAMPLES = 3;
 /**
  * The latency baseline: the lowest median of BASELINE_GROUP consecutive answers over BASELINE_MS (real ms).
- * Medians of a fixed count, so a quiet interval's two answers do not make a baseline no load can meet.
+ * Medians of a fixed count, so a quiet interval's two answers do not make a baseline no load can meet; over
+ * half a minute, so it follows the machine (other work on it) rather than its best moment. Each cut drains the
+ * pipeline for a moment, which is what keeps the lowest median near the latency without a queue.
  */
 const BASELINE_GROUP = 8;
-const BASELINE_MS = 5 * 60_000;
+const BASELINE_MS = 30_000;
 /** The stream's backlog is read at most this often (real ms). */
 const BACKLOG_EVERY_MS = 1_000;
 
