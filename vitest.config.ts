@@ -1,10 +1,11 @@
 import { defineConfig } from "vitest/config";
 
 // Two cores: keep workers few so the real servers in integration tests are not starved. The fault suite
-// (roles as processes, a broker and a PostgreSQL of its own, answers timed to the second) and the
-// schemathesis check (a server under a generated load) run after everything else, one file at a time, so
-// what they measure is Cardlink and not the other suites beside them.
-const ALONE = ["test/faults/**/*.test.ts", "test/api/schemathesis.test.ts"];
+// (roles as processes, a broker and a PostgreSQL of its own, answers timed to the second), the
+// schemathesis check (a server under a generated load) and the k6 scenarios (a server under load, held to
+// latency thresholds) run after everything else, one file at a time, so what they measure is Cardlink and
+// not the other suites beside them.
+const ALONE = ["test/faults/**/*.test.ts", "test/api/schemathesis.test.ts", "test/load/runner.test.ts"];
 
 export default defineConfig({
   test: {

@@ -6,6 +6,7 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./context.ts";
 import { ApiError, fromDomainError, unavailable, type ErrorBody } from "./errors.ts";
 import { DomainError } from "../domain/errors.ts";
+import { BODY_REQUIRED } from "./validation.ts";
 
 /** Whether a request carries a body by its headers (a length above 0, or chunked). */
 const hasBody = (request: Request) => {
@@ -27,7 +28,7 @@ export function answerErrors(app: OpenAPIHono<AppEnv>, services: ApiServices): v
     } else if (err instanceof HTTPException && err.status === 415 && !hasBody(c.req.raw)) {
       // A route that takes a JSON body, sent none under another Content-Type: the body is missing (400),
       // as it is without a Content-Type; 415 is for a body that is there in another media type.
-      error = new ApiError("invalid_request", "body: required, a JSON object sent with Content-Type: application/json");
+      error = new ApiError("invalid_request", BODY_REQUIRED);
     } else if (err instanceof HTTPException && err.status < 500) {
       error = new ApiError(err.status === 400 ? "invalid_request" : "unsupported_media_type", `body: ${err.message}`);
     } else {

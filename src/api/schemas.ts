@@ -168,8 +168,18 @@ export const metadataSchema = z
     additionalProperties: metadataValueJsonSchema(L.depth - 1),
   } as { description: string });
 
+/** A JSON body the route requires: none, or an empty one, is 400 naming the body (src/api/router.ts). */
 export const jsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
   required: true,
+  content: { "application/json": { schema } },
+});
+
+/**
+ * A JSON body whose every field is optional: none, or an empty one under Content-Type: application/json, is
+ * taken as `{}` (src/api/router.ts), as Stripe's API takes it.
+ */
+export const optionalJsonBody = <T extends z.ZodTypeAny>(schema: T) => ({
+  required: false,
   content: { "application/json": { schema } },
 });
 

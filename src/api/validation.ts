@@ -35,6 +35,12 @@ export const withRule =
  */
 export const INPUT_LIMITS = { bodyBytes: 1024 * 1024, depth: 32, entries: 1000 } as const;
 
+/** A JSON media type (application/json, application/merge-patch+json, …), with or without parameters. */
+export const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
+/** The 400 of a route that requires a JSON body and was sent none, an empty one, or one of another type. */
+export const BODY_REQUIRED = "body: required, a JSON object sent with Content-Type: application/json";
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why a string cannot be stored: U+0000 (PostgreSQL text refuses it) or an unpaired UTF-16 surrogate. */

@@ -172,38 +172,51 @@ describe("every /v1 route", () => {
   });
 });
 
-describe("every PATCH operation of the OpenAPI document", () => {
-  it("answers a PATCH without a body with 400 naming the body, /v1 and /admin alike", async () => {
-    const doc = await expectStatus<{ paths: Record<string, Record<string, unknown>> }>(await h.request("GET", "/v1/openapi.json"), 200);
-    const patches = Object.entries(doc.paths)
-      .filter(([, ops]) => "patch" in ops)
-      .map(([path]) => path);
-    expect(patches).toEqual(expect.arrayContaining(["/v1/programs/{programId}", "/admin/accounts/{accountId}", "/admin/marketplace-offers/{offerId}"]));
+describe("every operation of the OpenAPI document that requires its body", () => {
+  it("answers no body, or an empty one, with 400 naming the body under any Content-Type, /v1 and /admin alike", async () => {
+    const doc = await expectStatus<{ paths: Record<string, Record<string, { requestBody?: { required?: boolean } }>> }>(
+      await h.request("GET", "/v1/openapi.json"),
+      200,
+    );
+    const required = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op.requestBody?.required === true)
+        .map(([method]) => ({ method: method.toUpperCase(), path })),
+    );
+    // Every PATCH among them: an update needs something to change.
+    const patches = Object.entries(doc.paths).filter(([, ops]) => "patch" in ops).map(([path]) => ({ method: "PATCH", path }));
+    expect(required).toEqual(expect.arrayContaining([...patches, { method: "POST", path: "/v1/programs" }, { method: "POST", path: "/admin/accounts" }]));
     const marketplaceOffer = await expectStatus<{ id: string }>(
       await h.admin("POST", "/admin/marketplace-offers", {
-        name: "PATCH offer",
-        brandName: "PATCH brand",
+        name: "Body offer",
+        brandName: "Body brand",
         countryCode: "GBR",
         startDate: "2026-01-01T00:00:00",
         type: { name: "amount", value: 5 },
-        supplier: { id: "cp_patch", type: "affiliate", name: "PATCH Rewards" },
+        supplier: { id: "cp_body", type: "affiliate", name: "Body Rewards" },
       }),
       201,
     );
-    const adminIds: Graph = { accountId: owner.id, offerId: marketplaceOffer.id, scheme: "visa" };
-    for (const path of patches) {
-      const admin = path.startsWith("/admin/");
-      const filled = fill(path, admin ? adminIds : liveGraph);
+    const adminIds: Graph = { ...liveGraph, accountId: owner.id, offerId: marketplaceOffer.id, scheme: "visa" };
+    for (const op of required) {
+      const admin = op.path.startsWith("/admin/");
+      const filled = fill(op.path, admin ? adminIds : liveGraph);
       const headers: Record<string, string> = admin
         ? { Authorization: "Bearer adm_test_token_0123456789abcdef" }
-        : { "Cardlink-Key": owner.keys.live };
-      const contentTypes: Record<string, string>[] = [{}, { "content-type": "application/json" }, { "content-type": "text/plain" }];
-      for (const extra of contentTypes) {
-        const res = await h.request("PATCH", filled, { headers: { ...headers, ...extra } });
+        : MID_INSIGHTS.test(op.path)
+          ? { Authorization: `Bearer ${owner.keys.live}`, "Cardlink-Version": "2024-11-25" }
+          : { "Cardlink-Key": owner.keys.live };
+      const sent: [string, { headers: Record<string, string>; body?: string }][] = [
+        ["no body", { headers }],
+        ["Content-Type: application/json and no bytes", { headers: { ...headers, "content-type": "application/json" }, body: "" }],
+        ["Content-Type: text/plain and no bytes", { headers: { ...headers, "content-type": "text/plain" } }],
+      ];
+      for (const [what, init] of sent) {
+        const res = await h.request(op.method, filled, init);
         const message = await expectError(res, 400, "invalid_request").catch((e: Error) => {
-          throw new Error(`PATCH ${path} without a body, headers ${JSON.stringify(extra)}: ${e.message}`);
+          throw new Error(`${op.method} ${op.path} with ${what}: ${e.message}`);
         });
-        expect(message, `PATCH ${path} ${JSON.stringify(extra)}`).toMatch(/^body: /);
+        expect(message, `${op.method} ${op.path} with ${what}`).toBe("body: required, a JSON object sent with Content-Type: application/json");
       }
     }
   });

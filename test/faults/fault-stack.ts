@@ -2,7 +2,7 @@
 // ports, another cluster, its own state folder; the downloads are shared with the main stack), so the
 // suite can stop and restart them without touching the servers the rest of the tests use.
 import { execFileSync, spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "../support/role-process.ts";
 
@@ -46,6 +46,10 @@ function dropCluster(): void {
   for (const line of clusters.split("\n")) {
     const [version, name] = line.split(/\s+/);
     if (name === CLUSTER) execFileSync("pg_dropcluster", ["--stop", version!, CLUSTER], { stdio: "ignore" });
+  }
+  // A run killed while it made the cluster leaves its configuration without data, which pg_lsclusters lists not.
+  for (const version of existsSync("/etc/postgresql") ? readdirSync("/etc/postgresql") : []) {
+    rmSync(join("/etc/postgresql", version, CLUSTER), { recursive: true, force: true });
   }
 }
 

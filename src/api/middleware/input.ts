@@ -4,9 +4,7 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../context.ts";
 import { ApiError } from "../errors.ts";
-import { INPUT_LIMITS, jsonBodyProblem, textProblem } from "../validation.ts";
-
-const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+import { INPUT_LIMITS, JSON_TYPE, jsonBodyProblem, textProblem } from "../validation.ts";
 
 export const limitBody = bodyLimit({
   maxSize: INPUT_LIMITS.bodyBytes,

@@ -25,7 +25,7 @@ const simulatorFiles = readdirSync(simulatorMigrations).filter((f) => f.endsWith
 const COPIES = [
   "simulator_cards", "simulator_due", "simulator_faults", "simulator_merchants", "simulator_messages", "simulator_purchases", "simulator_traffic",
 ];
-const ALL_SIMULATOR_TABLES = [...COPIES, "simulator_clock", "simulator_run_counts", "simulator_store"].sort();
+const ALL_SIMULATOR_TABLES = [...COPIES, "simulator_clock", "simulator_environments", "simulator_run_counts", "simulator_store"].sort();
 
 /** An empty database of the engine's, and how to throw it away. */
 async function emptyDatabase(engine: "pglite" | "postgres"): Promise<{ db: Db; destroy(): Promise<void> }> {

@@ -2,7 +2,7 @@
 // amount at once, or part of it (an authorisation may clear more than once, up to its amount).
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
-import { commonErrors, invalidWhen, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonResponse, optionalJsonBody, uuid } from "../../schemas.ts";
 import { clearTestPurchase } from "../../../services/simulator-control/index.ts";
 import { PendingTransactionSchema, TransactionSchema, followUpConflict } from "./schemas.ts";
 import { answer, depsOf, purchaseAmountSchema } from "./send.ts";
@@ -30,7 +30,7 @@ export const route = createRoute({
     "Clearing a cleared purchase again without `amount` answers it again; clearing more than remains, or a voided purchase, is 409.",
   request: {
     params: z.object({ transactionId: uuid("transactionId") }),
-    body: { required: false, content: { "application/json": { schema: body } } },
+    body: optionalJsonBody(body),
   },
   responses: {
     200: jsonResponse(TransactionSchema, "The purchase, cleared in one."),

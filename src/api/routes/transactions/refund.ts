@@ -1,7 +1,7 @@
 // POST /transactions/{transactionId}/refund — a refund of a test purchase, a negative transaction.
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
-import { commonErrors, invalidWhen, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, invalidWhen, jsonResponse, optionalJsonBody, uuid } from "../../schemas.ts";
 import { refundTestPurchase } from "../../../services/simulator-control/index.ts";
 import { getTransaction } from "../../../services/transactions/index.ts";
 import { ownedBy } from "../../middleware/owned.ts";
@@ -24,7 +24,7 @@ export const route = createRoute({
   middleware: [ownedBy("transactionId", getTransaction)] as const,
   request: {
     params: z.object({ transactionId: uuid("transactionId") }),
-    body: { required: false, content: { "application/json": { schema: body } } },
+    body: optionalJsonBody(body),
   },
   responses: {
     201: jsonResponse(TransactionSchema, "The refund transaction."),
