@@ -12,6 +12,7 @@ import type { Health } from "../platform/health/index.ts";
 import type { Metrics } from "../platform/metrics/index.ts";
 import type { SimulatorControl } from "../services/simulator-control/index.ts";
 import type { AccountLimiter, AddressLimiters } from "./middleware/rate-limit.ts";
+import type { Admission } from "./admission.ts";
 
 export type { Ctx };
 
@@ -32,6 +33,8 @@ export interface ApiServices {
   health: Health;
   /** This process's Prometheus registry and the timings the parts report to it (served at /metrics). */
   metrics: Metrics;
+  /** The front door's fair admission of test purchases in this process, with backpressure from the stream. */
+  admission: Admission;
 }
 
 /**
@@ -50,10 +53,14 @@ export interface AppEnv {
   };
 }
 
+/** The account a caller's requests count toward, in rate limits and fair turns: a sandbox's owner for a sandbox. */
+export const tenantOf = (caller: Caller): string => caller.parentId ?? caller.account.id;
+
 export const ctxOf = (services: ApiServices, caller: Caller): Ctx => ({
   db: services.db,
   clock: environmentView(services.clock, caller.clock),
   accountId: caller.account.id,
   live: caller.live,
+  tenant: tenantOf(caller),
   bus: services.bus,
 });
