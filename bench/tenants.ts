@@ -10,7 +10,7 @@
 // A alone before B's second phase), TENANTS_SHAPES (embedded,stack), TENANTS_SERVER_ENV (space-separated
 // NAME=value pairs for every Cardlink process, e.g. `ADMISSION_LATENCY_TOLERANCE=1.5`).
 import { Pool } from "undici";
-import { testCardNumbers } from "../load/card-numbers.js";
+import { poolCall, purchaseWorld, type Call, type PurchaseWorld } from "./support/purchase-world.ts";
 import { startChildReceiver, type ChildReceiver } from "./support/child-receiver.ts";
 import { startEmbedded, startStack, type Cardlink, type Shape } from "./support/cardlink.ts";
 import { hopTimes, readMetrics } from "./support/metrics.ts";
@@ -38,58 +38,11 @@ interface Sent {
   id?: string;
 }
 
-type Call = (method: string, path: string, headers: Record<string, string>, body?: unknown) => Promise<{ status: number; json: unknown; retryAfter?: string }>;
-
 /** A test account with a program, a live offer over its locations, test cards and a hook on the receiver. */
-interface Tenant {
-  id: string;
-  key: Record<string, string>;
-  cards: string[];
-  locations: string[];
-}
+type Tenant = PurchaseWorld;
 
-async function makeTenant(call: Call, admin: Record<string, string>, name: string, receiver: ChildReceiver): Promise<Tenant> {
-  const expect = async <T>(status: number, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<T> => {
-    const res = await call(method, path, headers, body);
-    if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.json)}`);
-    return res.json as T;
-  };
-  const account = await expect<{ id: string; keys: { test: string } }>(201, "POST", "/admin/accounts", admin, { name, tier: "premium" });
-  const key = { "Cardlink-Key": account.keys.test };
-  const program = await expect<{ id: string }>(201, "POST", "/v1/programs", key, { name: `${name} purchases` });
-  const brand = await expect<{ id: string }>(201, "POST", "/v1/brands", key, { name: `${name} Coffee` });
-  const locations = await Promise.all(
-    Array.from({ length: 6 }, (_, i) =>
-      expect<{ id: string }>(201, "POST", `/v1/programs/${program.id}/locations`, key, {
-        brandId: brand.id,
-        address: `${i + 1} High Street`,
-        city: "London",
-        postcode: "SW1A 1AA",
-        countryCode: "GBR",
-      }),
-    ),
-  );
-  const now = new Date((await expect<{ now: string }>(200, "GET", "/admin/clock", admin)).now);
-  const cards = await Promise.all(
-    testCardNumbers(12).map((number) =>
-      expect<{ id: string }>(201, "POST", `/v1/programs/${program.id}/cards`, key, { number, expMonth: 12, expYear: now.getUTCFullYear() + 3, countryCode: "GBR", termsOfUse: true }),
-    ),
-  );
-  const offer = await expect<{ id: string }>(201, "POST", "/v1/offers", key, {
-    brandId: brand.id,
-    countryCode: "GBR",
-    name: "10% off coffee",
-    publisherId: account.id,
-    startDate: new Date(now.getTime() - 2 * 86_400_000).toISOString().slice(0, 10) + "T00:00:00",
-    type: { name: "discount", value: 10, maxRewardAmount: 25 },
-    minTransactionAmount: 5,
-  });
-  await expect(200, "POST", `/v1/offers/${offer.id}/programs/${program.id}/locations`, key);
-  await expect(201, "POST", `/v1/programs/${program.id}/hooks`, key, { event: "transaction.auth", url: receiver.url });
-  // One purchase at each location, so each is onboarded on its scheme and every role warm.
-  for (const location of locations) await expect(201, "POST", "/v1/transactions/test", key, { cardId: cards[0]!.id, locationId: location.id, amount: 6 });
-  return { id: account.id, key, cards: cards.map((c) => c.id), locations: locations.map((l) => l.id) };
-}
+const makeTenant = (call: Call, admin: Record<string, string>, name: string, receiver: ChildReceiver): Promise<Tenant> =>
+  purchaseWorld(call, admin, { name, cards: 12, locations: 6, hookUrl: receiver.url });
 
 const purchaseBody = (tenant: Tenant, i: number) => ({
   cardId: tenant.cards[i % tenant.cards.length]!,
@@ -180,7 +133,7 @@ async function admissionFigures(cardlink: Cardlink, a: Tenant, b: Tenant): Promi
   const text = await (await fetch(api.url)).text();
   const value = (name: string, account?: string) =>
     text.split("\n").find((line) => line.startsWith(account ? `${name}{account="${account}"}` : `${name} `))?.split(" ").pop() ?? "0";
-  const of = (t: Tenant) => `${value("cardlink_admission_in_flight", t.id)} in flight, ${value("cardlink_admission_waiting", t.id)} waiting, share ${Number(value("cardlink_admission_share", t.id)).toFixed(1)}`;
+  const of = (t: Tenant) => `${value("cardlink_admission_in_flight", t.accountId)} in flight, ${value("cardlink_admission_waiting", t.accountId)} waiting, share ${Number(value("cardlink_admission_share", t.accountId)).toFixed(1)}`;
   return `capacity ${value("cardlink_admission_capacity")}; A ${of(a)}; B ${of(b)}`;
 }
 
@@ -189,17 +142,8 @@ async function run(shape: Shape): Promise<void> {
   const extra = Object.keys(serverEnv).length > 0 ? { env: serverEnv } : {};
   const cardlink: Cardlink = shape === "embedded" ? await startEmbedded([], extra) : await startStack(process.env.DATABASE_URL!, process.env.KAFKA_BROKERS!, [], extra);
   const pool = new Pool(cardlink.url, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
-  const call: Call = async (method, path, headers, body) => {
-    const res = await pool.request({
-      method: method as "GET",
-      path,
-      headers: { ...headers, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.body.text();
-    const retryAfter = res.headers["retry-after"];
-    return { status: res.statusCode, json: text ? JSON.parse(text) : null, ...(typeof retryAfter === "string" ? { retryAfter } : {}) };
-  };
+  const call: Call = poolCall(pool);
+
   try {
     const admin = { Authorization: `Bearer ${cardlink.admin}` };
     const a = await makeTenant(call, admin, "A", receiver);
