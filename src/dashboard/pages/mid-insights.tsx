@@ -5,7 +5,8 @@ import { IDENTIFIER_FIELDS, ORIGINS, SORT_FIELDS, STATUS_FILTER_VALUES } from ".
 import { callApi, fetchApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { readForm, text, type FormValues } from "../form.ts";
-import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { StatusBadge, statusOptions } from "../statuses.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
 import type { MidInsight } from "../../services/mid-insights/index.ts";
 import type { MidInsightExport as Export } from "../../services/mid-insights/index.ts";
@@ -53,7 +54,7 @@ export function mountMidInsights(dash: Hono<DashEnv>) {
           <summary>Filters and sort</summary>
           <form method="get" action="/dashboard/mid-insights" class="grid">
             <input type="hidden" name="program" value={program.id} />
-            <Select name="status" label="Status" options={[["", "any"], ...STATUS_FILTER_VALUES.map((s) => [s, s] as const)]} value={filters.status} />
+            <Select name="status" label="Status" options={[["", "any"], ...statusOptions(STATUS_FILTER_VALUES)]} value={filters.status} />
             <Select name="origin" label="Origin" options={[["", "any"], ...ORIGINS.map((s) => [s, s] as const)]} value={filters.origin} />
             <Field name="lastSeenTransactionDateFrom" label="Last seen from" value={filters.lastSeenTransactionDateFrom} hint="YYYY-MM-DD or a date-time." />
             <Field name="lastSeenTransactionDateTo" label="Last seen to" value={filters.lastSeenTransactionDateTo} />
@@ -76,7 +77,7 @@ export function mountMidInsights(dash: Hono<DashEnv>) {
             <tr>
               <td>{m.scheme}</td>
               <td>
-                <Badge text={m.status} tone={m.status === "onboarded" ? "active" : "idle"} />
+                <StatusBadge status={m.status} />
               </td>
               <td>{m.cardNetworkMerchantName ?? "—"}</td>
               <td>

@@ -9,7 +9,8 @@ import { DEFAULT_EXPIRING_DAYS } from "../../domain/offer-status.ts";
 import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { all, checked, compact, json, localDateTime, num, readForm, text, type FormValues } from "../form.ts";
-import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { StatusBadge } from "../statuses.tsx";
 import { programsOf } from "../programs.tsx";
 import type { Offer } from "../../services/offers/index.ts";
 import type { OfferActivation } from "../../services/offers/index.ts";
@@ -257,7 +258,7 @@ export function mountOffers(dash: Hono<DashEnv>) {
               </td>
               <td>{o.brandName}</td>
               <td>
-                <Badge text={o.status} />
+                <StatusBadge status={o.status} />
               </td>
               <td>{reward(o)}</td>
               <td>
@@ -313,7 +314,7 @@ export function mountOffers(dash: Hono<DashEnv>) {
         <dl class="facts">
           <dt>Status</dt>
           <dd>
-            <Badge text={o.status} />
+            <StatusBadge status={o.status} />
           </dd>
           <dt>Brand</dt>
           <dd>{o.brandName}</dd>
@@ -375,7 +376,9 @@ export function mountOffers(dash: Hono<DashEnv>) {
             {must(activations).items.map((a) => (
               <tr>
                 <td>{a.cardId}</td>
-                <td>{a.state}</td>
+                <td>
+                  <StatusBadge status={a.state} />
+                </td>
                 <td>
                   {a.qualifiedTransactions} of {a.qualifiedTransactionsLimit ?? "—"}
                 </td>

@@ -6,7 +6,8 @@ import type { Delivery } from "../../services/webhooks/index.ts";
 import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction, localBack } from "../actions.ts";
 import { readForm, text, utcInstant } from "../form.ts";
-import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { StatusBadge } from "../statuses.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
 import { setFlash } from "../session.ts";
 
@@ -25,7 +26,7 @@ export function DeliveryTable({ deliveries, back }: { deliveries: Delivery[]; ba
             <small>event {d.eventId}</small>
           </td>
           <td>
-            <Badge text={d.status} tone={d.status === "succeeded" ? "active" : d.status === "failed" ? "not-found" : "syncing"} />
+            <StatusBadge status={d.status} />
           </td>
           <td>
             <ul class="attempts">
@@ -50,7 +51,7 @@ export function DeliveryTable({ deliveries, back }: { deliveries: Delivery[]; ba
 function HookState({ hook }: { hook: Hook }) {
   return (
     <span>
-      <Badge text={hook.status} tone={hook.status === "active" ? "active" : hook.status === "failing" ? "syncing" : "not-found"} />
+      <StatusBadge status={hook.status} />
       {hook.status === "failing" && (
         <small class="case">
           {hook.consecutiveFailures} failures in a row{hook.pausedUntil && `, paused until ${when(hook.pausedUntil)}`}
