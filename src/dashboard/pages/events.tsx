@@ -7,7 +7,7 @@ import { EVENT_STATUSES, type WebhookEvent, type WebhookEventDetail } from "../.
 import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
 import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { StatusBadge, statusOptions } from "../statuses.tsx";
-import { NoProgram, programsOf } from "../programs.tsx";
+import { listPrograms, NoProgram, programsOf } from "../programs.tsx";
 import { timeOf } from "../session.ts";
 
 const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
@@ -79,10 +79,14 @@ export function mountEvents(dash: Hono<DashEnv>) {
   });
 
   dash.get("/events/:id", async (c) => {
-    const e = must(await callApi<WebhookEventDetail>(c, "GET", `/v1/webhook-events/${encodeURIComponent(c.req.param("id"))}`));
+    const [answer, programs] = await Promise.all([
+      callApi<WebhookEventDetail>(c, "GET", `/v1/webhook-events/${encodeURIComponent(c.req.param("id"))}`),
+      listPrograms(c),
+    ]);
+    const e = must(answer);
     const back = `/dashboard/events/${e.id}`;
     return c.html(
-      <Layout c={c} title={`Event: ${e.event}`}>
+      <Layout c={c} title={`Event: ${e.event}`} program={programs.find((p) => p.id === e.programId)} programs={programs} list={{ href: "/dashboard/events", label: "Events" }}>
         <dl class="facts">
           <dt>Event id (webhook-id)</dt>
           <dd>
@@ -99,7 +103,6 @@ export function mountEvents(dash: Hono<DashEnv>) {
         </dl>
         <div class="actions">
           <ActionButton action={`/dashboard/webhook-events/${e.id}/redeliver`} label="Resend" fields={{ back }} />
-          {e.programId && <a href={`/dashboard/events${qs({ program: e.programId })}`}>All events of the program</a>}
         </div>
         <h2>Payload</h2>
         <pre class="payload" id="payload" tabindex={0}>

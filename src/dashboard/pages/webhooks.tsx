@@ -8,7 +8,7 @@ import { afterAction, localBack } from "../actions.ts";
 import { readForm, text, utcInstant } from "../form.ts";
 import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { StatusBadge } from "../statuses.tsx";
-import { NoProgram, programsOf } from "../programs.tsx";
+import { listPrograms, NoProgram, programsOf } from "../programs.tsx";
 import { setFlash } from "../session.ts";
 
 const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
@@ -149,11 +149,16 @@ export function mountWebhooks(dash: Hono<DashEnv>) {
   dash.get("/webhooks/:id", async (c) => {
     const id = encodeURIComponent(c.req.param("id"));
     const start = c.req.query("start");
-    const hook = must(await callApi<Hook>(c, "GET", `/v1/hooks/${id}`));
-    const deliveries = must(await callApi<List<Delivery>>(c, "GET", `/v1/hooks/${id}/deliveries${qs({ start, limit: 50 })}`));
+    const [hookAnswer, deliveryPage, programs] = await Promise.all([
+      callApi<Hook>(c, "GET", `/v1/hooks/${id}`),
+      callApi<List<Delivery>>(c, "GET", `/v1/hooks/${id}/deliveries${qs({ start, limit: 50 })}`),
+      listPrograms(c),
+    ]);
+    const hook = must(hookAnswer);
+    const deliveries = must(deliveryPage);
     const clock = new Date(c.var.services.clock.now()).toISOString();
     return c.html(
-      <Layout c={c} title={`Hook: ${hook.event}`}>
+      <Layout c={c} title={`Hook: ${hook.event}`} program={programs.find((p) => p.id === hook.programId)} programs={programs} list={{ href: "/dashboard/webhooks", label: "Webhooks" }}>
         <dl class="facts">
           <dt>URL</dt>
           <dd>{hook.url}</dd>
