@@ -262,7 +262,7 @@ export function mountOffers(dash: Hono<DashEnv>) {
               name="scope"
               label="Offers of"
               options={[
-                ["program", `${program.name} (linked to its locations)`],
+                ["program", program.name],
                 ["account", "the whole account"],
               ]}
               value={scope}
