@@ -173,9 +173,13 @@ describe.skipIf(!executablePath)("a first visit to the dashboard in Chromium", (
     await screenshots(page, "docs");
   }, WALK_MS);
 
-  it("no page asked for anything missing (a favicon included) or outside the service, and none logged an error", () => {
+  it("no page asked for anything missing (a favicon included) or outside the service, and none logged an error", async () => {
     expect(missing).toEqual([]);
     expect(requested.filter((u) => u.endsWith("/favicon.svg")).length).toBeGreaterThan(0);
+    // A browser asks for /favicon.ico on what names no icon (the OpenAPI document opened as a page).
+    const ico = await fetch(`${served.url}/favicon.ico`);
+    expect([ico.status, ico.headers.get("content-type")]).toEqual([200, "image/svg+xml"]);
+    expect(await ico.text()).toContain("<svg");
     expect(requested.filter((u) => !u.startsWith(served.url))).toEqual([]);
     expect(consoleErrors).toEqual([]);
   });
