@@ -15,7 +15,7 @@ import { guardInput, limitBody } from "./middleware/input.ts";
 import { strictTransport } from "./middleware/security-headers.ts";
 import { requestMetrics } from "./middleware/metrics.ts";
 import { recordRequests } from "./middleware/request-log.ts";
-import { testPurchaseCap } from "./middleware/concurrency.ts";
+import { admitted } from "./middleware/admission.ts";
 import { answerErrors } from "./answers.ts";
 import { methodTable } from "./methods.ts";
 import { mountHealth } from "./health.ts";
@@ -62,7 +62,7 @@ export function createApp(services: ApiServices, options: { adminToken: string; 
     return MID_INSIGHTS_PATH.test(c.req.path) ? insightsAuth(c, next) : keyAuth(c, next);
   });
   app.use("/v1/*", idempotency);
-  app.use("/v1/transactions/*", testPurchaseCap(services.config.TEST_PURCHASE_CONCURRENCY));
+  app.use("/v1/transactions/*", admitted(services.admission));
   app.use("/admin/*", adminAuth(options.adminToken));
 
   app.use("/v1/*", guardInput);

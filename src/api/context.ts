@@ -13,6 +13,7 @@ import type { Metrics } from "../platform/metrics/index.ts";
 import type { SimulatorControl } from "../services/simulator-control/index.ts";
 import type { AccountLimiter, AddressLimiters } from "./middleware/rate-limit.ts";
 import type { RequestLog } from "../services/request-log/index.ts";
+import type { Admission } from "./admission.ts";
 
 export type { Ctx };
 
@@ -35,6 +36,8 @@ export interface ApiServices {
   metrics: Metrics;
   /** Every /v1 request a key made, written in batches off the request path (GET /v1/requests reads it). */
   requestLog: RequestLog;
+  /** The front door's fair admission of test purchases in this process, with backpressure from the stream. */
+  admission: Admission;
 }
 
 /**
@@ -58,10 +61,14 @@ export interface AppEnv {
   };
 }
 
+/** The account a caller's requests count toward, in rate limits and fair turns: a sandbox's owner for a sandbox. */
+export const tenantOf = (caller: Caller): string => caller.parentId ?? caller.account.id;
+
 export const ctxOf = (services: ApiServices, caller: Caller): Ctx => ({
   db: services.db,
   clock: environmentView(services.clock, caller.clock),
   accountId: caller.account.id,
   live: caller.live,
+  tenant: tenantOf(caller),
   bus: services.bus,
 });

@@ -14,6 +14,9 @@ import { createSimulatorControl } from "../services/simulator-control/index.ts";
 import { runDue } from "../lifecycle/due.ts";
 import { createHealth } from "../platform/health/index.ts";
 import { createMetrics, type Metrics } from "../platform/metrics/index.ts";
+import { createAdmission } from "../api/admission.ts";
+import { outboxBacklog } from "../platform/outbox.ts";
+import { qualifierLag } from "../qualifier/index.ts";
 import { createRequestLog } from "../services/request-log/index.ts";
 
 /** What every entry point is built on: what the API is given, which each role takes its part of. */
@@ -47,7 +50,7 @@ export async function openServices(config: Config): Promise<OpenedServices> {
   const offsets = clockOffsetStore(db);
   const clock = serviceClock(db, config, await offsets.read());
   const log = createLogger(config);
-  const metrics = createMetrics({ process: true });
+  const metrics = createMetrics({ process: true, accountLabels: config.METRICS_ACCOUNT_LABELS });
   const bus = lazyBus(() => openBus(config, clock, log, metrics.consumers), config.KAFKA_BROKERS ? "kafka" : "embedded");
   const services = assembleServices({ config, db, clock, bus, log, metrics });
   // While PostgreSQL is away the clock keeps its own time and stops polling; the health watch says so once.
@@ -78,7 +81,13 @@ export function assembleServices(parts: Pick<Services, "config" | "db" | "clock"
   const { config, db, clock, bus } = parts;
   const log = parts.log ?? createLogger(config);
   const health = createHealth({ db, kafkaBrokers: config.KAFKA_BROKERS, log });
-  const metrics = parts.metrics ?? createMetrics();
+  const metrics = parts.metrics ?? createMetrics({ accountLabels: config.METRICS_ACCOUNT_LABELS });
+  // The stream's backlog, for the front door's backpressure: the qualifiers' lag (offsets, wherever they run)
+  // and the outbox's undispatched events, counted just past their bound.
+  const readBacklog = async () => {
+    const [lag, outbox] = await Promise.all([qualifierLag(bus), outboxBacklog(db, config.ADMISSION_OUTBOX_BACKLOG_BOUND + 1)]);
+    return { qualifierLag: lag, outboxBacklog: outbox };
+  };
   return {
     config,
     db,
@@ -90,6 +99,7 @@ export function assembleServices(parts: Pick<Services, "config" | "db" | "clock"
     simulators: createSimulatorControl({ db, bus, clock }),
     health,
     metrics,
+    admission: createAdmission({ settings: config, readBacklog, metrics: metrics.admission }),
     requestLog: createRequestLog({ db, log, observer: metrics.requestLog, health, bufferLimit: config.REQUEST_LOG_BUFFER }),
   };
 }

@@ -8,7 +8,7 @@ import { ApiError } from "../api/errors.ts";
 import { clientAddress } from "../api/middleware/rate-limit.ts";
 import { PageError, type DashboardDeps, type DashEnv } from "./context.ts";
 import { endSession, keyCaller, readSession, sessionSecret, startSession, takeFlash } from "./session.ts";
-import { mountAssets } from "./assets.ts";
+import { favicon, mountAssets } from "./assets.ts";
 import { requestIsHttps } from "../api/middleware/security-headers.ts";
 import { signInPage } from "./pages/sign-in.tsx";
 import { mountOverview } from "./pages/overview.tsx";
@@ -23,7 +23,7 @@ import { mountOperator } from "./pages/operator.tsx";
 import { mountMissingTransactionRequests } from "./pages/missing-transaction-requests.tsx";
 import { mountSandboxes } from "./pages/sandboxes.tsx";
 import { leaveLostSandbox, mountEnvironment } from "./environment.ts";
-import { DOCTYPE, Layout } from "./layout.tsx";
+import { DOCTYPE, HeadBasics, Layout } from "./layout.tsx";
 
 /** Same-origin pages, scripts and styles only: nothing the browser loads comes from elsewhere. */
 const CSP =
@@ -139,6 +139,7 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
   });
 
   app.route("/dashboard", dash);
+  app.get("/favicon.ico", () => favicon());
   app.get("/", (c) => {
     c.header("Content-Security-Policy", CSP);
     return c.html(homePage(c.var.services.config.SERVICE_NAME));
@@ -151,10 +152,8 @@ const homePage = (name: string) => (
     {DOCTYPE}
   <html lang="en">
     <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <HeadBasics />
       <title>{name}</title>
-      <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
     </head>
     <body>
       <main id="main" class="narrow">

@@ -1594,6 +1594,8 @@ export interface paths {
                     start?: string;
                     /** @description Only this brand's locations. */
                     brandId?: string;
+                    /** @description Only the locations this offer is linked to. */
+                    offerId?: string;
                 };
                 header?: never;
                 path: {
@@ -2469,7 +2471,7 @@ export interface paths {
         };
         /**
          * List offers
-         * @description Status filters are computed in the database from the same rule as each offer's `status` (the start and end instants in the country's main time zone, linked locations, marketplace approval), so pages and counts agree with it.
+         * @description Status filters are computed in the database from the same rule as each offer's `status` (the start and end instants in the country's main time zone, linked locations, marketplace approval), so pages and counts agree with it. `programId` names a program of yours (404 for any other).
          */
         get: {
             parameters: {
@@ -2482,6 +2484,8 @@ export interface paths {
                     status?: "requests" | "upcoming" | "live" | "expired";
                     /** @description Only this brand's offers. */
                     brandId?: string;
+                    /** @description Only the program's offers: those linked to at least one of its locations, or added to it from the marketplace. An offer linked to no location yet belongs to no program and is left out. */
+                    programId?: string;
                     /** @description Only offers in this country. */
                     countryCode?: "ABW" | "AFG" | "AGO" | "AIA" | "ALA" | "ALB" | "AND" | "ARE" | "ARG" | "ARM" | "ASM" | "ATA" | "ATF" | "ATG" | "AUS" | "AUT" | "AZE" | "BDI" | "BEL" | "BEN" | "BES" | "BFA" | "BGD" | "BGR" | "BHR" | "BHS" | "BIH" | "BLM" | "BLR" | "BLZ" | "BMU" | "BOL" | "BRA" | "BRB" | "BRN" | "BTN" | "BVT" | "BWA" | "CAF" | "CAN" | "CCK" | "CHE" | "CHL" | "CHN" | "CIV" | "CMR" | "COD" | "COG" | "COK" | "COL" | "COM" | "CPV" | "CRI" | "CUB" | "CUW" | "CXR" | "CYM" | "CYP" | "CZE" | "DEU" | "DJI" | "DMA" | "DNK" | "DOM" | "DZA" | "ECU" | "EGY" | "ERI" | "ESH" | "ESP" | "EST" | "ETH" | "FIN" | "FJI" | "FLK" | "FRA" | "FRO" | "FSM" | "GAB" | "GBR" | "GEO" | "GGY" | "GHA" | "GIB" | "GIN" | "GLP" | "GMB" | "GNB" | "GNQ" | "GRC" | "GRD" | "GRL" | "GTM" | "GUF" | "GUM" | "GUY" | "HKG" | "HMD" | "HND" | "HRV" | "HTI" | "HUN" | "IDN" | "IMN" | "IND" | "IOT" | "IRL" | "IRN" | "IRQ" | "ISL" | "ISR" | "ITA" | "JAM" | "JEY" | "JOR" | "JPN" | "KAZ" | "KEN" | "KGZ" | "KHM" | "KIR" | "KNA" | "KOR" | "KWT" | "LAO" | "LBN" | "LBR" | "LBY" | "LCA" | "LIE" | "LKA" | "LSO" | "LTU" | "LUX" | "LVA" | "MAC" | "MAF" | "MAR" | "MCO" | "MDA" | "MDG" | "MDV" | "MEX" | "MHL" | "MKD" | "MLI" | "MLT" | "MMR" | "MNE" | "MNG" | "MNP" | "MOZ" | "MRT" | "MSR" | "MTQ" | "MUS" | "MWI" | "MYS" | "MYT" | "NAM" | "NCL" | "NER" | "NFK" | "NGA" | "NIC" | "NIU" | "NLD" | "NOR" | "NPL" | "NRU" | "NZL" | "OMN" | "PAK" | "PAN" | "PCN" | "PER" | "PHL" | "PLW" | "PNG" | "POL" | "PRI" | "PRK" | "PRT" | "PRY" | "PSE" | "PYF" | "QAT" | "REU" | "ROU" | "RUS" | "RWA" | "SAU" | "SDN" | "SEN" | "SGP" | "SGS" | "SHN" | "SJM" | "SLB" | "SLE" | "SLV" | "SMR" | "SOM" | "SPM" | "SRB" | "SSD" | "STP" | "SUR" | "SVK" | "SVN" | "SWE" | "SWZ" | "SXM" | "SYC" | "SYR" | "TCA" | "TCD" | "TGO" | "THA" | "TJK" | "TKL" | "TKM" | "TLS" | "TON" | "TTO" | "TUN" | "TUR" | "TUV" | "TWN" | "TZA" | "UGA" | "UKR" | "UMI" | "UNK" | "URY" | "USA" | "UZB" | "VAT" | "VCT" | "VEN" | "VGB" | "VIR" | "VNM" | "VUT" | "WLF" | "WSM" | "YEM" | "ZAF" | "ZMB" | "ZWE";
                     /** @description Only live offers whose endDate falls within this many days ('expiring soon'). */
@@ -4271,7 +4275,7 @@ export interface paths {
         put?: never;
         /**
          * Make a test purchase
-         * @description Test keys only. The card's scheme simulator publishes a native authorisation for the purchase at the location (its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s (less when publishing took long: the answer comes within about 6 s of the request once the purchase is published). An account has at most TEST_PURCHASE_CONCURRENCY (default 64) test purchases, clearings, voids and refunds in flight per api process; one more is 429 rate_limit_exceeded with Retry-After: 1.
+         * @description Test keys only. The card's scheme simulator publishes a native authorisation for the purchase at the location (its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s (less when publishing took long: the answer comes within about 6 s of the request once the purchase is published). When the service is busy, test purchases, clearings, voids and refunds take fair turns among accounts (a sandbox's count toward its owner): an account under its share starts at once, the rest wait; an account with ADMISSION_QUEUE_PER_ACCOUNT (default 1000) already waiting is answered 429 rate_limit_exceeded with Retry-After: 1.
          */
         post: {
             parameters: {

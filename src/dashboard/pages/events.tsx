@@ -3,16 +3,14 @@
 // the request headers sent and the answer (status, latency, first 4 KB of the body) — and a resend button.
 import type { Hono } from "hono";
 import { HOOK_EVENTS } from "../../services/webhooks/index.ts";
-import { EVENT_STATUSES, type EventStatus, type WebhookEvent, type WebhookEventDetail } from "../../services/webhooks/index.ts";
+import { EVENT_STATUSES, type WebhookEvent, type WebhookEventDetail } from "../../services/webhooks/index.ts";
 import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
-import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
-import { NoProgram, programsOf } from "../programs.tsx";
+import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { StatusBadge, statusOptions } from "../statuses.tsx";
+import { listPrograms, NoProgram, programsOf } from "../programs.tsx";
 import { timeOf } from "../session.ts";
 
 const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
-
-export const statusTone = (s: EventStatus | "succeeded") =>
-  s === "delivered" || s === "succeeded" ? "active" : s === "failed" ? "not-found" : s === "pending" ? "syncing" : "idle";
 
 /** A `datetime-local` value (read as UTC, as every time on these pages) as the API's ISO instant. */
 const instant = (local: string | undefined) => {
@@ -26,7 +24,7 @@ export const EventRow = ({ e }: { e: WebhookEvent }) => (
     <td>{when(e.created)}</td>
     <td>{e.event}</td>
     <td>
-      <Badge text={e.status} tone={statusTone(e.status)} />
+      <StatusBadge status={e.status} />
     </td>
     <td>
       {e.deliveries.length === 0
@@ -72,7 +70,7 @@ export function mountEvents(dash: Hono<DashEnv>) {
         <form method="get" action="/dashboard/events" class="filters">
           <input type="hidden" name="program" value={program.id} />
           <Select name="event" label="Event" options={[["", "Any event"], ...HOOK_EVENTS.map((e) => [e, e] as const)]} value={f.event} />
-          <Select name="status" label="Status" options={[["", "Any status"], ...EVENT_STATUSES.map((s) => [s, s] as const)]} value={f.status} />
+          <Select name="status" label="Status" options={[["", "Any status"], ...statusOptions(EVENT_STATUSES)]} value={f.status} />
           <Field name="transactionId" label="Transaction id" value={f.transactionId} />
           <Field name="from" label="From (UTC)" type="datetime-local" step="1" value={f.from} />
           <Field name="to" label="To (UTC)" type="datetime-local" step="1" value={f.to} />
@@ -89,10 +87,14 @@ export function mountEvents(dash: Hono<DashEnv>) {
   });
 
   dash.get("/events/:id", async (c) => {
-    const e = must(await callApi<WebhookEventDetail>(c, "GET", `/v1/webhook-events/${encodeURIComponent(c.req.param("id"))}`));
+    const [answer, programs] = await Promise.all([
+      callApi<WebhookEventDetail>(c, "GET", `/v1/webhook-events/${encodeURIComponent(c.req.param("id"))}`),
+      listPrograms(c),
+    ]);
+    const e = must(answer);
     const back = `/dashboard/events/${e.id}`;
     return c.html(
-      <Layout c={c} title={`Event: ${e.event}`}>
+      <Layout c={c} title={`Event: ${e.event}`} program={programs.find((p) => p.id === e.programId)} programs={programs} list={{ href: "/dashboard/events", label: "Events" }}>
         <dl class="facts">
           <dt>Event id (webhook-id)</dt>
           <dd>
@@ -100,7 +102,7 @@ export function mountEvents(dash: Hono<DashEnv>) {
           </dd>
           <dt>Status</dt>
           <dd>
-            <Badge text={e.status} tone={statusTone(e.status)} />
+            <StatusBadge status={e.status} />
           </dd>
           <dt>When ({timeOf(c.var.session).time})</dt>
           <dd>{when(e.created)}</dd>
@@ -109,7 +111,6 @@ export function mountEvents(dash: Hono<DashEnv>) {
         </dl>
         <div class="actions">
           <ActionButton action={`/dashboard/webhook-events/${e.id}/redeliver`} label="Resend" fields={{ back }} />
-          {e.programId && <a href={`/dashboard/events${qs({ program: e.programId })}`}>All events of the program</a>}
         </div>
         <h2>Payload</h2>
         <pre class="payload" id="payload" tabindex={0}>
@@ -120,7 +121,7 @@ export function mountEvents(dash: Hono<DashEnv>) {
         {e.deliveries.map((d, i) => (
           <section class="delivery" aria-labelledby={`delivery-${i}`} data-delivery={d.id}>
             <h3 id={`delivery-${i}`}>
-              To <code>{d.url}</code> <Badge text={d.status} tone={statusTone(d.status)} />
+              To <code>{d.url}</code> <StatusBadge status={d.status} />
             </h3>
             <p>
               <a href={`/dashboard/webhooks/${d.hookId}`}>The hook</a>

@@ -48,6 +48,27 @@ export interface RequestLogObserver {
   buffered(count: number): void;
 }
 
+/** What the front door's admission did with one request: started at once, started after waiting its turn, or refused (429). */
+export type AdmissionOutcome = "admitted" | "queued" | "refused";
+
+/** The admission gate's state as of one look (src/api/admission.ts). */
+export interface AdmissionState {
+  /** Work the gate lets in flight now, every account together. */
+  capacity: number;
+  /** Per account: in flight, waiting, and its fair share of `capacity`. */
+  accounts: ReadonlyMap<string, { inFlight: number; waiting: number; share: number }>;
+  /** The stream's backlog as last read, when it was. */
+  backlog?: { qualifierLag: number; outboxBacklog: number };
+}
+
+/** The front door's admission, per account under a bounded set of labels. */
+export interface AdmissionMetrics {
+  decided(account: string, outcome: AdmissionOutcome): void;
+  /** Seconds a request waited for its turn before it started. */
+  waited(seconds: number): void;
+  state(state: AdmissionState): void;
+}
+
 export interface Metrics {
   readonly registry: Registry;
   /** The request log's writer reports its rounds, its drops and its buffer here. */
@@ -63,6 +84,7 @@ export interface Metrics {
   dispatchPhase(phase: DispatchPhase, seconds: number): void;
   /** One qualifier batch's time in one of its steps (parse, resolve, dedupe, decide, write, commit). */
   qualifierStep(step: string, seconds: number): void;
+  admission: AdmissionMetrics;
   /** The Prometheus text exposition of every metric. */
   expose(): Promise<{ contentType: string; body: string }>;
 }
@@ -90,10 +112,24 @@ function hopOfMessage(): (groupId: string, topic: string, message: BusMessage) =
 }
 
 /**
+ * An account's label in per-account metrics: its id for the first `limit` accounts this process names, `other`
+ * for the rest, so the series stay bounded however many accounts a deployment serves.
+ */
+export function boundedAccountLabels(limit: number): (account: string) => string {
+  const named = new Set<string>();
+  return (account) => {
+    if (named.has(account)) return account;
+    if (named.size < limit) return named.add(account), account;
+    return "other";
+  };
+}
+
+/**
  * A fresh registry with every Cardlink metric. `process` adds Node's own (CPU, resident memory, event-loop
  * lag, GC) under `cardlink_process_…`/`cardlink_nodejs_…`: for a process's registry, not for tests that make many.
+ * `accountLabels` (METRICS_ACCOUNT_LABELS) bounds the accounts named in per-account metrics.
  */
-export function createMetrics({ process: withProcess = false }: { process?: boolean } = {}): Metrics {
+export function createMetrics({ process: withProcess = false, accountLabels = 20 }: { process?: boolean; accountLabels?: number } = {}): Metrics {
   const registry = new Registry();
   if (withProcess) collectDefaultMetrics({ register: registry, prefix: "cardlink_" });
   const registers = [registry];
@@ -147,6 +183,7 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
     help: "Request log records waiting in the writer's buffer (REQUEST_LOG_BUFFER at most).",
     registers,
   });
+  const admission = admissionMetrics(registers, histogram, boundedAccountLabels(accountLabels));
 
   const hopOf = hopOfMessage();
   const consumers: ConsumerObserver = {
@@ -192,7 +229,47 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
     },
     dispatchPhase: (phase, seconds) => phaseOf.get(phase)!.observe(seconds),
     qualifierStep: (step, seconds) => qualifierSteps.observe({ step }, seconds),
+    admission,
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+  };
+}
+
+function admissionMetrics(
+  registers: Registry[],
+  histogram: <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) => Histogram<L>,
+  labelOf: (account: string) => string,
+): AdmissionMetrics {
+  const decisions = new Counter({
+    name: "cardlink_admission_requests_total",
+    help: "Test purchases (and their clear, void, refund) by account and what admission did: admitted at once, queued (started after waiting their turn), refused (429).",
+    labelNames: ["account", "outcome"],
+    registers,
+  });
+  const waits = histogram("cardlink_admission_wait_seconds", "Time a queued test purchase waited for its turn.", [], LATENCY_BUCKETS);
+  const perAccount = (name: string, help: string) => new Gauge({ name, help, labelNames: ["account"], registers });
+  const inFlight = perAccount("cardlink_admission_in_flight", "Test purchases of the account in flight in this api process.");
+  const waiting = perAccount("cardlink_admission_waiting", "Test purchases of the account waiting for their turn in this api process.");
+  const share = perAccount("cardlink_admission_share", "The account's fair share of the in-flight capacity (what it may have in flight while others wait).");
+  const capacity = new Gauge({ name: "cardlink_admission_capacity", help: "Test purchases this api process lets in flight, every account together: cut while the stream is backlogged or contending accounts' latency grows.", registers });
+  const backlog = new Gauge({ name: "cardlink_admission_stream_backlog", help: "The stream's backlog as the front door last read it: qualifier_lag (messages), outbox (events not yet fanned out).", labelNames: ["measure"], registers });
+  return {
+    decided: (account, outcome) => decisions.inc({ account: labelOf(account), outcome }),
+    waited: (seconds) => waits.observe(seconds),
+    state(state) {
+      capacity.set(state.capacity);
+      // Accounts gone idle drop their series; the labels stay bounded by labelOf.
+      for (const gauge of [inFlight, waiting, share]) gauge.reset();
+      for (const [account, figures] of state.accounts) {
+        const label = labelOf(account);
+        inFlight.inc({ account: label }, figures.inFlight);
+        waiting.inc({ account: label }, figures.waiting);
+        share.inc({ account: label }, figures.share);
+      }
+      if (state.backlog) {
+        backlog.set({ measure: "qualifier_lag" }, state.backlog.qualifierLag);
+        backlog.set({ measure: "outbox" }, state.backlog.outboxBacklog);
+      }
+    },
   };
 }
 
