@@ -184,11 +184,12 @@ export function createRequestLog(deps: RequestLogDeps): RequestLog {
 
   return {
     add(entry) {
-      if (stopping || held.length >= bufferLimit) {
+      // A request answered as the process stops, after the writer's last round: too late to be written.
+      if (stopping) return observer.dropped("stopped", 1);
+      if (held.length >= bufferLimit) {
         if (!overflowing) log.warn({ held: held.length, bufferLimit }, "request log buffer full; new records are dropped until it is written");
         overflowing = true;
-        observer.dropped(stopping ? "stopped" : "overflow", 1);
-        return;
+        return observer.dropped("overflow", 1);
       }
       held.push(entry);
       if (held.length >= ROUND) wakeLinger?.();

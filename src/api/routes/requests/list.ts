@@ -115,9 +115,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   let page = await list();
   // A long-poll: woken by this process's next written round, else it looks again every second.
   const deadline = performance.now() + wait * 1000;
-  const signal = c.req.raw.signal;
   while (page.items.length === 0 && performance.now() < deadline) {
-    if (!(await services.requestLog.nextRound(Math.min(LOOK_EVERY_MS, deadline - performance.now()), signal))) break;
+    if (!(await services.requestLog.nextRound(Math.min(LOOK_EVERY_MS, deadline - performance.now()), c.req.raw.signal))) break;
     page = await list();
   }
   return c.json(page, 200);
