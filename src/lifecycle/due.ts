@@ -9,7 +9,7 @@ import type { SimulatorControl } from "../services/simulator-control/index.ts";
 import { forgetExpiredKeys } from "../platform/idempotency.ts";
 import { relayTestPurchases } from "../services/simulator-control/index.ts";
 import { approveDueBrands } from "../services/catalog/index.ts";
-import { runMarketplaceDue } from "../services/offers/index.ts";
+import { announceLiveMarketplaceOffers, runMarketplaceDue } from "../services/offers/index.ts";
 import { runOffboardingDue } from "../services/mid-insights/index.ts";
 import { runQualificationsDue } from "../services/transactions/index.ts";
 import { deleteExpiredSandboxes } from "../services/accounts/index.ts";
@@ -19,6 +19,7 @@ import { dueTime, type DueTime } from "../platform/clock/environment.ts";
 const DUE_WORK: Record<string, (db: Db, at: DueTime) => Promise<number>> = {
   "brand consent": approveDueBrands,
   "marketplace answers": runMarketplaceDue,
+  "marketplace offers gone live": announceLiveMarketplaceOffers,
   "MID offboarding": (db, at) => runOffboardingDue(db, at),
   "return periods": runQualificationsDue,
   "expired idempotency keys": forgetExpiredKeys,
