@@ -272,7 +272,7 @@ export interface paths {
                         "application/json": components["schemas"]["Program"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: status syncing: on a test program or under a test key. */
+                /** @description Invalid request: the message names the field and the rule. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -292,6 +292,15 @@ export interface paths {
                 };
                 /** @description No such resource for this account and environment. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description conflict: `status: syncing` while a sync of the program runs (the error names it and what it waits for). */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3185,7 +3194,7 @@ export interface paths {
         put?: never;
         /**
          * Activate an offer on a card
-         * @description The card's transactions can then qualify, until qualifiedTransactionsLimit of them have (then the offer deactivates on the card) or you deactivate it. 201 when activated now, 200 when it was active already. 409 for an offer without activation, an expired offer, or a card on which it was deactivated (a deactivation is final); 400 when the card's scheme is not among the offer's schemes.
+         * @description The card's transactions can then qualify, until qualifiedTransactionsLimit of them have (then the offer deactivates on the card) or you deactivate it. 201 when activated now, 200 when it was active already. 409 for an offer without activation, an expired offer, a card on which it was deactivated (a deactivation is final), or a card whose enrolment failed (`status` failed); 400 when the card's scheme is not among the offer's schemes.
          */
         post: {
             parameters: {
@@ -4334,6 +4343,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description conflict: `cardId` is a card whose enrolment failed (`status` failed): it is not linked, its network knows no such card. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
                 422: {
                     headers: {
@@ -5144,6 +5162,15 @@ export interface paths {
                 };
                 /** @description No such resource for this account and environment. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description conflict: the card's enrolment failed (`status` failed): it is not linked, its network has nothing to look up. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10134,7 +10161,7 @@ export interface components {
                 };
             } | null;
             /**
-             * @description `syncing` starts the sync of every Idle location of the program with the networks. Live programs and live keys only (a test key gets 400); one sync per program at a time (409 while one runs).
+             * @description `syncing` starts the sync of every Idle location of the program with the networks, which answer within 1 to 2 weeks of service time; one sync per program at a time (409 while one runs). In test, where locations are onboarded at their creation, the test networks answer a sync at once: it takes the program's locations as they stand and has ended when the answer comes. Each move of the program's status is a `program.status` event (syncing, then idle).
              * @enum {string}
              */
             status?: "syncing";

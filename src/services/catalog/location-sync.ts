@@ -53,16 +53,16 @@ export async function beginSync(
   const taken = await db.query<{ location_id: string }>(
     owner.live
       ? `update location_networks n set status = 'Syncing', sync_id = $2, request_id = gen_random_uuid(), request_sent = null,
-           sync_started = $3, updated = $3
+           sync_started = $4, updated = $4
          from locations l
-         where l.id = n.location_id and l.program_id = $1 and n.status = 'Idle' and ($4::uuid[] is null or l.id = any($4::uuid[]))
+         where l.id = n.location_id and l.program_id = $1 and n.status = 'Idle' and ($3::uuid[] is null or l.id = any($3::uuid[]))
          returning n.location_id`
       : `update location_networks n set sync_id = $2 from locations l
-         where l.id = n.location_id and l.program_id = $1 and ($4::uuid[] is null or l.id = any($4::uuid[]))
+         where l.id = n.location_id and l.program_id = $1 and ($3::uuid[] is null or l.id = any($3::uuid[]))
          returning n.location_id`,
-    [owner.programId, id, now, locationIds],
+    [owner.programId, id, locationIds, ...(owner.live ? [now] : [])],
   );
-  if (taken.length > 0) await setProgramStatus(db, owner.programId, "syncing", now);
+  if (taken.length > 0 || !owner.live) await setProgramStatus(db, owner.programId, "syncing", now);
   if (taken.length === 0 || !owner.live) {
     await db.query("update program_syncs set status = 'completed', ended = $2 where id = $1", [id, now]);
     await setProgramStatus(db, owner.programId, "idle", now);
