@@ -1,5 +1,6 @@
 // Card number rules for enrolment: shape, Luhn, scheme by prefix, which numbers each environment
-// accepts, and card expiry on the service clock. Pure: no I/O, nothing here keeps the number.
+// accepts, which test numbers the networks refuse and why, and card expiry on the service clock. Pure: no
+// I/O, nothing here keeps the number.
 import { luhnValid } from "./luhn.ts";
 
 import type { Scheme } from "./scheme.ts";

@@ -3548,6 +3548,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description conflict: `cardId` is a card whose enrolment failed (`status` failed): it is not linked. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
                 422: {
                     headers: {
