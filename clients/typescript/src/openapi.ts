@@ -1161,7 +1161,7 @@ export interface paths {
         put?: never;
         /**
          * Approve or decline your sandbox brand's consent
-         * @description With a sandbox's key only (an account's own key: 403; the simulated brand answers a live consent request after a delay of the environment's time, or the operator decides it). Cancels the pending simulated answer.
+         * @description With a sandbox's key only (an account's own key: 403; the simulated brand answers a live consent request after a delay of the environment's time, or the operator decides it). Cancels the pending simulated answer. A decision that changes the consent sends `brand.consent`.
          */
         post: {
             parameters: {
@@ -7376,7 +7376,7 @@ export interface paths {
         put?: never;
         /**
          * Approve or decline a brand's consent
-         * @description Sets the consent of any account's brand, in either environment, and cancels a pending simulated answer.
+         * @description Sets the consent of any account's brand, in either environment, and cancels a pending simulated answer. A decision that changes the consent sends `brand.consent` to the brand's publisher.
          */
         post: {
             parameters: {
@@ -9905,7 +9905,7 @@ export interface components {
             /** @example https://example.com/logo.png */
             logoUrl: string | null;
             /**
-             * @description The brand's consent to have its locations added. Test: `approved` at once. Live: `requested`, then `approved` by the (simulated) brand 1 to 3 days later on the service clock, or decided at once by the operator with `POST /admin/brands/{brandId}/consent`. Locations need `approved`.
+             * @description The brand's consent to have its locations added. Test: `approved` at once. Live: `requested`, then `approved` by the (simulated) brand 1 to 3 days later on the service clock, or decided at once by the operator with `POST /admin/brands/{brandId}/consent`. Locations need `approved`. Each answer that changes it is a `brand.consent` event (a test brand's comes at once).
              * @enum {string}
              */
             consent: "requested" | "approved" | "declined";
