@@ -10,6 +10,9 @@ import { OfferSchema } from "./routes/offers/schemas.ts";
 import { MissingTransactionRequestSchema } from "./routes/missing-transaction-requests/schemas.ts";
 import { SCHEMES } from "../domain/card-number.ts";
 import { HookSchema } from "./routes/hooks/schemas.ts";
+import { BrandSchema } from "./routes/brands/schemas.ts";
+import { CardSchema } from "./routes/cards/schemas.ts";
+import { ProgramSchema } from "./routes/programs/schemas.ts";
 import { SCHEDULE_TEXT } from "../webhooks/schedule.ts";
 
 const LocationStatusSchema = z
@@ -29,6 +32,13 @@ export const WEBHOOK_EVENTS = {
   "transaction.refund": { data: TransactionSchema, when: "Every refund, a transaction of its own with its offer result." },
   "transaction.auth.qualified": { data: TransactionSchema, when: "An authorisation that qualified for an offer (offer.qualified true)." },
   "transaction.clearing.qualified": { data: TransactionSchema, when: "A clearing that qualified for an offer." },
+  "transaction.refund.qualified": {
+    data: TransactionSchema,
+    when:
+      "A refund of a purchase that had earned cashback: the refund with `offer.qualified` true and the award it reverses as negative " +
+      "`offer.cashback` and `offer.performanceFee` (in proportion to the amount refunded). Sent with its `transaction.refund`; for a " +
+      "purchase still in its offer's return period, when the period ends in its favour.",
+  },
   "location.status": {
     data: LocationStatusSchema,
     when: "A network reports on a location, once per scheme; in the test environment creating a location sends three location.active.",
@@ -48,6 +58,34 @@ export const WEBHOOK_EVENTS = {
     when:
       "Another hook of the program was disabled by the dispatcher: it answered 410 Gone, or every attempt to it failed for 5 days " +
       "of service time. The data is that hook (without its secret), with `disabledAt` and `disabledReason`; never sent to the hook disabled.",
+  },
+  "brand.consent": {
+    data: BrandSchema,
+    when:
+      "A brand's consent was answered (`consent` approved or declined): at once when a brand is made with a test key, as Fidel's test " +
+      "environment does; in live when the simulated brand approves (1 to 3 days later) or the operator (or, in a sandbox, you) decides. " +
+      "A brand belongs to no program: sent to your hooks for it on every program.",
+  },
+  "card.linked": { data: CardSchema, when: "A card was enrolled and its network linked it (`status` linked)." },
+  "card.failed": {
+    data: CardSchema,
+    when: "A card's network refused to enrol it: the card with `status` failed and `failure` (reason, message). The test numbers of documented ranges fail.",
+  },
+  "program.status": {
+    data: ProgramSchema,
+    when:
+      "A program's location sync moved: `status` syncing when it starts (with `sync` running), idle when every network answered (with " +
+      "`sync` completed). In test the networks answer a sync at once: both come together.",
+  },
+  "marketplace.offer.live": {
+    data: OfferSchema,
+    when:
+      "A marketplace offer you added went live on your program (its brand accepted it, a location of its brand is linked or it is an " +
+      "oaas offer, and its startDate came): once per added offer.",
+  },
+  "marketplace.offer.updated": {
+    data: OfferSchema,
+    when: "The content provider changed a marketplace offer you added (its endDate or targeting): your offer as it now stands.",
   },
 } as const satisfies Record<HookEvent, { data: z.ZodType; when: string }>;
 
@@ -101,8 +139,8 @@ export function registerWebhooks(app: OpenAPIHono<AppEnv>): void {
       tags: ["Webhooks"],
       summary: event,
       description:
-        `${WEBHOOK_EVENTS[event].when} Sent to every hook registered for \`${event}\` on the program (offer events: on every ` +
-        "program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same " +
+        `${WEBHOOK_EVENTS[event].when} Sent to every hook registered for \`${event}\` on the program (offer and brand events ` +
+        "without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same " +
         `\`webhook-id\`. ${SCHEDULE_TEXT}`,
       request: {
         headers: signatureHeaders,

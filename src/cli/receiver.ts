@@ -53,7 +53,18 @@ export function summarise({ event, data }: Event): string {
   if (event === "location.status") {
     return `location ${(data.location as { id: string }).id} ${String(data.scheme)} ${String(data.status)}`;
   }
-  if (event.startsWith("offer.")) return `offer ${String(data.id)} "${String(data.name)}" ${String(data.status)} until ${String(data.endDate)}`;
+  if (event.startsWith("offer.") || event.startsWith("marketplace.offer.")) {
+    return `${event.startsWith("marketplace.") ? "marketplace " : ""}offer ${String(data.id)} "${String(data.name)}" ${String(data.status)} until ${String(data.endDate)}`;
+  }
+  if (event === "brand.consent") return `brand ${String(data.id)} "${String(data.name)}" consent ${String(data.consent)}`;
+  if (event.startsWith("card.")) {
+    const failure = data.failure as { reason: string } | null;
+    return `card ${String(data.id)} ${String(data.scheme)} ${String(data.lastNumbers)} ${failure ? `failed: ${failure.reason}` : String(data.status)}`;
+  }
+  if (event === "program.status") {
+    const sync = data.sync as { status: string; locations: number } | null;
+    return `program ${String(data.id)} ${String(data.status)}${sync ? `, sync ${sync.status} (${sync.locations} locations)` : ""}`;
+  }
   if (event.startsWith("missing-transaction-request.")) return `request ${String(data.id)} ${String(data.status)}`;
   if (event === "hook.disabled") return `hook ${String(data.id)} (${String(data.event)} at ${String(data.url)}) disabled: ${String(data.disabledReason)}`;
   return "";

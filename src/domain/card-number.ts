@@ -1,5 +1,6 @@
 // Card number rules for enrolment: shape, Luhn, scheme by prefix, which numbers each environment
-// accepts, and card expiry on the service clock. Pure: no I/O, nothing here keeps the number.
+// accepts, which test numbers the networks refuse and why, and card expiry on the service clock. Pure: no
+// I/O, nothing here keeps the number.
 import { luhnValid } from "./luhn.ts";
 
 import type { Scheme } from "./scheme.ts";
@@ -45,6 +46,50 @@ export function checkCardNumber(number: string, live: boolean): CardNumberCheck 
   if (!live && !test) return { ok: false, rule: `a test key accepts only test card numbers (${TEST_NUMBER_RULE})` };
   if (live && test) return { ok: false, rule: "a live key does not accept test card numbers" };
   return { ok: true, scheme, firstNumbers: number.slice(0, 6), lastNumbers: number.slice(-4) };
+}
+
+/** Why a network refuses to enrol a card: the `failure.reason` of a failed card and of `card.failed`. */
+export const CARD_FAILURE_REASONS = {
+  issuer_declined: "The card's issuer declined to enrol it.",
+  card_not_supported: "The card's issuer or product does not take part in card-linked offers.",
+  verification_failed: "The network could not verify the card.",
+} as const;
+export type CardFailureReason = keyof typeof CARD_FAILURE_REASONS;
+
+/**
+ * The test numbers the test networks refuse, by range as Fidel's and Adyen's test cards do: the digits
+ * before the check digit say why. Each range holds one Luhn-valid number, `example`.
+ */
+export const FAILING_TEST_NUMBERS: readonly { scheme: Scheme; range: RegExp; rangeText: string; reason: CardFailureReason; example: string }[] = [
+  { scheme: "visa", range: /^444400000000491\d$/, rangeText: "444400000000491x", reason: "issuer_declined", example: "4444000000004917" },
+  { scheme: "visa", range: /^444400000000492\d$/, rangeText: "444400000000492x", reason: "card_not_supported", example: "4444000000004925" },
+  { scheme: "visa", range: /^444400000000493\d$/, rangeText: "444400000000493x", reason: "verification_failed", example: "4444000000004933" },
+  { scheme: "mastercard", range: /^555500000000591\d$/, rangeText: "555500000000591x", reason: "issuer_declined", example: "5555000000005916" },
+  { scheme: "mastercard", range: /^555500000000592\d$/, rangeText: "555500000000592x", reason: "card_not_supported", example: "5555000000005924" },
+  { scheme: "mastercard", range: /^555500000000593\d$/, rangeText: "555500000000593x", reason: "verification_failed", example: "5555000000005932" },
+  { scheme: "amex", range: /^3[47]000000000037\d$/, rangeText: "3[47]000000000037x", reason: "issuer_declined", example: "340000000000371" },
+  { scheme: "amex", range: /^3[47]000000000038\d$/, rangeText: "3[47]000000000038x", reason: "card_not_supported", example: "340000000000389" },
+  { scheme: "amex", range: /^3[47]000000000039\d$/, rangeText: "3[47]000000000039x", reason: "verification_failed", example: "340000000000397" },
+];
+
+/** The failing test numbers in words, for the API's descriptions. */
+export const FAILING_NUMBER_RULE = (Object.keys(CARD_FAILURE_REASONS) as CardFailureReason[])
+  .map((reason) => `${reason}: ${FAILING_TEST_NUMBERS.filter((f) => f.reason === reason).map((f) => f.example).join(", ")}`)
+  .join("; ");
+
+/**
+ * How the network answers the enrolment of a number `checkCardNumber` accepted: linked, or failed with the
+ * reason. Only test numbers fail (the documented ranges); a live card always links.
+ */
+export function enrolmentOutcome(number: string): { status: "linked" } | { status: "failed"; reason: CardFailureReason } {
+  const failing = FAILING_TEST_NUMBERS.find((f) => f.range.test(number));
+  return failing ? { status: "failed", reason: failing.reason } : { status: "linked" };
+}
+
+/** Why a card cannot be used (purchases, activations, look-ups), or undefined when it is linked. */
+export function notLinkedRule(card: { id: string; status: string; failureReason: string | null }): string | undefined {
+  if (card.status === "linked") return undefined;
+  return `the card ${card.id} failed enrolment (${card.failureReason ?? "failed"}) and is not linked; enrol another card`;
 }
 
 /**

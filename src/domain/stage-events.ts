@@ -1,10 +1,12 @@
 // Which webhook events a transaction's stage sends: the stage's own event and, when the offer result
-// qualifies, its `.qualified` event (a refund has none: its result is never qualified).
+// qualifies, its `.qualified` event. A refund's result is qualified when the purchase it refunds had
+// earned cashback (refundResult keeps the purchase's `qualified`, with negative cashback and fee): its
+// `transaction.refund.qualified` tells that the award is reversed.
 export type EventStage = "auth" | "clearing" | "refund";
 
 const STAGE_EVENT = { auth: "transaction.auth", clearing: "transaction.clearing", refund: "transaction.refund" } as const;
 
 export function stageEvents(stage: EventStage, qualified: boolean): string[] {
   const base = STAGE_EVENT[stage];
-  return stage !== "refund" && qualified ? [base, `${base}.qualified`] : [base];
+  return qualified ? [base, `${base}.qualified`] : [base];
 }

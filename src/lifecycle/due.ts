@@ -9,7 +9,7 @@ import type { SimulatorControl } from "../services/simulator-control/index.ts";
 import { forgetExpiredKeys } from "../platform/idempotency.ts";
 import { relayTestPurchases } from "../services/simulator-control/index.ts";
 import { approveDueBrands } from "../services/catalog/index.ts";
-import { runMarketplaceDue } from "../services/offers/index.ts";
+import { announceLiveMarketplaceOffers, runMarketplaceDue } from "../services/offers/index.ts";
 import { runOffboardingDue } from "../services/mid-insights/index.ts";
 import { runQualificationsDue } from "../services/transactions/index.ts";
 import { deleteExpiredSandboxes } from "../services/accounts/index.ts";
@@ -24,6 +24,7 @@ export type DueSettings = Pick<Config, "REQUEST_LOG_RETENTION_DAYS">;
 const DUE_WORK: Record<string, (db: Db, at: DueTime, settings: DueSettings) => Promise<number>> = {
   "brand consent": approveDueBrands,
   "marketplace answers": runMarketplaceDue,
+  "marketplace offers gone live": announceLiveMarketplaceOffers,
   "MID offboarding": (db, at) => runOffboardingDue(db, at),
   "return periods": (db, at) => runQualificationsDue(db, at),
   "expired idempotency keys": forgetExpiredKeys,

@@ -41,6 +41,25 @@ export async function enqueueEvent(db: Db, event: OutboxEvent, now: Date): Promi
   return id;
 }
 
+/**
+ * Writes many events in one statement (nothing when there are none); pass the open transaction's handle.
+ * Each is created at its own `created` (an environment's time), else at `now`.
+ */
+export async function enqueueEvents(db: Db, events: (OutboxEvent & { created?: Date })[], now?: Date): Promise<void> {
+  if (events.length === 0) return;
+  await db.query(
+    `insert into outbox (id, account_id, live, program_id, event, data, created)
+     select id, account_id, live, program_id, event, data, coalesce(created, $2)
+     from jsonb_to_recordset($1::jsonb) as e(id uuid, account_id uuid, live boolean, program_id uuid, event text, data jsonb, created timestamptz)`,
+    [
+      JSON.stringify(
+        events.map((e) => ({ id: e.id ?? newId(), account_id: e.accountId, live: e.live, program_id: e.programId, event: e.event, data: e.data, created: e.created })),
+      ),
+      now ?? null,
+    ],
+  );
+}
+
 export interface StageClaim {
   transactionId: string;
   event: string;

@@ -72,4 +72,17 @@ describe("the listener's one line per event", () => {
     } as unknown as Parameters<typeof summarise>[0]);
     expect(line).toBe("hook h1 (transaction.auth at http://127.0.0.1:4000/hooks) disabled: the endpoint answered 410 Gone at 2026-01-05T12:00:00Z");
   });
+
+  it("says what Fidel's events report: a brand's consent, a card's enrolment, a program's sync, a marketplace offer", () => {
+    const line = (event: string, data: Record<string, unknown>) => summarise({ event, data } as unknown as Parameters<typeof summarise>[0]);
+    expect(line("brand.consent", { id: "b1", name: "Coffee House", consent: "approved" })).toBe('brand b1 "Coffee House" consent approved');
+    expect(line("card.failed", { id: "c1", scheme: "visa", lastNumbers: "4917", status: "failed", failure: { reason: "issuer_declined" } })).toBe(
+      "card c1 visa 4917 failed: issuer_declined",
+    );
+    expect(line("card.linked", { id: "c2", scheme: "amex", lastNumbers: "0306", status: "linked", failure: null })).toBe("card c2 amex 0306 linked");
+    expect(line("program.status", { id: "p1", status: "idle", sync: { status: "completed", locations: 2 } })).toBe("program p1 idle, sync completed (2 locations)");
+    expect(line("marketplace.offer.live", { id: "o1", name: "5% back", status: "live", endDate: "2027-01-05T00:00:00" })).toBe(
+      'marketplace offer o1 "5% back" live until 2027-01-05T00:00:00',
+    );
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkCardNumber, detectScheme, expiryProblem, isTestNumber } from "../../src/domain/card-number.ts";
+import { checkCardNumber, detectScheme, enrolmentOutcome, expiryProblem, FAILING_TEST_NUMBERS, isTestNumber, notLinkedRule } from "../../src/domain/card-number.ts";
+import { stageEvents } from "../../src/domain/stage-events.ts";
 import { luhnCheckDigit } from "../../src/domain/luhn.ts";
 
 const withCheck = (payload: string) => payload + luhnCheckDigit(payload);
@@ -55,6 +56,31 @@ describe("card numbers", () => {
         expect(result.rule).not.toContain(number);
       }
     }
+  });
+
+  it("fails the documented test ranges at enrolment, one reason each, and links every other number", () => {
+    for (const f of FAILING_TEST_NUMBERS) {
+      // The example is the range's one Luhn-valid number: a test number of its scheme that a test key enrols.
+      expect(checkCardNumber(f.example, false), f.example).toMatchObject({ ok: true, scheme: f.scheme });
+      expect(f.range.test(f.example)).toBe(true);
+      expect(enrolmentOutcome(f.example)).toEqual({ status: "failed", reason: f.reason });
+    }
+    // Amex fails under both of its test prefixes.
+    expect(enrolmentOutcome("370000000000390")).toEqual({ status: "failed", reason: "verification_failed" });
+    for (const linked of ["4444000000004008", "4444000000004909", "5555000000005007", "340000000000306", "4242424242424242", "5555555555554444", "4000123456789017"]) {
+      expect(enrolmentOutcome(linked), linked).toEqual({ status: "linked" });
+    }
+    expect(notLinkedRule({ id: "c1", status: "linked", failureReason: null })).toBeUndefined();
+    expect(notLinkedRule({ id: "c1", status: "failed", failureReason: "issuer_declined" })).toBe(
+      "the card c1 failed enrolment (issuer_declined) and is not linked; enrol another card",
+    );
+  });
+
+  it("tells a refund of a purchase that earned cashback with transaction.refund.qualified, as the other stages' .qualified", () => {
+    expect(stageEvents("refund", true)).toEqual(["transaction.refund", "transaction.refund.qualified"]);
+    expect(stageEvents("refund", false)).toEqual(["transaction.refund"]);
+    expect(stageEvents("auth", true)).toEqual(["transaction.auth", "transaction.auth.qualified"]);
+    expect(stageEvents("clearing", false)).toEqual(["transaction.clearing"]);
   });
 
   it("treats a card as valid through the end of its expiry month", () => {

@@ -39,7 +39,14 @@ describe.each(SHAPES)("qualifier and webhooks end to end ($engine, $bus)", (shap
   });
   afterAll(() => stop());
 
-  const EVENTS = ["transaction.auth", "transaction.clearing", "transaction.refund", "transaction.auth.qualified", "transaction.clearing.qualified"];
+  const EVENTS = [
+    "transaction.auth",
+    "transaction.clearing",
+    "transaction.refund",
+    "transaction.auth.qualified",
+    "transaction.clearing.qualified",
+    "transaction.refund.qualified",
+  ];
 
   /** A world with a hook for every transaction event, and each hook's signing secret by event. */
   async function setup(): Promise<World & { secrets: Record<string, string> }> {
@@ -157,14 +164,26 @@ describe.each(SHAPES)("qualifier and webhooks end to end ($engine, $bus)", (shap
     expect(list.count).toBe(1);
   });
 
-  it("records a refund as a negative transaction linked to its purchase that reverses the award", async () => {
+  it("records a refund as a negative transaction linked to its purchase that reverses the award, told with transaction.refund.qualified", async () => {
     const w = await setup();
-    await liveOffer(w, { type: { name: "discount", value: 10 }, feeSplit: 2 });
+    await liveOffer(w, { type: { name: "discount", value: 10 }, feeSplit: 2, minTransactionAmount: 10 });
     const tx = await purchase(w, {});
     const refund = await expectStatus<Tx>(await w.client.post(`/v1/transactions/${tx.id}/refund`, { amount: 20 }), 201);
     expect(refund).toMatchObject({ type: "refund", amount: -20, originalTransactionId: tx.id });
-    expect(refund.offer).toMatchObject({ cashback: -2, performanceFee: -0.4 });
-    expect((await eventsFor(refund.id, 1)).map((e) => e.event)).toEqual(["transaction.refund"]);
+    expect(refund.offer).toMatchObject({ cashback: -2, performanceFee: -0.4, qualified: true });
+    const events = await eventsFor(refund.id, 2);
+    expect(events.map((e) => e.event).sort()).toEqual(["transaction.refund", "transaction.refund.qualified"]);
+    expect(events.find((e) => e.event === "transaction.refund.qualified")!.data).toMatchObject({ id: refund.id, offer: { cashback: -2, performanceFee: -0.4 } });
+    // A purchase that earned nothing has nothing to reverse: its refund is told with transaction.refund alone.
+    const small = await purchase(w, { amount: 5 });
+    expect(small.offer.qualified).toBe(false);
+    const plain = await expectStatus<Tx>(await w.client.post(`/v1/transactions/${small.id}/refund`), 201);
+    // Its events were written with it (the outbox, one database transaction): all there is to see already.
+    const written = await expectStatus<{ items: { event: string }[] }>(
+      await w.client.get(`/v1/programs/${w.programId}/webhook-events?transactionId=${plain.id}`),
+      200,
+    );
+    expect(written.items.map((e) => e.event)).toEqual(["transaction.refund"]);
   });
 
   it("applies targeting: a matching tag is eligible, another tag or none is not", async () => {
@@ -184,8 +203,16 @@ describe.each(SHAPES)("qualifier and webhooks end to end ($engine, $bus)", (shap
     expect(tx.offer).toMatchObject({ qualified: false, cashback: 4, qualificationDate: "2026-01-19" });
     expect(tx.offer.message[0]).toMatch(/qualifies on 2026-01-19/);
     expect((await eventsFor(tx.id, 1)).map((e) => e.event)).toEqual(["transaction.auth"]);
+    // A part refunded within the period reverses an award not earned yet: no transaction.refund.qualified so far.
+    const refund = await expectStatus<Tx>(await w.client.post(`/v1/transactions/${tx.id}/refund`, { amount: 10 }), 201);
+    expect(refund.offer).toMatchObject({ qualified: false, cashback: -1 });
+    expect((await eventsFor(refund.id, 1)).map((e) => e.event)).toEqual(["transaction.refund"]);
     // 14 days on: the network's clearing arrived after 48-72 h, and the return period is over.
     await expectStatus(await h.admin("POST", "/admin/clock/advance", { days: 14 }), 200);
+    // The purchase earned its award now, and the refund's reversal of it stands now too.
+    const reversed = await eventsFor(refund.id, 2);
+    expect(reversed.map((e) => e.event).sort()).toEqual(["transaction.refund", "transaction.refund.qualified"]);
+    expect(reversed.find((e) => e.event === "transaction.refund.qualified")!.data).toMatchObject({ offer: { qualified: true, cashback: -1, qualificationDate: null } });
     const events = await eventsFor(tx.id, 4);
     expect(events.map((e) => e.event).sort()).toEqual([
       "transaction.auth",

@@ -174,9 +174,11 @@ describe("decideInOrder", () => {
       [p2, "transaction.clearing"],
       [p2, "transaction.clearing.qualified"],
       [c2, "transaction.clearing"],
+      // The purchase had earned cashback: its refund reverses it, told with transaction.refund.qualified.
       [r1, "transaction.refund"],
+      [r1, "transaction.refund.qualified"],
     ]);
-    expect(plan.claimItems).toEqual([auth, auth, clearing, clearing, partClearing, refund]);
+    expect(plan.claimItems).toEqual([auth, auth, clearing, clearing, partClearing, refund, refund]);
     expect(plan.marks.map((m) => [m.messageId, m.stage, m.transactionId])).toEqual([
       [auth.tx.messageId, "auth", p2],
       [clearing.tx.messageId, "clearing", p2],
@@ -195,7 +197,7 @@ describe("decideInOrder", () => {
     expect(purchase.clearings).toEqual({ amount: 55, count: 2, cashback: 5, performanceFee: purchase.offer.performanceFee });
     expect(purchase.native_messages).toEqual({ auth: auth.raw!.value, clearing: clearing.raw!.value, void: voided.raw!.value });
     expect(plan.inserted.get(c2)).toMatchObject({ auth_id: p2, amount: 15, location_id: location.id, offer: { cashback: 0, qualified: false } });
-    expect(plan.inserted.get(r1)).toMatchObject({ kind: "refund", original_id: p2, amount: -40, offer: { cashback: -5 } });
+    expect(plan.inserted.get(r1)).toMatchObject({ kind: "refund", original_id: p2, amount: -40, offer: { cashback: -5, qualified: true } });
     expect(plan.transactionOf.get(partClearing)).toBe(c2);
   });
 

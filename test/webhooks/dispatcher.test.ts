@@ -431,10 +431,14 @@ describe.each(ENGINES)("webhook dispatcher (%s)", (engine) => {
     expect((await ok.acct.as("test").post(`/v1/hooks/${hook.id}/recover`, { since })).status).toBe(404);
 
     const from = receiver.received.length;
-    const recovered = await expectStatus<{ deliveries: number; since: string; until: string }>(await client.post(`/v1/hooks/${hook.id}/recover`, { since }), 202);
-    expect(recovered).toMatchObject({ deliveries: 1, since, until: h.services.clock.now().toISOString() });
-    // The hook is still paused after its last failure (at most 10 min): the recovered delivery waits for that.
-    await h.services.clock.advance(600_000);
+    // Two recoveries at once queue it once between them (one recovery of a hook at a time).
+    const both = await Promise.all(
+      [1, 2].map(async () => expectStatus<{ deliveries: number; since: string; until: string }>(await client.post(`/v1/hooks/${hook.id}/recover`, { since }), 202)),
+    );
+    const recovered = both.find((r) => r.deliveries > 0);
+    expect(both.map((r) => r.deliveries).sort()).toEqual([0, 1]);
+    expect(recovered).toMatchObject({ deliveries: 1, failed: 1, retrying: 0, since, until: h.services.clock.now().toISOString() });
+    // The receiver is back, says the recovery: the hook's pause after its last failure is lifted, the delivery goes at once.
     await dispatcher.settled();
     expect(receivedFor(receiver, [before, inWindow, delivered], from).map((r) => r.headers["webhook-id"])).toEqual([inWindow]);
     // Recovered once: asking again finds nothing left failed in the window.
@@ -444,6 +448,46 @@ describe.each(ENGINES)("webhook dispatcher (%s)", (engine) => {
     expect(event.deliveries.map((d) => d.status)).toEqual(["failed", "succeeded"]);
     const stillFailed = await expectStatus<{ status: string }>(await client.get(`/v1/webhook-events/${before}`), 200);
     expect(stillFailed.status).toBe("failed");
+  });
+
+  it("recovers what waits for a retry: it goes at once, its scheduled retry dropped, and a delivered event is never sent again", async () => {
+    const { acct, programId, hook } = await setup();
+    const since = h.services.clock.now().toISOString();
+    receiver.respondWith(200);
+    const delivered = await enqueue(acct, programId, "transaction.auth", { n: "delivered" });
+    await dispatcher.settled();
+    receiver.respondWith(500);
+    const retrying = await enqueue(acct, programId, "transaction.auth", { n: "retrying" });
+    await dispatcher.settled();
+    // One attempt failed; the next is scheduled on the (frozen) service clock, and the hook is paused meanwhile.
+    const [waiting] = (await deliveries(acct, hook.id)).filter((d) => d.eventId === retrying);
+    expect(waiting).toMatchObject({ status: "pending", attempts: [expect.objectContaining({ responseCode: 500 })] });
+    expect(Date.parse(waiting!.nextAttempt!)).toBeGreaterThan(h.services.clock.now().getTime());
+    receiver.respondWith(200);
+    const from = receiver.received.length;
+    // A second on, inside the 5 s before the retry: the window (until now) holds the events.
+    await h.services.clock.advance(1_000);
+
+    const recovered = await expectStatus<{ deliveries: number; failed: number; retrying: number }>(
+      await acct.as("test").post(`/v1/hooks/${hook.id}/recover`, { since }),
+      202,
+    );
+    expect(recovered).toMatchObject({ deliveries: 1, failed: 0, retrying: 1 });
+    // Without the clock moving: sent at once, once, under its own id; the delivered event is not sent again.
+    await dispatcher.settled();
+    expect(receivedFor(receiver, [delivered, retrying], from).map((r) => r.headers["webhook-id"])).toEqual([retrying]);
+    const after = await deliveries(acct, hook.id);
+    expect(after.map((d) => [d.eventId, d.status, d.attempts.length]).sort()).toEqual(
+      [
+        [delivered, "succeeded", 1],
+        [retrying, "succeeded", 2],
+      ].sort(),
+    );
+    // Its scheduled retry is gone: moving past it sends nothing more.
+    await h.services.clock.advance(latest(RETRY_DELAYS_MS[0]!));
+    await dispatcher.settled();
+    expect(receivedFor(receiver, [delivered, retrying], from)).toHaveLength(1);
+    expect((await expectStatus<{ deliveries: number }>(await acct.as("test").post(`/v1/hooks/${hook.id}/recover`, { since }), 202)).deliveries).toBe(0);
   });
 
   it("records nothing and fails nothing when the hook is deleted while its delivery is in flight", async () => {

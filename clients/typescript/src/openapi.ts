@@ -272,7 +272,7 @@ export interface paths {
                         "application/json": components["schemas"]["Program"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: status syncing: on a test program or under a test key. */
+                /** @description Invalid request: the message names the field and the rule. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -292,6 +292,15 @@ export interface paths {
                 };
                 /** @description No such resource for this account and environment. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description conflict: `status: syncing` while a sync of the program runs (the error names it and what it waits for). */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1152,7 +1161,7 @@ export interface paths {
         put?: never;
         /**
          * Approve or decline your sandbox brand's consent
-         * @description With a sandbox's key only (an account's own key: 403; the simulated brand answers a live consent request after a delay of the environment's time, or the operator decides it). Cancels the pending simulated answer.
+         * @description With a sandbox's key only (an account's own key: 403; the simulated brand answers a live consent request after a delay of the environment's time, or the operator decides it). Cancels the pending simulated answer. A decision that changes the consent sends `brand.consent`.
          */
         post: {
             parameters: {
@@ -3189,7 +3198,7 @@ export interface paths {
         put?: never;
         /**
          * Activate an offer on a card
-         * @description The card's transactions can then qualify, until qualifiedTransactionsLimit of them have (then the offer deactivates on the card) or you deactivate it. 201 when activated now, 200 when it was active already. 409 for an offer without activation, an expired offer, or a card on which it was deactivated (a deactivation is final); 400 when the card's scheme is not among the offer's schemes.
+         * @description The card's transactions can then qualify, until qualifiedTransactionsLimit of them have (then the offer deactivates on the card) or you deactivate it. 201 when activated now, 200 when it was active already. 409 for an offer without activation, an expired offer, a card on which it was deactivated (a deactivation is final), or a card whose enrolment failed (`status` failed); 400 when the card's scheme is not among the offer's schemes.
          */
         post: {
             parameters: {
@@ -3543,6 +3552,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description conflict: `cardId` is a card whose enrolment failed (`status` failed): it is not linked. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
                 422: {
                     headers: {
@@ -3806,7 +3824,7 @@ export interface paths {
                     limit?: string;
                     /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
-                    event?: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled";
+                    event?: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
                     /** @description Only the events of this transaction (one per stage). */
                     transactionId?: string;
                     status?: "delivered" | "failed" | "pending" | "no_hooks";
@@ -4173,7 +4191,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver again every event that failed at this hook in a window
-         * @description As Svix's recover: each event of the window whose delivery to this hook failed (every retry spent, or a 410), and that has no delivery to it pending or succeeded since, is queued again for this hook under its own event id, so `webhook-id` is the one the receiver saw. The window is on the events' service time. A disabled hook keeps them until it is re-enabled (`PATCH /hooks/{hookId} {"enabled": true}`).
+         * @description As Svix's recover, for a receiver that is back: each event of the window whose delivery to this hook failed for good (every retry spent, or a 410), and that has no delivery to it pending or succeeded since, is queued again for this hook; and each delivery whose last attempt failed and that waits for a scheduled retry goes at once, its scheduled retry dropped (it keeps its attempt count: should it fail again, the schedule goes on from there). An event delivered to the hook is never sent again. The hook's pause after its failures is lifted, so the first of them goes at once. Every delivery keeps its event id, so `webhook-id` is the one the receiver saw. The window is on the events' service time. A disabled hook keeps them until it is re-enabled (`PATCH /hooks/{hookId} {"enabled": true}`).
          */
         post: {
             parameters: {
@@ -4331,6 +4349,15 @@ export interface paths {
                 };
                 /** @description No such resource for this account and environment. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description conflict: `cardId` is a card whose enrolment failed (`status` failed): it is not linked, its network knows no such card. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5155,6 +5182,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description conflict: the card's enrolment failed (`status` failed): it is not linked, its network has nothing to look up. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
                 422: {
                     headers: {
@@ -5475,7 +5511,7 @@ export interface paths {
         put?: never;
         /**
          * Fire a webhook event on the fixtures
-         * @description Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, cleared or refunded the same way; `location.status` adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card (10.01, the test network's transaction-not-found, for .failed). The optional fields change the purchase or request: its scheme, amount, currency, card, location, program, targeting tag and local datetime; a field the event does not use is refused, naming it. Waits up to 30 s for the event and the first attempt of each delivery, and answers the ids and the delivery outcome. 409 when a `.qualified` event was asked for and the transaction was recorded as not qualified (a datetime past the offer's end, say): it will not come. 503 with Retry-After when the pipeline did not record it in time.
+         * @description Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, cleared or refunded the same way (`transaction.refund.qualified`: the refund of a qualified purchase); `location.status` adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card (10.01, the test network's transaction-not-found, for .failed); `brand.consent` makes a brand (a test brand consents at once); `card.linked` enrols the fixtures test number of the scheme again, `card.failed` the scheme's first failing test number (issuer_declined); `program.status` syncs the fixtures program (the test networks answer at once: syncing, then idle); `marketplace.offer.live` puts a marketplace offer only you see (an oaas offer of the brand "Cardlink fixtures marketplace") on the marketplace and adds it to the program, live at once; `marketplace.offer.updated` has its content provider extend the newest of those by a day. The optional fields change the purchase or request: its scheme, amount, currency, card, location, program, targeting tag and local datetime; a field the event does not use is refused, naming it. Waits up to 30 s for the event and the first attempt of each delivery, and answers the ids and the delivery outcome. 409 when a `.qualified` event was asked for and the transaction was recorded as not qualified (a datetime past the offer's end, say): it will not come. 503 with Retry-After when the pipeline did not record it in time.
          */
         post: {
             parameters: {
@@ -7627,7 +7663,7 @@ export interface paths {
         put?: never;
         /**
          * Approve or decline a brand's consent
-         * @description Sets the consent of any account's brand, in either environment, and cancels a pending simulated answer.
+         * @description Sets the consent of any account's brand, in either environment, and cancels a pending simulated answer. A decision that changes the consent sends `brand.consent` to the brand's publisher.
          */
         post: {
             parameters: {
@@ -7949,7 +7985,7 @@ export interface webhooks {
         put?: never;
         /**
          * transaction.auth
-         * @description Every authorisation, with its offer result. Sent to every hook registered for `transaction.auth` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         * @description Every authorisation, with its offer result. Sent to every hook registered for `transaction.auth` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -8025,7 +8061,7 @@ export interface webhooks {
         put?: never;
         /**
          * transaction.clearing
-         * @description Every clearing (settlement, submission), with its offer result. Sent to every hook registered for `transaction.clearing` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         * @description Every clearing (settlement, submission), with its offer result. Sent to every hook registered for `transaction.clearing` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -8101,7 +8137,7 @@ export interface webhooks {
         put?: never;
         /**
          * transaction.refund
-         * @description Every refund, a transaction of its own with its offer result. Sent to every hook registered for `transaction.refund` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         * @description Every refund, a transaction of its own with its offer result. Sent to every hook registered for `transaction.refund` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -8177,7 +8213,7 @@ export interface webhooks {
         put?: never;
         /**
          * transaction.auth.qualified
-         * @description An authorisation that qualified for an offer (offer.qualified true). Sent to every hook registered for `transaction.auth.qualified` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         * @description An authorisation that qualified for an offer (offer.qualified true). Sent to every hook registered for `transaction.auth.qualified` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -8253,7 +8289,7 @@ export interface webhooks {
         put?: never;
         /**
          * transaction.clearing.qualified
-         * @description A clearing that qualified for an offer. Sent to every hook registered for `transaction.clearing.qualified` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         * @description A clearing that qualified for an offer. Sent to every hook registered for `transaction.clearing.qualified` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -8318,6 +8354,82 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "transaction.refund.qualified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * transaction.refund.qualified
+         * @description A refund of a purchase that had earned cashback: the refund with `offer.qualified` true and the award it reverses as negative `offer.cashback` and `offer.performanceFee` (in proportion to the amount refunded). Sent with its `transaction.refund`; for a purchase still in its offer's return period, when the period ends in its favour. Sent to every hook registered for `transaction.refund.qualified` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (Standard Webhooks). */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch when this attempt was signed (wall clock). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionRefundQualifiedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else, or no answer within 20 s: retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "location.status": {
         parameters: {
             query?: never;
@@ -8329,7 +8441,7 @@ export interface webhooks {
         put?: never;
         /**
          * location.status
-         * @description A network reports on a location, once per scheme; in the test environment creating a location sends three location.active. Sent to every hook registered for `location.status` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         * @description A network reports on a location, once per scheme; in the test environment creating a location sends three location.active. Sent to every hook registered for `location.status` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -8405,7 +8517,7 @@ export interface webhooks {
         put?: never;
         /**
          * missing-transaction-request.succeeded
-         * @description The network found the transaction: the request with status successful and result.transactions. Sent to every hook registered for `missing-transaction-request.succeeded` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         * @description The network found the transaction: the request with status successful and result.transactions. Sent to every hook registered for `missing-transaction-request.succeeded` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -8481,7 +8593,7 @@ export interface webhooks {
         put?: never;
         /**
          * missing-transaction-request.failed
-         * @description Nothing found, or the request failed: the request with status failed and result.error (code, message). Sent to every hook registered for `missing-transaction-request.failed` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         * @description Nothing found, or the request failed: the request with status failed and result.error (code, message). Sent to every hook registered for `missing-transaction-request.failed` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -8557,7 +8669,7 @@ export interface webhooks {
         put?: never;
         /**
          * offer.targeting.updated
-         * @description The targeting of a live offer changed. Sent to every hook registered for `offer.targeting.updated` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         * @description The targeting of a live offer changed. Sent to every hook registered for `offer.targeting.updated` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -8633,7 +8745,7 @@ export interface webhooks {
         put?: never;
         /**
          * offer.extended
-         * @description An offer's endDate moved later (by you or by its content provider). Sent to every hook registered for `offer.extended` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         * @description An offer's endDate moved later (by you or by its content provider). Sent to every hook registered for `offer.extended` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -8709,7 +8821,7 @@ export interface webhooks {
         put?: never;
         /**
          * hook.disabled
-         * @description Another hook of the program was disabled by the dispatcher: it answered 410 Gone, or every attempt to it failed for 5 days of service time. The data is that hook (without its secret), with `disabledAt` and `disabledReason`; never sent to the hook disabled. Sent to every hook registered for `hook.disabled` on the program (offer events: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         * @description Another hook of the program was disabled by the dispatcher: it answered 410 Gone, or every attempt to it failed for 5 days of service time. The data is that hook (without its secret), with `disabledAt` and `disabledReason`; never sent to the hook disabled. Sent to every hook registered for `hook.disabled` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
          */
         post: {
             parameters: {
@@ -8728,6 +8840,462 @@ export interface webhooks {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["HookDisabledEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else, or no answer within 20 s: retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "brand.consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * brand.consent
+         * @description A brand's consent was answered (`consent` approved or declined): at once when a brand is made with a test key, as Fidel's test environment does; in live when the simulated brand approves (1 to 3 days later) or the operator (or, in a sandbox, you) decides. A brand belongs to no program: sent to your hooks for it on every program. Sent to every hook registered for `brand.consent` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (Standard Webhooks). */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch when this attempt was signed (wall clock). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BrandConsentEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else, or no answer within 20 s: retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "card.linked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * card.linked
+         * @description A card was enrolled and its network linked it (`status` linked). Sent to every hook registered for `card.linked` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (Standard Webhooks). */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch when this attempt was signed (wall clock). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CardLinkedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else, or no answer within 20 s: retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "card.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * card.failed
+         * @description A card's network refused to enrol it: the card with `status` failed and `failure` (reason, message). The test numbers of documented ranges fail. Sent to every hook registered for `card.failed` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (Standard Webhooks). */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch when this attempt was signed (wall clock). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CardFailedEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else, or no answer within 20 s: retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "program.status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * program.status
+         * @description A program's location sync moved: `status` syncing when it starts (with `sync` running), idle when every network answered (with `sync` completed). In test the networks answer a sync at once: both come together. Sent to every hook registered for `program.status` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (Standard Webhooks). */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch when this attempt was signed (wall clock). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ProgramStatusEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else, or no answer within 20 s: retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "marketplace.offer.live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * marketplace.offer.live
+         * @description A marketplace offer you added went live on your program (its brand accepted it, a location of its brand is linked or it is an oaas offer, and its startDate came): once per added offer. Sent to every hook registered for `marketplace.offer.live` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (Standard Webhooks). */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch when this attempt was signed (wall clock). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MarketplaceOfferLiveEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else, or no answer within 20 s: retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "marketplace.offer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * marketplace.offer.updated
+         * @description The content provider changed a marketplace offer you added (its endDate or targeting): your offer as it now stands. Sent to every hook registered for `marketplace.offer.updated` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (Standard Webhooks). */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch when this attempt was signed (wall clock). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MarketplaceOfferUpdatedEvent"];
                 };
             };
             responses: {
@@ -9044,6 +9612,24 @@ export interface components {
              * @enum {string}
              */
             event: "transaction.clearing.qualified";
+            /**
+             * Format: date-time
+             * @description When the event happened, in service time.
+             */
+            created: string;
+            data: components["schemas"]["Transaction"];
+        };
+        TransactionRefundQualifiedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id; also the `webhook-id` header, the same on every retry.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "transaction.refund.qualified";
             /**
              * Format: date-time
              * @description When the event happened, in service time.
@@ -9540,7 +10126,7 @@ export interface components {
              * @example transaction.auth.qualified
              * @enum {string}
              */
-            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled";
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
             /** @example https://example.com/webhooks/cardlink */
             url: string;
             live: boolean;
@@ -9580,7 +10166,151 @@ export interface components {
             /** Format: date-time */
             created: string;
         };
-        WebhookEvent: components["schemas"]["TransactionAuthEvent"] | components["schemas"]["TransactionClearingEvent"] | components["schemas"]["TransactionRefundEvent"] | components["schemas"]["TransactionAuthQualifiedEvent"] | components["schemas"]["TransactionClearingQualifiedEvent"] | components["schemas"]["LocationStatusEvent"] | components["schemas"]["MissingTransactionRequestSucceededEvent"] | components["schemas"]["MissingTransactionRequestFailedEvent"] | components["schemas"]["OfferTargetingUpdatedEvent"] | components["schemas"]["OfferExtendedEvent"] | components["schemas"]["HookDisabledEvent"];
+        BrandConsentEvent: {
+            /**
+             * Format: uuid
+             * @description The event id; also the `webhook-id` header, the same on every retry.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "brand.consent";
+            /**
+             * Format: date-time
+             * @description When the event happened, in service time.
+             */
+            created: string;
+            data: components["schemas"]["Brand"];
+        };
+        Brand: {
+            /** Format: uuid */
+            id: string;
+            /** @example Coffee House */
+            name: string;
+            /** @example https://example.com/logo.png */
+            logoUrl: string | null;
+            /**
+             * @description The brand's consent to have its locations added. Test: `approved` at once. Live: `requested`, then `approved` by the (simulated) brand 1 to 3 days later on the service clock, or decided at once by the operator with `POST /admin/brands/{brandId}/consent`. Locations need `approved`. Each answer that changes it is a `brand.consent` event (a test brand's comes at once).
+             * @enum {string}
+             */
+            consent: "requested" | "approved" | "declined";
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            live: boolean;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            updated: string;
+        };
+        CardLinkedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id; also the `webhook-id` header, the same on every retry.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "card.linked";
+            /**
+             * Format: date-time
+             * @description When the event happened, in service time.
+             */
+            created: string;
+            data: components["schemas"]["Card"];
+        };
+        Card: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            programId: string;
+            /**
+             * @description The first six digits.
+             * @example 444400
+             */
+            firstNumbers: string;
+            /**
+             * @description The last four digits.
+             * @example 4008
+             */
+            lastNumbers: string;
+            /**
+             * @description Detected from the number.
+             * @enum {string}
+             */
+            scheme: "visa" | "mastercard" | "amex";
+            /** @example 12 */
+            expMonth: number;
+            /** @example 2028 */
+            expYear: number;
+            /** @example GBR */
+            countryCode: string;
+            termsOfUse: boolean;
+            /** @description Your own data, an object as in the transaction's copy of this record: {} when none was given (sending null clears it to {}). */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description `linked`: the network enrolled the card (`card.linked`). `failed`: it refused (`card.failed`, with `failure`); the card is only the record of that answer — no purchase, activation or missing transaction request can name it (409). The test networks refuse the test numbers of documented ranges, one reason each (issuer_declined: 4444000000004917, 5555000000005916, 340000000000371; card_not_supported: 4444000000004925, 5555000000005924, 340000000000389; verification_failed: 4444000000004933, 5555000000005932, 340000000000397); a live card always links.
+             * @example linked
+             * @enum {string}
+             */
+            status: "linked" | "failed";
+            /** @description Why the network refused the card; null for a linked card. */
+            failure: {
+                /**
+                 * @description issuer_declined: The card's issuer declined to enrol it. card_not_supported: The card's issuer or product does not take part in card-linked offers. verification_failed: The network could not verify the card.
+                 * @enum {string}
+                 */
+                reason: "issuer_declined" | "card_not_supported" | "verification_failed";
+                message: string;
+            } | null;
+            live: boolean;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            updated: string;
+        };
+        CardFailedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id; also the `webhook-id` header, the same on every retry.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "card.failed";
+            /**
+             * Format: date-time
+             * @description When the event happened, in service time.
+             */
+            created: string;
+            data: components["schemas"]["Card"];
+        };
+        ProgramStatusEvent: {
+            /**
+             * Format: uuid
+             * @description The event id; also the `webhook-id` header, the same on every retry.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "program.status";
+            /**
+             * Format: date-time
+             * @description When the event happened, in service time.
+             */
+            created: string;
+            data: components["schemas"]["Program"];
+        };
         Program: {
             /** Format: uuid */
             id: string;
@@ -9624,6 +10354,43 @@ export interface components {
                 notFound: number;
             };
         } | null;
+        MarketplaceOfferLiveEvent: {
+            /**
+             * Format: uuid
+             * @description The event id; also the `webhook-id` header, the same on every retry.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "marketplace.offer.live";
+            /**
+             * Format: date-time
+             * @description When the event happened, in service time.
+             */
+            created: string;
+            data: components["schemas"]["Offer"];
+        };
+        MarketplaceOfferUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @description The event id; also the `webhook-id` header, the same on every retry.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "marketplace.offer.updated";
+            /**
+             * Format: date-time
+             * @description When the event happened, in service time.
+             */
+            created: string;
+            data: components["schemas"]["Offer"];
+        };
+        WebhookEvent: components["schemas"]["TransactionAuthEvent"] | components["schemas"]["TransactionClearingEvent"] | components["schemas"]["TransactionRefundEvent"] | components["schemas"]["TransactionAuthQualifiedEvent"] | components["schemas"]["TransactionClearingQualifiedEvent"] | components["schemas"]["TransactionRefundQualifiedEvent"] | components["schemas"]["LocationStatusEvent"] | components["schemas"]["MissingTransactionRequestSucceededEvent"] | components["schemas"]["MissingTransactionRequestFailedEvent"] | components["schemas"]["OfferTargetingUpdatedEvent"] | components["schemas"]["OfferExtendedEvent"] | components["schemas"]["HookDisabledEvent"] | components["schemas"]["BrandConsentEvent"] | components["schemas"]["CardLinkedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["ProgramStatusEvent"] | components["schemas"]["MarketplaceOfferLiveEvent"] | components["schemas"]["MarketplaceOfferUpdatedEvent"];
         Error: {
             error: {
                 /** @enum {string} */
@@ -9690,7 +10457,7 @@ export interface components {
                 };
             } | null;
             /**
-             * @description `syncing` starts the sync of every Idle location of the program with the networks. Live programs and live keys only (a test key gets 400); one sync per program at a time (409 while one runs).
+             * @description `syncing` starts the sync of every Idle location of the program with the networks, which answer within 1 to 2 weeks of service time; one sync per program at a time (409 while one runs). In test, where locations are onboarded at their creation, the test networks answer a sync at once: it takes the program's locations as they stand and has ended when the answer comes. Each move of the program's status is a `program.status` event (syncing, then idle).
              * @enum {string}
              */
             status?: "syncing";
@@ -10058,27 +10825,6 @@ export interface components {
             eventTs: string | null;
             updated: string | null;
         }[];
-        Brand: {
-            /** Format: uuid */
-            id: string;
-            /** @example Coffee House */
-            name: string;
-            /** @example https://example.com/logo.png */
-            logoUrl: string | null;
-            /**
-             * @description The brand's consent to have its locations added. Test: `approved` at once. Live: `requested`, then `approved` by the (simulated) brand 1 to 3 days later on the service clock, or decided at once by the operator with `POST /admin/brands/{brandId}/consent`. Locations need `approved`.
-             * @enum {string}
-             */
-            consent: "requested" | "approved" | "declined";
-            metadata: {
-                [key: string]: unknown;
-            } | null;
-            live: boolean;
-            /** Format: date-time */
-            created: string;
-            /** Format: date-time */
-            updated: string;
-        };
         /**
          * @example {
          *       "name": "Coffee House",
@@ -10123,43 +10869,6 @@ export interface components {
         SandboxBrandConsentDecision: {
             /** @enum {string} */
             decision: "approved" | "declined";
-        };
-        Card: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            programId: string;
-            /**
-             * @description The first six digits.
-             * @example 444400
-             */
-            firstNumbers: string;
-            /**
-             * @description The last four digits.
-             * @example 4008
-             */
-            lastNumbers: string;
-            /**
-             * @description Detected from the number.
-             * @enum {string}
-             */
-            scheme: "visa" | "mastercard" | "amex";
-            /** @example 12 */
-            expMonth: number;
-            /** @example 2028 */
-            expYear: number;
-            /** @example GBR */
-            countryCode: string;
-            termsOfUse: boolean;
-            /** @description Your own data, an object as in the transaction's copy of this record: {} when none was given (sending null clears it to {}). */
-            metadata: {
-                [key: string]: unknown;
-            };
-            live: boolean;
-            /** Format: date-time */
-            created: string;
-            /** Format: date-time */
-            updated: string;
         };
         /**
          * @example {
@@ -10390,7 +11099,7 @@ export interface components {
              * @example transaction.auth.qualified
              * @enum {string}
              */
-            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled";
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
             /**
              * Format: uri
              * @description Where deliveries are POSTed; http or https, without credentials (`user:password@` is refused: deliveries are authenticated by their signature). The host must be one the webhook target policy allows (`WEBHOOK_TARGETS`): under `local` (the default of `npm start`) public, loopback and private addresses; under `public` (the default in docker compose and whenever `HOST` is not loopback) public unicast addresses only. Link-local, cloud metadata (169.254.169.254, metadata.google.internal, fd00:ec2::254, …), 0.0.0.0/8, multicast, broadcast and every numeric, IPv4-mapped or NAT64 form of them are refused in every mode. A name is checked again on the addresses it resolves to at each delivery; a refused delivery is a failed attempt saying so.
@@ -10960,7 +11669,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled";
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
             /**
              * Format: uuid
              * @description Null for offer events, which go to the publisher's hooks on every program.
@@ -11023,7 +11732,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled";
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
             /**
              * Format: uuid
              * @description Null for offer events, which go to the publisher's hooks on every program.
@@ -11183,8 +11892,12 @@ export interface components {
             since: string;
             /** Format: date-time */
             until: string;
-            /** @description Failed events queued again for this hook, one delivery each. */
+            /** @description Deliveries that go now: `failed` plus `retrying`. */
             deliveries: number;
+            /** @description Events whose delivery failed for good (every retry spent, or a 410), queued again: a new delivery each. */
+            failed: number;
+            /** @description Deliveries whose last attempt failed and that waited for a scheduled retry: due at once, the scheduled retry dropped. */
+            retrying: number;
         };
         /**
          * @example {
@@ -11459,8 +12172,8 @@ export interface components {
         };
         TriggerResult: {
             /** @enum {string} */
-            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "location.status" | "offer.extended" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed";
-            /** @description The events fired: one, or three for location.status (one per scheme). */
+            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "transaction.refund.qualified" | "location.status" | "offer.extended" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
+            /** @description The events fired: one, three for location.status (one per scheme), two for program.status (syncing, then idle). */
             eventIds: string[];
             /** @example purchase 42 GBP, qualified for offer …: cashback 4.2 GBP, performance fee 0.42 GBP */
             summary: string;
@@ -11486,6 +12199,26 @@ export interface components {
                  * @description The purchase a clearing or refund follows.
                  */
                 purchaseId?: string;
+                /**
+                 * Format: uuid
+                 * @description The brand made for brand.consent.
+                 */
+                newBrandId?: string;
+                /**
+                 * Format: uuid
+                 * @description The card enrolled for card.linked or card.failed.
+                 */
+                newCardId?: string;
+                /**
+                 * Format: uuid
+                 * @description The fixtures marketplace offer (only you see it) of marketplace events.
+                 */
+                marketplaceOfferId?: string;
+                /**
+                 * Format: uuid
+                 * @description Your offer the fixtures marketplace offer was added as (marketplace events).
+                 */
+                addedOfferId?: string;
             };
             transaction?: components["schemas"]["Transaction"] & unknown;
             /** @description Whether the dispatcher had taken the events up when the wait ended. */
@@ -11511,7 +12244,7 @@ export interface components {
          */
         Trigger: {
             /** @enum {string} */
-            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "location.status" | "offer.extended" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed";
+            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "transaction.refund.qualified" | "location.status" | "offer.extended" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
             /**
              * @description The purchase's network: the fixtures card of that scheme (made on first use). With `cardId`, must be the card's scheme.
              * @enum {string}

@@ -18,6 +18,10 @@ const EXPORTS = [
   ["NEW_LOCATION", "newLocationId"],
   ["REQUEST", "missingTransactionRequestId"],
   ["PURCHASE", "purchaseId"],
+  ["NEW_BRAND", "newBrandId"],
+  ["NEW_CARD", "newCardId"],
+  ["MARKETPLACE_OFFER", "marketplaceOfferId"],
+  ["ADDED_OFFER", "addedOfferId"],
 ] as const;
 
 const TARGETING = ["new", "lapsed", "existing"] as const;
@@ -64,8 +68,10 @@ export const trigger = command({
   usage: `  trigger <event> [--key K] [--sandbox ID] [--url URL] [--json] [--scheme visa|mastercard|amex] [--amount N] [--currency C]
           [--card ID] [--location ID] [--program ID] [--targeting new|lapsed|existing] [--datetime LOCAL]
                             fire transaction.auth.qualified, transaction.auth, transaction.clearing,
-                            transaction.clearing.qualified, transaction.refund, location.status, offer.extended,
-                            missing-transaction-request.succeeded or missing-transaction-request.failed
+                            transaction.clearing.qualified, transaction.refund, transaction.refund.qualified,
+                            location.status, offer.extended, missing-transaction-request.succeeded,
+                            missing-transaction-request.failed, brand.consent, card.linked, card.failed,
+                            program.status, marketplace.offer.live or marketplace.offer.updated
                             through the simulators, the qualifier and the dispatcher on a fixtures program
                             (made on first use); prints the event id, export lines of the ids, the delivery
                             (--json: the whole answer as one JSON object, nothing else); a sandbox's test

@@ -1,7 +1,7 @@
 // The catalog: programs, brands, locations and their state and sync at each network, and cards. What the
 // rest of Cardlink may use of it.
 export { approveDueBrands, type Brand, createBrand, decideBrandConsent, decideSandboxBrandConsent, findBrand, getBrand, listBrands, seedBrands } from "./brands.ts";
-export { type Card, cardsForTransactions, deleteCard, enrolCard, findCardRow, getCard, listCards, type StoredCard } from "./cards.ts";
+export { type Card, cardsForTransactions, deleteCard, enrolCard, findCardRow, getCard, getLinkedCard, listCards, type StoredCard } from "./cards.ts";
 export { type LocationWithBrand, type Place, placeOfLocation } from "./location-records.ts";
 export { anyOnboardingUnanswered, applyOnboardingReply, fullIds, type ReplyOutcome, seedNetworks, sendOnboardingRequests, setNetworkMids, trySendOnboardingRequests } from "./location-sync.ts";
 export { activeLocationNetworks, createLocation, deleteLocation, getLocation, listLocations, type Location, type NewLocation, seedLocations, updateLocation } from "./locations.ts";

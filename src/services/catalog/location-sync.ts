@@ -28,7 +28,10 @@ function conflict(sync: ProgramSync): DomainError {
 /**
  * Starts a sync, inside the caller's transaction, of the program's Idle locations — all of them, or
  * only `locationIds` — and gives each location and scheme an onboarding request to send. 409 naming
- * the running sync if there is one. A sync with no Idle location to take ends at once.
+ * the running sync if there is one. A sync with no Idle location to take ends at once. In test, where
+ * every location was onboarded at its creation, the test networks answer a sync at once: it takes the
+ * program's locations as they stand and ends in the same transaction. Each move of the program's status
+ * is a `program.status` event (setProgramStatus).
  */
 export async function beginSync(
   db: Db,
@@ -48,17 +51,21 @@ export async function beginSync(
     [id, owner.accountId, owner.live, owner.programId, now],
   );
   const taken = await db.query<{ location_id: string }>(
-    `update location_networks n set status = 'Syncing', sync_id = $2, request_id = gen_random_uuid(), request_sent = null,
-       sync_started = $3, updated = $3
-     from locations l
-     where l.id = n.location_id and l.program_id = $1 and n.status = 'Idle' and ($4::uuid[] is null or l.id = any($4::uuid[]))
-     returning n.location_id`,
-    [owner.programId, id, now, locationIds],
+    owner.live
+      ? `update location_networks n set status = 'Syncing', sync_id = $2, request_id = gen_random_uuid(), request_sent = null,
+           sync_started = $4, updated = $4
+         from locations l
+         where l.id = n.location_id and l.program_id = $1 and n.status = 'Idle' and ($3::uuid[] is null or l.id = any($3::uuid[]))
+         returning n.location_id`
+      : `update location_networks n set sync_id = $2 from locations l
+         where l.id = n.location_id and l.program_id = $1 and ($3::uuid[] is null or l.id = any($3::uuid[]))
+         returning n.location_id`,
+    [owner.programId, id, locationIds, ...(owner.live ? [now] : [])],
   );
-  if (taken.length === 0) {
+  if (taken.length > 0 || !owner.live) await setProgramStatus(db, owner.programId, "syncing", now);
+  if (taken.length === 0 || !owner.live) {
     await db.query("update program_syncs set status = 'completed', ended = $2 where id = $1", [id, now]);
-  } else {
-    await setProgramStatus(db, owner.programId, "syncing", now);
+    await setProgramStatus(db, owner.programId, "idle", now);
   }
   return (await latestSyncs(db, [owner.programId])).get(owner.programId)!;
 }

@@ -5,6 +5,7 @@ import { Filters, pageByCreated, type Page, type PageQuery } from "../../platfor
 import { newId } from "../../platform/ids.ts";
 import type { Db } from "../../platform/db.ts";
 import { latestSyncs, type ProgramSync } from "./program-syncs.ts";
+import { enqueueEvent } from "../../platform/outbox.ts";
 
 async function withSyncs(db: Db, rows: ProgramRow[]): Promise<Program[]> {
   const syncs = await latestSyncs(
@@ -28,6 +29,7 @@ export interface Program {
 
 interface ProgramRow {
   id: string;
+  account_id: string;
   name: string;
   live: boolean;
   status: "idle" | "syncing";
@@ -96,7 +98,12 @@ export async function setProgramFields(
   return row!;
 }
 
-/** The program's status while a location sync runs ("syncing") and once it has ended ("idle"). */
+/**
+ * The program's status while a location sync runs ("syncing") and once it has ended ("idle"), with its
+ * `program.status` event: the program as it now stands, its sync with it.
+ */
 export async function setProgramStatus(db: Db, id: string, status: Program["status"], now: Date): Promise<void> {
-  await db.query("update programs set status = $2, updated = $3 where id = $1", [id, status, now]);
+  const [row] = await db.query<ProgramRow>("update programs set status = $2, updated = $3 where id = $1 returning *", [id, status, now]);
+  const [program] = await withSyncs(db, [row!]);
+  await enqueueEvent(db, { accountId: row!.account_id, live: row!.live, programId: id, event: "program.status", data: program }, now);
 }

@@ -3,11 +3,11 @@
 // date, then a look-up goes on the bus to the card's scheme network, whose reply ends the request.
 import { dueIn, dueParams, envNowSql, type DueTime } from "../../platform/clock/environment.ts";
 import type { Ctx } from "../../platform/context.ts";
-import { invalid, notFound } from "../../domain/errors.ts";
+import { DomainError, invalid, notFound } from "../../domain/errors.ts";
 import type { Bus } from "../../platform/bus/bus.ts";
 import type { LookupReply, LookupRequest, LookupTransaction } from "../../platform/bus/messages.ts";
 import { TOPICS } from "../../platform/bus/topics.ts";
-import type { Scheme } from "../../domain/card-number.ts";
+import { notLinkedRule, type Scheme } from "../../domain/card-number.ts";
 import { countryByAlpha3 } from "../../domain/countries.ts";
 import { schemeIdentifiers, sameMid, type MidIdentifiers } from "../../domain/mid-insights.ts";
 import {
@@ -137,11 +137,13 @@ export async function createMissingTransactionRequest({
   input: MissingTransactionInput;
   waitMs: number;
 }): Promise<MissingTransactionRequest> {
-  const [card] = await ctx.db.query<{ id: string; program_id: string; scheme: Scheme; last_numbers: string }>(
-    "select id, program_id, scheme, last_numbers from cards where id = $1 and account_id = $2 and live = $3",
+  const [card] = await ctx.db.query<{ id: string; program_id: string; scheme: Scheme; last_numbers: string; status: string; failure_reason: string | null }>(
+    "select id, program_id, scheme, last_numbers, status, failure_reason from cards where id = $1 and account_id = $2 and live = $3",
     [input.cardId, ctx.accountId, ctx.live],
   );
   if (!card) throw notFound("card", input.cardId);
+  const unlinked = notLinkedRule({ id: card.id, status: card.status, failureReason: card.failure_reason });
+  if (unlinked) throw new DomainError("conflict", `cardId: ${unlinked}`);
   const [location] = await ctx.db.query<{ id: string; program_id: string; brand_id: string; country_code: string }>(
     "select id, program_id, brand_id, country_code from locations where id = $1 and account_id = $2 and live = $3",
     [input.locationId, ctx.accountId, ctx.live],

@@ -5,7 +5,7 @@ import type { Ctx } from "../../platform/context.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
 import { nextActivation, type ActivationState, type DeactivationReason } from "../../domain/offer-activation.ts";
 import type { Db } from "../../platform/db.ts";
-import { getCard } from "../catalog/index.ts";
+import { getCard, getLinkedCard } from "../catalog/index.ts";
 import { findOfferRow, toOffer, type Offer } from "./offers.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
 import { newId } from "../../platform/ids.ts";
@@ -73,7 +73,7 @@ export async function activateOffer(ctx: Ctx, offerId: string, cardId: string): 
   return ctx.db.tx(async (db) => {
     const now = ctx.clock.now();
     const offer = toOffer(await findOfferRow(db, ctx, offerId), now);
-    const card = await getCard({ ...ctx, db }, cardId);
+    const card = await getLinkedCard({ ...ctx, db }, cardId);
     if (!offer.activation.enabled) throw noActivation();
     if (offer.status === "expired") throw new DomainError("conflict", `offerId: the offer ended at ${offer.endDate}; it cannot be activated`);
     if (!offer.schemes.includes(card.scheme)) {

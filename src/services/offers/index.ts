@@ -3,4 +3,4 @@
 export { activateOffer, type ActivationCount, countQualified, deactivateOffer, listOfferCards, lockActivationCounts, type OfferActivation, recordQualifiedTransaction, saveActivationCounts } from "./activations.ts";
 export { seedMarketplace } from "./marketplace-seed.ts";
 export { adoptMarketplaceOffer, createMarketplaceOffer, listMarketplaceOffers, type MarketplaceOfferView, updateMarketplaceOffer } from "./marketplace.ts";
-export { createOffer, deleteOffer, getOffer, linkLocation, linkProgramLocations, listOffers, type Offer, qualifiableOfferRows, runMarketplaceDue, toOffer, unlinkLocation, updateOffer } from "./offers.ts";
+export { announceIfLive, announceLiveMarketplaceOffers, createOffer, deleteOffer, getOffer, linkLocation, linkProgramLocations, listOffers, type Offer, qualifiableOfferRows, runMarketplaceDue, toOffer, unlinkLocation, updateOffer } from "./offers.ts";

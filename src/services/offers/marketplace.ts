@@ -1,6 +1,7 @@
-// The marketplace: content providers' offers (created by the operator or the simulated marketplace),
-// browsing them, adopting one into a publisher's program, and a provider's changes reaching every
-// publisher who adopted it (offer.extended, offer.targeting.updated in the outbox).
+// The marketplace: content providers' offers (created by the operator or the simulated marketplace, or
+// private to one account: the fixtures `cardlink trigger` adopts), browsing them, adopting one into a
+// publisher's program (marketplace.offer.live once it runs there), and a provider's changes reaching every
+// publisher who adopted it (marketplace.offer.updated, offer.extended, offer.targeting.updated in the outbox).
 import type { Ctx } from "../../platform/context.ts";
 import { DomainError, notFound } from "../../domain/errors.ts";
 import { decodeCursor, encodeCursor } from "../../platform/cursor.ts";
@@ -25,6 +26,7 @@ import { createBrand } from "../catalog/index.ts";
 import { getProgram } from "../catalog/index.ts";
 import { enqueueEvent } from "../../platform/outbox.ts";
 import {
+  announceIfLive,
   getOffer,
   insertOffer,
   insertRow,
@@ -100,6 +102,7 @@ interface MarketplaceRow extends OfferTermsRow {
   supplier_name: string;
   brand_decision: BrandDecision;
   brand_decision_hours: number;
+  private_to: string | null;
   created: Date;
   updated: Date;
 }
@@ -148,7 +151,8 @@ const termsOfRow = (r: MarketplaceRow): OfferTerms => {
   };
 };
 
-export async function createMarketplaceOffer(db: Db, input: MarketplaceOfferInput, now: Date): Promise<MarketplaceOfferAdmin> {
+/** Puts an offer on the marketplace: every publisher's, or only `privateTo`'s (an account id). */
+export async function createMarketplaceOffer(db: Db, input: MarketplaceOfferInput, now: Date, privateTo: string | null = null): Promise<MarketplaceOfferAdmin> {
   const result = marketplaceTerms(input);
   if (!result.ok) throw problemsError(result.problems);
   const t = result.value;
@@ -167,6 +171,7 @@ export async function createMarketplaceOffer(db: Db, input: MarketplaceOfferInpu
         supplier_name: input.supplier.name,
         brand_decision: input.brandDecision?.decision ?? "accept",
         brand_decision_hours: input.brandDecision?.afterHours ?? DEFAULT_DECISION_HOURS,
+        private_to: privateTo,
         created: now,
         updated: now,
       },
@@ -202,7 +207,7 @@ export async function listMarketplaceOffers(
   page: PageQuery,
 ): Promise<Page<MarketplaceOfferView>> {
   const now = ctx.clock.now();
-  const filters = new Filters();
+  const filters = new Filters().add("(m.private_to is null or m.private_to = ?)", ctx.accountId);
   if (filter.brandName) filters.add("lower(m.brand_name) = lower(?)", filter.brandName);
   if (filter.channel) filters.add("m.channels @> ?::jsonb", JSON.stringify([filter.channel]));
   if (filter.countryCode) filters.add("m.country_code = ?", filter.countryCode);
@@ -266,7 +271,7 @@ export async function adoptMarketplaceOffer(ctx: Ctx, marketplaceOfferId: string
     // One adoption of an offer per account and environment at a time, so a repeat finds the first.
     await db.query("select pg_advisory_xact_lock(hashtext($1))", [`adopt:${ctx.accountId}:${ctx.live}:${marketplaceOfferId}`]);
     const m = await findMarketplaceRow(db, marketplaceOfferId);
-    if (!m) throw notFound("marketplace offer", marketplaceOfferId);
+    if (!m || (m.private_to !== null && m.private_to !== ctx.accountId)) throw notFound("marketplace offer", marketplaceOfferId);
     if (now.getTime() > m.end_at.getTime()) {
       throw new DomainError("conflict", `offerId: the marketplace offer ended at ${m.end_date}; it can no longer be added`);
     }
@@ -288,6 +293,8 @@ export async function adoptMarketplaceOffer(ctx: Ctx, marketplaceOfferId: string
     if (m.transaction_source !== "oaas") {
       await linkBrandLocations(db, { id, account_id: ctx.accountId, live: ctx.live, brand_id: brandId, country_code: m.country_code }, programId, now);
     }
+    // Live at once (a test brand's answer, a past startDate): told now; else the due work tells it when it is.
+    await announceIfLive(db, id, now);
     return getOffer(tx, id);
   });
 }
@@ -295,7 +302,8 @@ export async function adoptMarketplaceOffer(ctx: Ctx, marketplaceOfferId: string
 /**
  * A content provider's change: a new endDate (later than now and after the start; the marketplace
  * variant has no 12-month cap) or targeting. Every adopted copy follows; each publisher gets
- * `offer.extended` for a later end, and `offer.targeting.updated` when a live copy's targeting changed.
+ * `marketplace.offer.updated` when its copy changed, `offer.extended` for a later end, and
+ * `offer.targeting.updated` when a live copy's targeting changed.
  */
 export async function updateMarketplaceOffer(
   db: Db,
@@ -325,10 +333,10 @@ export async function updateMarketplaceOffer(
       await writeTerms(tx, row.id, { ...termsOf(before), endDate, targeting }, now);
       const [afterRow] = await tx.query<OfferRow>("select * from offer_records where id = $1", [row.id]);
       const after = toOffer(afterRow!, now);
+      const retargeted = JSON.stringify(before.targeting) !== JSON.stringify(targeting);
+      if (before.endDate !== endDate || retargeted) await enqueueEvent(tx, offerEvent(row, "marketplace.offer.updated", after), now);
       if (before.endDate !== null && endDate > before.endDate) await enqueueEvent(tx, offerEvent(row, "offer.extended", after), now);
-      if (before.status === "live" && JSON.stringify(before.targeting) !== JSON.stringify(targeting)) {
-        await enqueueEvent(tx, offerEvent(row, "offer.targeting.updated", after), now);
-      }
+      if (before.status === "live" && retargeted) await enqueueEvent(tx, offerEvent(row, "offer.targeting.updated", after), now);
     }
     return toAdmin(updated!);
   });

@@ -1,6 +1,6 @@
 // Offers of a publisher: create, read, list with status filters, update (with extension and targeting
 // events in the outbox), delete, and linking to locations. Rules come from src/domain/offer*.ts.
-import { dueIn, dueParams, type DueTime } from "../../platform/clock/environment.ts";
+import { dueIn, dueParams, envNowSql, type DueTime } from "../../platform/clock/environment.ts";
 import type { Ctx } from "../../platform/context.ts";
 import { DomainError, invalid, notFound } from "../../domain/errors.ts";
 import {
@@ -24,7 +24,7 @@ import type { Db } from "../../platform/db.ts";
 import { findBrand } from "../catalog/index.ts";
 import { getLocation } from "../catalog/index.ts";
 import { getProgram } from "../catalog/index.ts";
-import { enqueueEvent } from "../../platform/outbox.ts";
+import { enqueueEvent, enqueueEvents } from "../../platform/outbox.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
 import { newId } from "../../platform/ids.ts";
 
@@ -194,16 +194,19 @@ export function problemsError(problems: Problem[]): DomainError {
 }
 
 /**
- * The status rule of src/domain/offer-status.ts (statusFromWindow) over the stored window instants, for
- * list filters: the same instants, the same order of tests. Takes service time three times as parameters.
+ * The status rule of src/domain/offer-status.ts (statusFromWindow) over the stored window instants of
+ * offer_records, at the time `now` (SQL), for list filters and due work: the same instants, the same order of tests.
  */
-const STATUS_SQL = `(case
-  when end_at is not null and ?::timestamptz > end_at then 'expired'
+const statusSql = (now: string) => `(case
+  when end_at is not null and ${now} > end_at then 'expired'
   when approval is not null and approval <> 'accepted' then 'requests'
   when transaction_source is null and locations_count = 0 then 'requests'
-  when ?::timestamptz < start_at and transaction_source is not null then 'requests'
-  when ?::timestamptz < start_at then 'upcoming'
+  when ${now} < start_at and transaction_source is not null then 'requests'
+  when ${now} < start_at then 'upcoming'
   else 'live' end)`;
+
+/** The status at a service time given three times as parameters (list filters). */
+const STATUS_SQL = statusSql("?::timestamptz");
 
 export async function findOfferRow(db: Db, owner: Pick<Ctx, "accountId" | "live">, id: string): Promise<OfferRow> {
   const [row] = await db.query<OfferRow>("select * from offer_records where id = $1 and account_id = $2 and live = $3", [
@@ -523,6 +526,40 @@ export async function runMarketplaceDue(db: Db, at: DueTime): Promise<number> {
   );
   return rows.length;
 }
+
+/**
+ * Announces adopted marketplace offers that have gone live (their brand accepted them, a location is linked
+ * or they need none, their startDate came): one `marketplace.offer.live` each, once per offer whatever runs
+ * twice (marketplace_offer_live keeps who was told). `now` is each row's time as SQL; `where` narrows the
+ * offers; returns how many were announced.
+ */
+async function announceLive(db: Db, now: string, where: string, params: unknown[]): Promise<number> {
+  return db.tx(async (tx) => {
+    const rows = await tx.query<OfferRow & { announced: Date }>(
+      `with live as (
+         select o.id, ${now} as at from offer_records o
+         where o.marketplace_offer_id is not null and ${where}
+           and not exists (select 1 from marketplace_offer_live a where a.offer_id = o.id)
+           and ${statusSql(now)} = 'live'
+       ),
+       told as (insert into marketplace_offer_live (offer_id, announced) select id, at from live on conflict do nothing returning offer_id, announced)
+       select o.*, told.announced from offer_records o join told on told.offer_id = o.id`,
+      params,
+    );
+    await enqueueEvents(
+      tx,
+      rows.map(({ announced, ...row }) => ({ ...offerEvent(row, "marketplace.offer.live", toOffer(row, announced)), created: announced })),
+    );
+    return rows.length;
+  });
+}
+
+/** Due work: the adopted marketplace offers gone live by their environment's time (a startDate reached, a brand's answer). */
+export const announceLiveMarketplaceOffers = (db: Db, at: DueTime): Promise<number> =>
+  announceLive(db, envNowSql("o.account_id", 1), "o.start_at <= $3", dueParams(at));
+
+/** One adopted offer, at once when it is live at `now` (a test brand answers its adoption at once). */
+export const announceIfLive = (db: Db, offerId: string, now: Date): Promise<number> => announceLive(db, "$1::timestamptz", "o.id = $2", [now, offerId]);
 
 /**
  * Every offer that can still qualify a purchase, once per linked location: accepted (or needing no

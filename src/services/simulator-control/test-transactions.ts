@@ -11,6 +11,7 @@ import type { Db } from "../../platform/db.ts";
 import { clearingOf, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../../domain/purchase-follow-ups.ts";
 import type { Scheme } from "../../platform/bus/messages.ts";
 import { clearingTransactionIdFor, transactionIdFor } from "../../domain/transaction-id.ts";
+import { notLinkedRule } from "../../domain/card-number.ts";
 import { refundedAmounts, toTransaction, type Transaction, type TransactionRow } from "../transactions/index.ts";
 import { findAtNextTick } from "../transactions/index.ts";
 import { groupCommit, perHandle, type Outcome } from "../../platform/group-commit.ts";
@@ -110,6 +111,8 @@ interface PurchaseCard {
   scheme: Scheme;
   first_numbers: string;
   last_numbers: string;
+  status: string;
+  failure_reason: string | null;
   /** The sandbox the card is in (its account id), null for an account's own environments. */
   environment: string | null;
 }
@@ -129,6 +132,8 @@ type Prepared = { id: string; command: PurchaseInput } | { notOnboarded: Scheme 
  */
 function purchaseOf({ ctx, input }: PurchaseRequest, card: PurchaseCard | undefined, locations: PurchaseLocation[]): (PurchaseInput & { purchaseId: string }) | { notOnboarded: Scheme } {
   if (!card || card.account_id !== ctx.accountId || card.live !== ctx.live) throw notFound("card", input.cardId);
+  const unlinked = notLinkedRule({ id: card.id, status: card.status, failureReason: card.failure_reason });
+  if (unlinked) throw new DomainError("conflict", `cardId: ${unlinked}`);
   const location = locations.find((l) => l.scheme === card.scheme);
   if (!location || location.account_id !== ctx.accountId || location.live !== ctx.live) throw notFound("location", input.locationId);
   if (location.program_id !== card.program_id) throw invalid("locationId", "the location is not in the card's program");
@@ -176,7 +181,7 @@ const preparePurchases = perHandle((db: Db) =>
     const locationIds = [...new Set(requests.map((r) => r.input.locationId))];
     const [cards, locations] = await Promise.all([
       db.query<PurchaseCard>(
-        `select c.id, c.account_id, c.live, c.program_id, c.scheme, c.first_numbers, c.last_numbers,
+        `select c.id, c.account_id, c.live, c.program_id, c.scheme, c.first_numbers, c.last_numbers, c.status, c.failure_reason,
            sandbox_of(c.account_id) as environment
          from cards c where c.id = any($1::uuid[])`,
         [cardIds],

@@ -1,13 +1,14 @@
 // `cardlink trigger`: fires one webhook event through the real path — the scheme simulator, the bus,
-// the qualifier, the outbox and the dispatcher — on fixtures kept in a program of the caller's test
-// environment (made on first use, reused after), then waits for the event and its first delivery.
+// the qualifier, the outbox and the dispatcher, or the verb that writes it (a brand, a card, a sync, a
+// marketplace offer) — on fixtures kept in a program of the caller's test environment (made on first use,
+// reused after), then waits for the event and its first delivery.
 import type { Ctx } from "../../platform/context.ts";
 import { probeOnNotify } from "../../platform/db.ts";
 import { OUTBOX_WRITTEN } from "../../platform/outbox.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
 import type { SimulatorControl } from "./control.ts";
 import { addDays, localAt } from "../../domain/local-dates.ts";
-import { createProgram } from "../catalog/index.ts";
+import { createProgram, updateProgram } from "../catalog/index.ts";
 import { createBrand } from "../catalog/index.ts";
 import { createLocation, trySendOnboardingRequests } from "../catalog/index.ts";
 import { enrolCard, getCard } from "../catalog/index.ts";
@@ -16,7 +17,9 @@ import { getProgram } from "../catalog/index.ts";
 import { countryByAlpha3 } from "../../domain/countries.ts";
 import type { Scheme } from "../../domain/scheme.ts";
 import { getTransaction } from "../transactions/index.ts";
-import { createOffer, getOffer, linkLocation, updateOffer } from "../offers/index.ts";
+import { adoptMarketplaceOffer, createMarketplaceOffer, createOffer, getOffer, linkLocation, updateMarketplaceOffer, updateOffer } from "../offers/index.ts";
+import { addMonths } from "../../domain/local-dates.ts";
+import { FAILING_TEST_NUMBERS } from "../../domain/card-number.ts";
 import { clearTestPurchase, refundTestPurchase, sendTestPurchase, type Sent } from "./test-transactions.ts";
 import type { Transaction } from "../transactions/index.ts";
 import { createMissingTransactionRequest } from "../missing-transactions/index.ts";
@@ -27,10 +30,17 @@ export const TRIGGER_EVENTS = [
   "transaction.clearing",
   "transaction.clearing.qualified",
   "transaction.refund",
+  "transaction.refund.qualified",
   "location.status",
   "offer.extended",
   "missing-transaction-request.succeeded",
   "missing-transaction-request.failed",
+  "brand.consent",
+  "card.linked",
+  "card.failed",
+  "program.status",
+  "marketplace.offer.live",
+  "marketplace.offer.updated",
 ] as const;
 export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
 
@@ -68,10 +78,17 @@ const APPLIES: Record<TriggerEvent, readonly (keyof TriggerOverrides)[]> = {
   "transaction.clearing": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
   "transaction.clearing.qualified": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
   "transaction.refund": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "transaction.refund.qualified": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
   "location.status": ["programId"],
   "offer.extended": [],
   "missing-transaction-request.succeeded": ["scheme", "amount", "cardId", "locationId", "programId", "datetime"],
   "missing-transaction-request.failed": ["scheme", "amount", "cardId", "locationId", "programId", "datetime"],
+  "brand.consent": [],
+  "card.linked": ["scheme", "programId"],
+  "card.failed": ["scheme", "programId"],
+  "program.status": ["programId"],
+  "marketplace.offer.live": ["programId"],
+  "marketplace.offer.updated": ["programId"],
 };
 
 export interface Fixtures {
@@ -166,7 +183,16 @@ export interface TriggerResult {
   /** The ids of the events fired (three for location.status, one per scheme). */
   eventIds: string[];
   summary: string;
-  resources: Fixtures & { transactionId?: string; newLocationId?: string; missingTransactionRequestId?: string; purchaseId?: string };
+  resources: Fixtures & {
+    transactionId?: string;
+    newLocationId?: string;
+    missingTransactionRequestId?: string;
+    purchaseId?: string;
+    newBrandId?: string;
+    newCardId?: string;
+    marketplaceOfferId?: string;
+    addedOfferId?: string;
+  };
   /** The transaction the event carries, as recorded (transaction events). */
   transaction?: Transaction;
   /** Whether the dispatcher had taken the event up when the wait ended. */
@@ -360,6 +386,91 @@ async function fireOfferExtended({ deps, event, fixtures }: Firing): Promise<Fir
   return { subjectId: offer.id, summary: `offer ${offer.id} endDate ${offer.endDate} -> ${extended.endDate}`, resources: fixtures, before };
 }
 
+async function fireBrandConsent({ deps, fixtures }: Firing): Promise<Fired> {
+  // A test brand consents at once, as Fidel's test environment does.
+  const brand = await createBrand(deps.ctx, { name: `Fixtures brand ${deps.ctx.clock.now().toISOString()}` });
+  return { subjectId: brand.id, summary: `brand ${brand.id} consent ${brand.consent}`, resources: { ...fixtures, newBrandId: brand.id }, before: [] };
+}
+
+/** Enrols a card in the fixtures program: the fixtures number of the scheme links, its first failing test number fails. */
+async function fireCard({ deps, event, fixtures, overrides }: Firing): Promise<Fired> {
+  const scheme = overrides.scheme ?? "visa";
+  const number = event === "card.linked" ? FIXTURE_CARDS[scheme] : FAILING_TEST_NUMBERS.find((f) => f.scheme === scheme)!.example;
+  const card = await enrolCard(deps.ctx, fixtures.programId, { number, expMonth: 12, expYear: 2030, countryCode: "GBR", termsOfUse: true });
+  const outcome = card.failure ? `failed: ${card.failure.reason}` : card.status;
+  return { subjectId: card.id, summary: `card ${card.id} (${card.scheme} ${card.lastNumbers}) ${outcome}`, resources: { ...fixtures, newCardId: card.id }, before: [] };
+}
+
+async function fireProgramStatus({ deps, event, fixtures }: Firing): Promise<Fired> {
+  const before = await eventIdsFor(deps.ctx, event, fixtures.programId);
+  // The test networks answer a sync at once: it starts (syncing) and ends (idle) together.
+  const program = await updateProgram(deps.ctx, fixtures.programId, { status: "syncing" });
+  return {
+    subjectId: program.id,
+    summary: `program ${program.id} synced ${program.sync?.locations ?? 0} location(s): syncing, then ${program.status}`,
+    resources: fixtures,
+    before,
+  };
+}
+
+/** The fixtures' marketplace brand: its offers (oaas, so live with no location) never meet the fixtures' purchases. */
+const MARKETPLACE_BRAND = "Cardlink fixtures marketplace";
+
+/** A marketplace offer only the caller sees, added to the fixtures program: live at once (a test brand answers at once). */
+async function addFixturesMarketplaceOffer(ctx: Ctx, programId: string): Promise<{ marketplaceOfferId: string; offerId: string }> {
+  const startDate = localAt(new Date(ctx.clock.now().getTime() - 86_400_000), ZONE);
+  const offer = await createMarketplaceOffer(
+    ctx.db,
+    {
+      name: "Fixtures: 5% back online",
+      brandName: MARKETPLACE_BRAND,
+      countryCode: "GBR",
+      channels: ["online"],
+      startDate,
+      endDate: addMonths(startDate, 12),
+      type: { name: "discount", value: 5 },
+      transactionSource: "oaas",
+      supplier: { id: "cardlink_fixtures", type: "affiliate", name: "Cardlink fixtures" },
+    },
+    ctx.clock.now(),
+    ctx.accountId,
+  );
+  const added = await adoptMarketplaceOffer(ctx, offer.id, programId);
+  return { marketplaceOfferId: offer.id, offerId: added.id };
+}
+
+async function fireMarketplaceOfferLive({ deps, fixtures }: Firing): Promise<Fired> {
+  const { marketplaceOfferId, offerId } = await addFixturesMarketplaceOffer(deps.ctx, fixtures.programId);
+  return {
+    subjectId: offerId,
+    summary: `marketplace offer ${marketplaceOfferId} added to program ${fixtures.programId} as offer ${offerId}, live`,
+    resources: { ...fixtures, marketplaceOfferId, addedOfferId: offerId },
+    before: [],
+  };
+}
+
+/** The content provider extends the newest fixtures marketplace offer added to the program (one is added when there is none) by a day. */
+async function fireMarketplaceOfferUpdated({ deps, event, fixtures }: Firing): Promise<Fired> {
+  const { ctx } = deps;
+  const [found] = await ctx.db.query<{ id: string; marketplace_offer_id: string }>(
+    `select o.id, o.marketplace_offer_id from offers o join marketplace_offers m on m.id = o.marketplace_offer_id
+     where o.account_id = $1 and o.live = $2 and o.program_id = $3 and m.private_to = $1 and m.end_at > $4 order by o.created desc, o.id limit 1`,
+    [ctx.accountId, ctx.live, fixtures.programId, ctx.clock.now()],
+  );
+  const { marketplaceOfferId, offerId } = found
+    ? { marketplaceOfferId: found.marketplace_offer_id, offerId: found.id }
+    : await addFixturesMarketplaceOffer(ctx, fixtures.programId);
+  const before = await eventIdsFor(ctx, event, offerId);
+  const offer = await getOffer(ctx, offerId);
+  await updateMarketplaceOffer(ctx.db, marketplaceOfferId, { endDate: addDays(offer.endDate!, 1) }, ctx.clock.now());
+  return {
+    subjectId: offerId,
+    summary: `marketplace offer ${marketplaceOfferId} endDate ${offer.endDate} -> ${addDays(offer.endDate!, 1)} (offer ${offerId})`,
+    resources: { ...fixtures, marketplaceOfferId, addedOfferId: offerId },
+    before,
+  };
+}
+
 /** How each event is fired. */
 const FIRE: Record<TriggerEvent, (f: Firing) => Promise<Fired>> = {
   "transaction.auth": fireAuth,
@@ -367,10 +478,17 @@ const FIRE: Record<TriggerEvent, (f: Firing) => Promise<Fired>> = {
   "transaction.clearing": fireClearing,
   "transaction.clearing.qualified": fireClearing,
   "transaction.refund": fireRefund,
+  "transaction.refund.qualified": fireRefund,
   "location.status": fireLocationStatus,
   "missing-transaction-request.succeeded": fireMissingTransactionRequest,
   "missing-transaction-request.failed": fireMissingTransactionRequest,
   "offer.extended": fireOfferExtended,
+  "brand.consent": fireBrandConsent,
+  "card.linked": fireCard,
+  "card.failed": fireCard,
+  "program.status": fireProgramStatus,
+  "marketplace.offer.live": fireMarketplaceOfferLive,
+  "marketplace.offer.updated": fireMarketplaceOfferUpdated,
 };
 
 /**

@@ -1,8 +1,10 @@
 // Return periods: a purchase whose offer has one qualifies once the period has passed on the service
-// clock of its environment, unless it was refunded in full meanwhile. This is the due work that finishes it.
+// clock of its environment, unless it was refunded in full meanwhile. This is the due work that finishes it:
+// the purchase's `.qualified` events, and its partial refunds' `transaction.refund.qualified` (the award
+// they reverse is earned only now).
 import type { DueTime } from "../../platform/clock/environment.ts";
 import type { Db } from "../../platform/db.ts";
-import { emitStageEvents, lockQualificationsDue, refundedAmount, settleQualification, type TransactionRow } from "./transactions.ts";
+import { emitStageEvents, lockQualificationsDue, qualifyRefundsOf, refundedAmount, settleQualification, type TransactionRow } from "./transactions.ts";
 import { recordQualifiedTransaction } from "../offers/index.ts";
 
 export async function runQualificationsDue(db: Db, at: DueTime, batch = 200): Promise<number> {
@@ -30,4 +32,5 @@ async function finish(db: Db, row: TransactionRow, now: Date) {
   if (row.card_id && !row.auth_id) await recordQualifiedTransaction(db, offer.id, row.card_id, now);
   const names = [...(row.auth ? ["transaction.auth.qualified"] : []), ...(row.cleared ? ["transaction.clearing.qualified"] : [])];
   await emitStageEvents(db, updated, names, now);
+  for (const refund of await qualifyRefundsOf(db, row.id, now)) await emitStageEvents(db, refund, ["transaction.refund.qualified"], now);
 }

@@ -481,6 +481,18 @@ export async function settleQualification(db: Db, id: string, offer: OfferResult
   return row!;
 }
 
+/**
+ * The refunds of a purchase whose return period ended in its favour: the award they reverse is earned now,
+ * so their results become qualified. Returns them as they now stand.
+ */
+export async function qualifyRefundsOf(db: Db, purchaseId: string, now: Date): Promise<TransactionRow[]> {
+  return db.query<TransactionRow>(
+    `update transactions set offer = offer || '{"qualified": true, "qualificationDate": null}'::jsonb, updated = $2
+     where original_id = $1 and kind = 'refund' and offer->>'id' is not null and not (offer->>'qualified')::boolean returning *`,
+    [purchaseId, now],
+  );
+}
+
 /** Claims `names` for one transaction, its record as of now the events' data; returns the events won. */
 export async function emitStageEvents(db: Db, row: TransactionRow, names: string[], now: Date): Promise<string[]> {
   const data = toTransaction(row);

@@ -340,27 +340,57 @@ export async function redeliver(ctx: Ctx, eventId: string): Promise<{ eventId: s
   return { eventId, deliveries: rows.length };
 }
 
+export interface Recovery {
+  hookId: string;
+  since: string;
+  until: string;
+  /** Deliveries that go now: `failed` plus `retrying`. */
+  deliveries: number;
+  /** Events whose delivery to the hook failed for good, queued again (a new delivery each). */
+  failed: number;
+  /** Deliveries whose last attempt failed and that waited for a retry, now due at once. */
+  retrying: number;
+}
+
 /**
- * Delivers again, to this hook, every event whose delivery to it failed (none to it pending or succeeded)
- * among the events written in [since, until) of service time (until: now when not given). Each keeps its
- * event id, so `webhook-id` is the one receivers saw. A disabled hook's recovered deliveries wait until it
- * is re-enabled.
+ * Delivers again, to this hook, what failed at it among the events written in [since, until) of service
+ * time (until: now when not given): every event whose delivery to it failed for good (none to it pending or
+ * succeeded) gets a new delivery, and every delivery whose last attempt failed and that waits for a retry is
+ * due at once — its scheduled retry is dropped, its attempts count on. A delivered event is never sent again.
+ * The hook's pause after its failures is lifted (the caller says the receiver is back): the first delivery
+ * goes at once, as the probe of its failure streak. Each keeps its event id, so `webhook-id` is the one
+ * receivers saw. A disabled hook's recovered deliveries wait until it is re-enabled. One recovery of a hook
+ * at a time (its row is locked), so two at once never queue an event twice.
  */
-export async function recoverHook(ctx: Ctx, hookId: string, window: { since: Date; until?: Date | undefined }): Promise<{ hookId: string; since: string; until: string; deliveries: number }> {
-  const [hook] = await ctx.db.query("select 1 from hooks where id = $1 and account_id = $2 and live = $3", [hookId, ctx.accountId, ctx.live]);
-  if (!hook) throw notFound("hook", hookId);
+export async function recoverHook(ctx: Ctx, hookId: string, window: { since: Date; until?: Date | undefined }): Promise<Recovery> {
   const now = ctx.clock.now();
   const until = window.until ?? now;
-  if (until <= window.since) throw invalid("until", "must be later than since.");
-  const rows = await ctx.db.query<{ id: string }>(
-    `insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
-     select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $4, $4, $4
-     from hooks h join outbox e on ${HOOKS_OF_EVENT}
-     where h.id = $1 and e.created >= $2 and e.created < $3
-       and exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.hook_id = h.id and d.status = 'failed')
-       and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.hook_id = h.id and d.status <> 'failed')
-     returning id`,
-    [hookId, window.since, until, now],
-  );
-  return { hookId, since: window.since.toISOString(), until: until.toISOString(), deliveries: rows.length };
+  return ctx.db.tx(async (db) => {
+    const [hook] = await db.query("select 1 from hooks where id = $1 and account_id = $2 and live = $3 for update", [hookId, ctx.accountId, ctx.live]);
+    if (!hook) throw notFound("hook", hookId);
+    if (until <= window.since) throw invalid("until", "must be later than since.");
+    const [counts] = await db.query<{ failed: number; retrying: number }>(
+      `with again as (
+         insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
+         select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $4, $4, $4
+         from hooks h join outbox e on ${HOOKS_OF_EVENT}
+         where h.id = $1 and e.created >= $2 and e.created < $3
+           and exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.hook_id = h.id and d.status = 'failed')
+           and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.hook_id = h.id and d.status <> 'failed')
+         returning id
+       ),
+       retrying as (
+         update webhook_deliveries d set next_attempt = least(d.next_attempt, $4), updated = $4
+         from outbox e
+         where d.hook_id = $1 and e.id = d.event_id and e.created >= $2 and e.created < $3
+           and d.status = 'pending' and d.attempts > 0 and (d.lease_until is null or d.lease_until < now())
+         returning d.id
+       )
+       select (select count(*) from again)::int as failed, (select count(*) from retrying)::int as retrying`,
+      [hookId, window.since, until, now],
+    );
+    const { failed, retrying } = counts!;
+    if (failed + retrying > 0) await db.query("update hooks set paused_until = null where id = $1 and paused_until > $2", [hookId, now]);
+    return { hookId, since: window.since.toISOString(), until: until.toISOString(), deliveries: failed + retrying, failed, retrying };
+  });
 }

@@ -16,12 +16,19 @@ export const HOOK_EVENTS = [
   "transaction.refund",
   "transaction.auth.qualified",
   "transaction.clearing.qualified",
+  "transaction.refund.qualified",
   "location.status",
   "missing-transaction-request.succeeded",
   "missing-transaction-request.failed",
   "offer.targeting.updated",
   "offer.extended",
   "hook.disabled",
+  "brand.consent",
+  "card.linked",
+  "card.failed",
+  "program.status",
+  "marketplace.offer.live",
+  "marketplace.offer.updated",
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { createHarness, expectError, expectStatus, type Client, type Harness } from "../../support/harness.ts";
 
 let h: Harness;
 beforeAll(async () => {
@@ -9,6 +9,19 @@ afterAll(() => h.close());
 
 type Brand = { id: string; name: string; logoUrl: string | null; consent: string; live: boolean; metadata: unknown; updated: string };
 const HOUR = 3_600_000;
+
+/**
+ * The `brand.consent` events of the client's environment, oldest first: a brand belongs to no program, so
+ * its events are in every program's list (a program is made to read them).
+ */
+async function consentEvents(client: Client): Promise<{ created: string; payload: { data: Brand } }[]> {
+  const program = await expectStatus<{ id: string }>(await client.post("/v1/programs", { name: "Events" }), 201);
+  const page = await expectStatus<{ items: { created: string; payload: { data: Brand } }[] }>(
+    await client.get(`/v1/programs/${program.id}/webhook-events?event=brand.consent`),
+    200,
+  );
+  return page.items.reverse();
+}
 
 describe("brands", () => {
   it("creates a test brand with consent approved at once, and reads and lists it", async () => {
@@ -25,6 +38,8 @@ describe("brands", () => {
       metadata: { tier: "gold" },
     });
     expect(await expectStatus<Brand>(await client.get(`/v1/brands/${brand.id}`), 200)).toEqual(brand);
+    // A test brand consents at once, as Fidel's test environment does: its brand.consent came with it.
+    expect((await consentEvents(client)).map((e) => e.payload.data)).toEqual([brand]);
     const other = await expectStatus<Brand>(await client.post("/v1/brands", { name: "Bakery" }), 201);
     expect(other.logoUrl).toBeNull();
     const list = await expectStatus<{ items: Brand[]; count: number; last?: string }>(await client.get("/v1/brands?limit=1"), 200);
@@ -48,6 +63,8 @@ describe("brands", () => {
     // Approved at the brand's answer time, not at the end of the jump.
     expect(Date.parse(approved.updated)).toBeLessThanOrEqual(h.services.clock.now().getTime());
     expect(Date.parse(approved.updated)).toBeGreaterThanOrEqual(Date.parse(brand.updated) + 24 * HOUR);
+    // Told once, at the brand's answer time.
+    expect((await consentEvents(client)).map((e) => [e.created, e.payload.data])).toEqual([[approved.updated, approved]]);
   });
 
   it("lets the operator approve or decline at once with POST /admin/brands/{brandId}/consent", async () => {
@@ -66,6 +83,9 @@ describe("brands", () => {
       200,
     );
     expect(approved.consent).toBe("approved");
+    // Each answer that changed the consent is told; approving it again changes nothing and tells nothing.
+    await expectStatus(await h.admin("POST", `/admin/brands/${brand.id}/consent`, { decision: "approved" }), 200);
+    expect((await consentEvents(client)).map((e) => e.payload.data.consent)).toEqual(["declined", "approved"]);
 
     expect(await expectError(await h.admin("POST", `/admin/brands/${brand.id}/consent`, { decision: "maybe" }), 400, "invalid_request")).toMatch(
       /^decision: must be approved or declined/,

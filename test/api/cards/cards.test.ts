@@ -31,7 +31,10 @@ describe("cards", () => {
       201,
     );
     expect(Object.keys(created).sort()).toEqual(
-      ["id", "programId", "firstNumbers", "lastNumbers", "scheme", "expMonth", "expYear", "countryCode", "termsOfUse", "metadata", "live", "created", "updated"].sort(),
+      [
+        "id", "programId", "firstNumbers", "lastNumbers", "scheme", "expMonth", "expYear", "countryCode", "termsOfUse", "metadata",
+        "status", "failure", "live", "created", "updated",
+      ].sort(),
     );
     expect(created).toMatchObject({
       programId,
@@ -43,6 +46,8 @@ describe("cards", () => {
       countryCode: "GBR",
       termsOfUse: true,
       metadata: { userId: "u-1" },
+      status: "linked",
+      failure: null,
       live: false,
       created: "2026-01-05T12:00:00.000Z",
     });
@@ -57,6 +62,47 @@ describe("cards", () => {
       const other = await expectStatus<Card>(await client.post(`/v1/programs/${programId}/cards`, card(number!)), 201);
       expect(other.scheme, number).toBe(scheme);
     }
+  });
+
+  it("records a failing test number as failed with its reason, tells card.linked or card.failed, and lets a failed card take part in nothing", async () => {
+    const client = (await h.createAccount()).as("test");
+    const programId = await program(client);
+    const linked = await expectStatus<Card>(await client.post(`/v1/programs/${programId}/cards`, card("5555000000005007")), 201);
+    const failed: Card[] = [];
+    for (const [number, reason] of [
+      ["4444000000004917", "issuer_declined"],
+      ["5555000000005924", "card_not_supported"],
+      ["370000000000390", "verification_failed"],
+    ] as const) {
+      const answer = await expectStatus<Card>(await client.post(`/v1/programs/${programId}/cards`, card(number)), 201);
+      expect(answer, number).toMatchObject({ status: "failed", failure: { reason, message: expect.any(String) }, lastNumbers: number.slice(-4) });
+      failed.push(answer);
+    }
+    // Each enrolment's event carries the card as answered.
+    const events = async (event: string) =>
+      (await expectStatus<{ items: { payload: { data: Card } }[] }>(await client.get(`/v1/programs/${programId}/webhook-events?event=${event}`), 200)).items
+        .map((e) => e.payload.data)
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(await events("card.linked")).toEqual([linked]);
+    expect(await events("card.failed")).toEqual([...failed].sort((a, b) => (a.id < b.id ? -1 : 1)));
+    // Not linked: no purchase, no missing transaction request names it (409, saying why).
+    const somewhere = "3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b";
+    expect(await expectError(await client.post("/v1/transactions/test", { cardId: failed[0]!.id, locationId: somewhere, amount: 10 }), 409, "conflict")).toMatch(
+      /^cardId: the card .* failed enrolment \(issuer_declined\) and is not linked/,
+    );
+    await expectError(
+      await client.post(`/v1/cards/${failed[1]!.id}/missing-transaction-requests`, { locationId: somewhere, transactionDate: "2026-01-04", amount: 10 }),
+      409,
+      "conflict",
+    );
+    // The network never knew it: only the linked card was sent to it.
+    const told = await h.services.db.query<{ card_id: string }>(
+      "select distinct value->>'cardId' as card_id from network_outbox where value->>'cardId' = any($1::text[])",
+      [[linked, ...failed].map((c) => c.id)],
+    );
+    expect(told.map((t) => t.card_id)).toEqual([linked.id]);
+    expect(await expectStatus<Card>(await client.get(`/v1/cards/${failed[2]!.id}`), 200)).toEqual(failed[2]);
+    expect((await client.delete(`/v1/cards/${failed[2]!.id}`)).status).toBe(204);
   });
 
   it("never stores the full number anywhere in the database", async () => {

@@ -57,15 +57,26 @@ describe("hooks", () => {
     }
   });
 
-  it("accepts every event of DESIGN.md's Webhooks section", async () => {
+  it("accepts every event of DESIGN.md's Webhooks section and Fidel's that issue 34 adds", async () => {
     const client = (await h.createAccount()).as("live");
     const programId = await program(client);
     for (const event of HOOK_EVENTS) {
       const hook = await expectStatus<Hook>(await client.post(`/v1/programs/${programId}/hooks`, { event, url: "https://example.com/wh" }), 201);
       expect(hook).toMatchObject({ event, live: true });
     }
-    expect(HOOK_EVENTS).toHaveLength(11);
-    expect(HOOK_EVENTS).toContain("hook.disabled");
+    expect(HOOK_EVENTS).toHaveLength(18);
+    expect(HOOK_EVENTS).toEqual(
+      expect.arrayContaining([
+        "hook.disabled",
+        "brand.consent",
+        "card.linked",
+        "card.failed",
+        "program.status",
+        "transaction.refund.qualified",
+        "marketplace.offer.live",
+        "marketplace.offer.updated",
+      ]),
+    );
   });
 
   it("lists a program's hooks without their secrets, in pages", async () => {

@@ -186,7 +186,48 @@ describe("adopting a marketplace offer", () => {
   });
 });
 
+/** An account's marketplace.* events: which, for which offer, with its status then. */
+const marketplaceEvents = async (accountId: string) =>
+  (
+    await h.services.db.query<{ event: string; program_id: string | null; data: Offer }>(
+      "select event, program_id, data from outbox where account_id = $1 and event like 'marketplace.%' order by created, id",
+      [accountId],
+    )
+  ).map((e) => [e.event, e.program_id, e.data.id, e.data.status]);
+
 describe("content provider changes", () => {
+  it("tells each publisher once when the offer they added goes live, and each change of it by its provider", async () => {
+    const m = await provide({ brandName: "Coffee House", startDate: localIn(h, -1), endDate: localIn(h, 30), brandDecision: { decision: "accept", afterHours: 24 } });
+    const first = await world(h);
+    const second = await world(h, "live");
+    // Test: the brand answers at once and a location of the brand is linked: live, told at once.
+    const a = await expectStatus<Offer>(await first.client.post(`/v1/marketplace-offers/${m.id}/programs/${first.programId}`), 201);
+    expect(a.status).toBe("live");
+    expect(await marketplaceEvents(first.acct.id)).toEqual([["marketplace.offer.live", first.programId, a.id, "live"]]);
+    // Live: waiting for the brand, not live yet.
+    const b = await expectStatus<Offer>(await second.client.post(`/v1/marketplace-offers/${m.id}/programs/${second.programId}`), 201);
+    expect(await marketplaceEvents(second.acct.id)).toEqual([]);
+    const endDate = localIn(h, 60);
+    await expectStatus(await h.admin("PATCH", `/admin/marketplace-offers/${m.id}`, { endDate }), 200);
+    // A change that changes nothing is told to nobody.
+    await expectStatus(await h.admin("PATCH", `/admin/marketplace-offers/${m.id}`, { endDate }), 200);
+    expect((await marketplaceEvents(first.acct.id)).sort()).toEqual(
+      [
+        ["marketplace.offer.live", first.programId, a.id, "live"],
+        ["marketplace.offer.updated", first.programId, a.id, "live"],
+      ].sort(),
+    );
+    expect(await marketplaceEvents(second.acct.id)).toEqual([["marketplace.offer.updated", second.programId, b.id, "requests"]]);
+    // The brand accepts a day later (due work): live then, told once however often the due work runs.
+    await expectStatus(await h.admin("POST", "/admin/clock/advance", { hours: 25 }), 200);
+    await expectStatus(await h.admin("POST", "/admin/clock/advance", { hours: 1 }), 200);
+    expect(await marketplaceEvents(second.acct.id)).toEqual([
+      ["marketplace.offer.updated", second.programId, b.id, "requests"],
+      ["marketplace.offer.live", second.programId, b.id, "live"],
+    ]);
+  });
+
+
   it("extends every adopted copy and notifies each publisher with offer.extended", async () => {
     const m = await provide({ brandName: "Coffee House", startDate: localIn(h, -1), endDate: localIn(h, 30) });
     const first = await world(h);

@@ -88,10 +88,17 @@ it("lists a program's events with payloads and statuses, filters and pages them,
     ofTx.items.filter((e) => e.event === "transaction.auth").map((e) => e.id),
   );
   expect((await list("?status=pending")).items.map((e) => e.id)).toEqual([qualified.id]);
-  expect((await list("?status=no_hooks")).count).toBe(3);
+  // Before any hook: the brand's consent, the card's enrolment and the location's three networks.
+  expect((await list("?status=no_hooks")).count).toBe(5);
   expect((await list("?status=failed")).count).toBe(0);
   expect((await list(`?from=${afterAdvance}`)).items.map((e) => e.event).sort()).toEqual(["transaction.auth", "transaction.auth.qualified"]);
-  expect((await list(`?to=${afterAdvance}`)).items.map((e) => e.event)).toEqual(["location.status", "location.status", "location.status"]);
+  expect((await list(`?to=${afterAdvance}`)).items.map((e) => e.event).sort()).toEqual([
+    "brand.consent",
+    "card.linked",
+    "location.status",
+    "location.status",
+    "location.status",
+  ]);
 
   // Pages of two, newest first, following `last`, cover every event once.
   const all = await list();

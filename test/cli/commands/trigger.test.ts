@@ -30,6 +30,22 @@ describe("cardlink trigger", () => {
     expect(human.stdout).toContain(`export PROGRAM=${answer.resources.programId}`);
   });
 
+  it("fires Fidel's events: a failed card with --scheme, and a test program's sync (syncing, then idle), with their ids to export", async () => {
+    const { s } = served;
+    const account = await s.h.createAccount();
+    const failed = await runCli(["trigger", "card.failed", "--json", "--scheme", "mastercard", "--url", s.url, "--key", account.keys.test]);
+    expect(failed).toMatchObject({ status: 0, stderr: "" });
+    const answer = JSON.parse(failed.stdout) as { eventIds: string[]; summary: string; resources: Record<string, string> };
+    expect(answer.eventIds).toHaveLength(1);
+    expect(answer.summary).toMatch(/^card \S+ \(mastercard 5916\) failed: issuer_declined$/);
+    const card = await expectStatus<{ status: string; failure: { reason: string } }>(await account.as("test").get(`/v1/cards/${answer.resources.newCardId}`), 200);
+    expect(card).toMatchObject({ status: "failed", failure: { reason: "issuer_declined" } });
+
+    const synced = await runCli(["trigger", "program.status", "--url", s.url, "--key", account.keys.test]);
+    expect(synced.stdout).toMatch(/^program\.status [0-9a-f-]{36}\nprogram\.status [0-9a-f-]{36}\n {2}program \S+ synced 1 location\(s\): syncing, then idle\n/);
+    expect(synced.stdout).toContain(`export PROGRAM=${answer.resources.programId}`);
+  });
+
   it("fires in a sandbox with its key, or with the account's and --sandbox: the purchase is the sandbox's alone", async () => {
     const { s } = served;
     const account = await s.h.createAccount();

@@ -244,7 +244,7 @@ describe("a file that is not a valid flow", () => {
       `bad.yaml:3: steps[0].refund.transactionId: unknown reference "\${purchase.id}": no step before this one has id "purchase"; no step before it has an id, and ${BUILTINS}`,
     );
     expect(bad("name: x\nsteps:\n  - get: { path: /v1/account }\n    expect:\n      webhooks:\n        - event: card.created\n")).toMatch(
-      /^bad\.yaml:6: steps\[0\]\.expect\.webhooks\[0\]\.event: unknown event "card\.created"; the events are transaction\.auth, transaction\.clearing, .*, location\.status, .*, offer\.extended, hook\.disabled$/,
+      /^bad\.yaml:6: steps\[0\]\.expect\.webhooks\[0\]\.event: unknown event "card\.created"; the events are transaction\.auth, transaction\.clearing, .*, location\.status, .*, offer\.extended, hook\.disabled, brand\.consent, .*, marketplace\.offer\.updated$/,
     );
     expect(bad("name: x\nenvironment: staging\nsteps:\n  - get: { path: /v1/account }\n")).toBe('bad.yaml:2: environment: unknown environment "staging"; the environments are test, live');
     expect(bad("name: x\nsteps:\n  - get: { path: /v1/account }\n    expect: { stauts: 200 }\n")).toBe("bad.yaml:4: steps[0].expect: unknown field stauts");

@@ -17,7 +17,15 @@ type Result = {
   event: string;
   eventIds: string[];
   summary: string;
-  resources: Fixtures & { transactionId?: string; newLocationId?: string; purchaseId?: string };
+  resources: Fixtures & {
+    transactionId?: string;
+    newLocationId?: string;
+    purchaseId?: string;
+    newBrandId?: string;
+    newCardId?: string;
+    marketplaceOfferId?: string;
+    addedOfferId?: string;
+  };
   dispatched: boolean;
   deliveries: { hookId: string; url: string; status: string; attempts: number; responseCode: number | null }[];
 };
@@ -57,7 +65,7 @@ describe("POST /v1/trigger", () => {
   it.each(TRIGGER_EVENTS)("fires %s through the pipeline and reports the signed delivery", async (event) => {
     const result = await fire(event);
     expect(result).toMatchObject({ event, dispatched: true, resources: fixtures });
-    expect(result.eventIds).toHaveLength(event === "location.status" ? 3 : 1);
+    expect(result.eventIds).toHaveLength(event === "location.status" ? 3 : event === "program.status" ? 2 : 1);
     expect(result.deliveries).toHaveLength(result.eventIds.length);
     for (const d of result.deliveries) expect(d).toMatchObject({ url: receiver.url, status: "succeeded", attempts: 1, responseCode: 200 });
     const bodies = deliveredBodies(event, result.eventIds);
@@ -67,7 +75,14 @@ describe("POST /v1/trigger", () => {
       // The payload is exactly the documented one: parsing keeps every field and adds none.
       expect(eventSchema(event as DescribedEvent).parse(body)).toEqual(body);
     }
-    const data = bodies[0]!.data as { id: string; offer?: { qualified: boolean; message: string[] }; location?: { id: string } };
+    const data = bodies[0]!.data as {
+      id: string;
+      offer?: { qualified: boolean; cashback: number; message: string[] };
+      location?: { id: string };
+      status?: string;
+      failure?: { reason: string } | null;
+      consent?: string;
+    };
     if (event.startsWith("transaction.")) {
       expect(data.id).toBe(result.resources.transactionId);
       expect(data.offer!.qualified).toBe(event !== "transaction.auth");
@@ -75,6 +90,23 @@ describe("POST /v1/trigger", () => {
     if (event === "transaction.auth") expect(result.summary).toMatch(/not qualified: .*minTransactionAmount|not qualified: .*minimum/i);
     if (event === "location.status") expect(data.location!.id).toBe(result.resources.newLocationId);
     if (event === "offer.extended") expect(data.id).toBe(fixtures.offerId);
+    if (event === "transaction.refund.qualified") expect(data.offer!.cashback).toBeLessThan(0);
+    if (event === "brand.consent") expect(data).toMatchObject({ id: result.resources.newBrandId, consent: "approved" });
+    if (event === "card.linked") expect(data).toMatchObject({ id: result.resources.newCardId, status: "linked", failure: null });
+    if (event === "card.failed") expect(data).toMatchObject({ id: result.resources.newCardId, status: "failed", failure: { reason: "issuer_declined" } });
+    if (event === "program.status") expect(bodies.map((b) => (b.data as { status: string }).status).sort()).toEqual(["idle", "syncing"]);
+    if (event.startsWith("marketplace.offer.")) expect(data).toMatchObject({ id: result.resources.addedOfferId, status: "live" });
+  });
+
+  it("keeps the fixtures marketplace offer to the account that fired it", async () => {
+    const fired = await fire("marketplace.offer.live");
+    const other = (await pipeline.h.createAccount()).as("test");
+    const listed = await expectStatus<{ items: { id: string }[] }>(await other.get("/v1/marketplace-offers?availability=all&brandName=Cardlink%20fixtures%20marketplace"), 200);
+    expect(listed.items).toEqual([]);
+    const { programId } = await expectStatus<Fixtures>(await other.post("/v1/trigger/fixtures"), 200);
+    await expectError(await other.post(`/v1/marketplace-offers/${fired.resources.marketplaceOfferId}/programs/${programId}`), 404, "resource_not_found");
+    const own = await expectStatus<{ items: { id: string }[] }>(await acct.as("test").get("/v1/marketplace-offers?availability=all&brandName=Cardlink%20fixtures%20marketplace"), 200);
+    expect(own.items.map((m) => m.id)).toContain(fired.resources.marketplaceOfferId);
   });
 
   it("reports no delivery when no hook listens, and refuses a live key and an unknown event", async () => {

@@ -13,7 +13,9 @@ const decide = createRoute({
   path: "/brands/{brandId}/consent",
   tags: ["Admin"],
   summary: "Approve or decline a brand's consent",
-  description: "Sets the consent of any account's brand, in either environment, and cancels a pending simulated answer.",
+  description:
+    "Sets the consent of any account's brand, in either environment, and cancels a pending simulated answer. A decision that " +
+    "changes the consent sends `brand.consent` to the brand's publisher.",
   security: [{ AdminToken: [] }],
   request: {
     params: z.object({ brandId: uuid("brandId") }),

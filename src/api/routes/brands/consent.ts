@@ -16,7 +16,8 @@ export const route = createRoute({
   summary: "Approve or decline your sandbox brand's consent",
   description:
     "With a sandbox's key only (an account's own key: 403; the simulated brand answers a live consent request " +
-    "after a delay of the environment's time, or the operator decides it). Cancels the pending simulated answer.",
+    "after a delay of the environment's time, or the operator decides it). Cancels the pending simulated answer. A decision that " +
+    "changes the consent sends `brand.consent`.",
   request: {
     params: z.object({ brandId: uuid("brandId") }),
     body: jsonBody(

@@ -10,7 +10,8 @@ export const BrandSchema = z
       description:
         "The brand's consent to have its locations added. Test: `approved` at once. Live: `requested`, then " +
         "`approved` by the (simulated) brand 1 to 3 days later on the service clock, or decided at once by the " +
-        "operator with `POST /admin/brands/{brandId}/consent`. Locations need `approved`.",
+        "operator with `POST /admin/brands/{brandId}/consent`. Locations need `approved`. Each answer that changes it is a " +
+        "`brand.consent` event (a test brand's comes at once).",
     }),
     metadata: z.record(z.string(), z.unknown()).nullable(),
     live: z.boolean(),

@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, errorResponse, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { getCard } from "../../../services/catalog/index.ts";
 import { createMissingTransactionRequest } from "../../../services/missing-transactions/index.ts";
@@ -51,6 +51,7 @@ export const route = createRoute({
       "amount: more decimal places than the currency of the card's country has",
       "transactionDate: in the future or before the card's network searches back (Visa, Mastercard and Amex windows, on the service clock)",
     ]),
+    409: errorResponse("conflict: the card's enrolment failed (`status` failed): it is not linked, its network has nothing to look up."),
   },
 });
 

@@ -14,8 +14,8 @@ export const route = createRoute({
   description:
     "The card's transactions can then qualify, until qualifiedTransactionsLimit of them have (then the offer " +
     "deactivates on the card) or you deactivate it. 201 when activated now, 200 when it was active already. 409 " +
-    "for an offer without activation, an expired offer, or a card on which it was deactivated (a deactivation is " +
-    "final); 400 when the card's scheme is not among the offer's schemes.",
+    "for an offer without activation, an expired offer, a card on which it was deactivated (a deactivation is " +
+    "final), or a card whose enrolment failed (`status` failed); 400 when the card's scheme is not among the offer's schemes.",
   request: { params: z.object({ offerId: uuid("offerId"), cardId: uuid("cardId") }) },
   responses: {
     201: jsonResponse(ActivationSchema, "Activated."),

@@ -4,8 +4,9 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { invalid, notFound } from "../../errors.ts";
-import { commonErrors, invalidWhen, jsonBody, jsonResponse, trimmedText, uuid } from "../../schemas.ts";
+import { commonErrors, errorResponse, invalidWhen, jsonBody, jsonResponse, trimmedText, uuid } from "../../schemas.ts";
 import { getOffer } from "../../../services/offers/index.ts";
+import { getLinkedCard } from "../../../services/catalog/index.ts";
 import { ownedBy } from "../../middleware/owned.ts";
 import { getTransaction } from "../../../services/transactions/index.ts";
 import { processSubmission } from "../../../qualifier/index.ts";
@@ -49,6 +50,7 @@ export const route = createRoute({
     200: jsonResponse(TransactionSchema, "The transaction already recorded for this reference."),
     ...commonErrors,
     400: invalidWhen(["offerId: an offer whose transactionSource is not oaas"]),
+    409: errorResponse("conflict: `cardId` is a card whose enrolment failed (`status` failed): it is not linked."),
   },
 });
 
@@ -59,6 +61,8 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     throw invalid("offerId", "transactions can be submitted only for offers with transactionSource oaas; others receive network transactions at their locations");
   }
   const input = c.req.valid("json");
+  // A card whose enrolment failed takes part in nothing (409, saying why).
+  await getLinkedCard(ctx, input.cardId);
   // Decided and written by the qualifier's steps, as network transactions are.
   const done = await processSubmission(ctx, offer, { ...input, targetingTag: input.targetingTag ?? null });
   if ("missing" in done) throw notFound("card", input.cardId);

@@ -2,7 +2,7 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
+import { commonErrors, errorResponse, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { updateProgram } from "../../../services/catalog/index.ts";
 import { ProgramSchema, metadataSchema, programName } from "./schemas.ts";
 
@@ -12,8 +12,10 @@ const body = z
     metadata: metadataSchema,
     status: z.literal("syncing", { message: "the only value is syncing" }).optional().openapi({
       description:
-        "`syncing` starts the sync of every Idle location of the program with the networks. Live programs " +
-        "and live keys only (a test key gets 400); one sync per program at a time (409 while one runs).",
+        "`syncing` starts the sync of every Idle location of the program with the networks, which answer within 1 to 2 weeks " +
+        "of service time; one sync per program at a time (409 while one runs). In test, where locations are onboarded at " +
+        "their creation, the test networks answer a sync at once: it takes the program's locations as they stand and has " +
+        "ended when the answer comes. Each move of the program's status is a `program.status` event (syncing, then idle).",
     }),
   })
   .openapi("ProgramUpdate", { example: { status: "syncing" } });
@@ -27,7 +29,7 @@ export const route = createRoute({
   responses: {
     200: jsonResponse(ProgramSchema, "The program."),
     ...commonErrors,
-    400: invalidWhen(["status syncing: on a test program or under a test key"]),
+    409: errorResponse("conflict: `status: syncing` while a sync of the program runs (the error names it and what it waits for)."),
   },
 });
 

@@ -1,7 +1,7 @@
 // POST /transactions/test — a purchase through the card's scheme simulator, as network traffic.
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
-import { commonErrors, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
+import { commonErrors, errorResponse, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
 import { sendTestPurchase } from "../../../services/simulator-control/index.ts";
 import { PendingTransactionSchema, TransactionSchema } from "./schemas.ts";
 import { answer, depsOf, purchaseAmountSchema, purchaseDateTimeSchema } from "./send.ts";
@@ -50,6 +50,7 @@ export const route = createRoute({
         "one whose onboarding the test network has not answered yet is waited for, then 503 with Retry-After",
       "amount: more than 2 decimal places (the networks carry whole cents)",
     ]),
+    409: errorResponse("conflict: `cardId` is a card whose enrolment failed (`status` failed): it is not linked, its network knows no such card."),
   },
 });
 

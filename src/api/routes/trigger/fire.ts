@@ -45,13 +45,19 @@ const body = z
 const TriggerResultSchema = z
   .object({
     event: z.enum(TRIGGER_EVENTS),
-    eventIds: z.array(z.uuid()).openapi({ description: "The events fired: one, or three for location.status (one per scheme)." }),
+    eventIds: z.array(z.uuid()).openapi({
+      description: "The events fired: one, three for location.status (one per scheme), two for program.status (syncing, then idle).",
+    }),
     summary: z.string().openapi({ example: "purchase 42 GBP, qualified for offer …: cashback 4.2 GBP, performance fee 0.42 GBP" }),
     resources: FixturesSchema.extend({
       transactionId: z.uuid().optional().openapi({ description: "The transaction the event carries (transaction events)." }),
       newLocationId: z.uuid().optional().openapi({ description: "The location made for location.status." }),
       missingTransactionRequestId: z.uuid().optional().openapi({ description: "The request made for missing-transaction-request events." }),
       purchaseId: z.uuid().optional().openapi({ description: "The purchase a clearing or refund follows." }),
+      newBrandId: z.uuid().optional().openapi({ description: "The brand made for brand.consent." }),
+      newCardId: z.uuid().optional().openapi({ description: "The card enrolled for card.linked or card.failed." }),
+      marketplaceOfferId: z.uuid().optional().openapi({ description: "The fixtures marketplace offer (only you see it) of marketplace events." }),
+      addedOfferId: z.uuid().optional().openapi({ description: "Your offer the fixtures marketplace offer was added as (marketplace events)." }),
     }),
     transaction: TransactionSchema.optional().openapi({ description: "The transaction the event carries, as recorded (transaction events)." }),
     dispatched: z.boolean().openapi({ description: "Whether the dispatcher had taken the events up when the wait ended." }),
@@ -77,9 +83,15 @@ export const route = createRoute({
     "Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the " +
     "way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase " +
     "below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, " +
-    "cleared or refunded the same way; `location.status` adds a location (three location.active); `offer.extended` moves " +
-    "the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card " +
-    "(10.01, the test network's transaction-not-found, for .failed). The optional fields change the purchase or request: " +
+    "cleared or refunded the same way (`transaction.refund.qualified`: the refund of a qualified purchase); `location.status` " +
+    "adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later; " +
+    "missing-transaction-request events are requests for the fixtures card (10.01, the test network's transaction-not-found, " +
+    "for .failed); `brand.consent` makes a brand (a test brand consents at once); `card.linked` enrols the fixtures test number " +
+    "of the scheme again, `card.failed` the scheme's first failing test number (issuer_declined); `program.status` syncs the " +
+    "fixtures program (the test networks answer at once: syncing, then idle); `marketplace.offer.live` puts a marketplace offer " +
+    "only you see (an oaas offer of the brand \"Cardlink fixtures marketplace\") on the marketplace and adds it to the program, " +
+    "live at once; `marketplace.offer.updated` has its content provider extend the newest of those by a day. " +
+    "The optional fields change the purchase or request: " +
     "its scheme, amount, currency, card, location, program, targeting tag and local datetime; a field the event does not " +
     "use is refused, naming it. Waits up to 30 s for the event and the first attempt of each delivery, " +
     "and answers the ids and the delivery outcome. 409 when a `.qualified` event was asked for and the transaction was " +

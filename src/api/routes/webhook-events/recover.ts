@@ -1,4 +1,5 @@
-// POST /hooks/{hookId}/recover — deliver again, to this hook, every event whose delivery to it failed in a window.
+// POST /hooks/{hookId}/recover — deliver again, to this hook, every event whose delivery to it failed in a
+// window, whether it failed for good or waits for a retry.
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
@@ -22,7 +23,11 @@ const RecoveredSchema = z
     hookId: z.uuid(),
     since: z.string().openapi({ format: "date-time" }),
     until: z.string().openapi({ format: "date-time" }),
-    deliveries: z.number().int().openapi({ description: "Failed events queued again for this hook, one delivery each." }),
+    deliveries: z.number().int().openapi({ description: "Deliveries that go now: `failed` plus `retrying`." }),
+    failed: z.number().int().openapi({ description: "Events whose delivery failed for good (every retry spent, or a 410), queued again: a new delivery each." }),
+    retrying: z.number().int().openapi({
+      description: "Deliveries whose last attempt failed and that waited for a scheduled retry: due at once, the scheduled retry dropped.",
+    }),
   })
   .openapi("HookRecovered");
 
@@ -32,10 +37,13 @@ export const route = createRoute({
   tags: ["Webhook events"],
   summary: "Deliver again every event that failed at this hook in a window",
   description:
-    "As Svix's recover: each event of the window whose delivery to this hook failed (every retry spent, or a 410), and that has no " +
-    "delivery to it pending or succeeded since, is queued again for this hook under its own event id, so `webhook-id` is the one " +
-    "the receiver saw. The window is on the events' service time. A disabled hook keeps them until it is re-enabled " +
-    "(`PATCH /hooks/{hookId} {\"enabled\": true}`).",
+    "As Svix's recover, for a receiver that is back: each event of the window whose delivery to this hook failed for good (every " +
+    "retry spent, or a 410), and that has no delivery to it pending or succeeded since, is queued again for this hook; and each " +
+    "delivery whose last attempt failed and that waits for a scheduled retry goes at once, its scheduled retry dropped (it keeps its " +
+    "attempt count: should it fail again, the schedule goes on from there). An event delivered to the hook is never sent again. " +
+    "The hook's pause after its failures is lifted, so the first of them goes at once. Every delivery keeps its event id, so " +
+    "`webhook-id` is the one the receiver saw. The window is on the events' service time. A disabled hook keeps them until it is " +
+    "re-enabled (`PATCH /hooks/{hookId} {\"enabled\": true}`).",
   middleware: [ownedBy("hookId", getHook)] as const,
   request: { params: z.object({ hookId: uuid("hookId") }), body: jsonBody(body) },
   responses: {
