@@ -1,7 +1,8 @@
 // `cardlink listen` as a process against a running Cardlink: one secret for all its hooks, printed at the
 // start and by --print-secret, so a --forward-to server verifies what it is sent; --print-json prints each
 // verified body alone on stdout; the server's URL is found through DATA_DIR's lock when not given; with the
-// account's key and --sandbox it listens in the sandbox.
+// account's key and --sandbox it listens in the sandbox; --since and --resume show the events fired while it
+// was stopped, oldest first, then go on live, no event twice.
 import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +13,8 @@ import { expectStatus } from "../../support/harness.ts";
 import { startReceiver } from "../../support/receiver.ts";
 import { runCli, useServed } from "../../support/served.ts";
 
-const served = useServed();
+// A running clock: each event is written at its own instant, so "oldest first" is the order they were fired in.
+const served = useServed({ env: { CLOCK_SPEED: "1" } });
 
 const waitFor = async (probe: () => boolean, what: string, ms = 30_000) => {
   const deadline = Date.now() + ms;
@@ -21,6 +23,30 @@ const waitFor = async (probe: () => boolean, what: string, ms = 30_000) => {
     await new Promise((r) => setTimeout(r, 50));
   }
 };
+
+/** `cardlink listen ARGS` as a process, as in a terminal: its stdout, a wait for a text in it, and Ctrl-C. */
+function startListen(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, ["bin/cardlink.mjs", "listen", ...args], {
+    env: { ...process.env, CARDLINK_URL: "", DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return {
+    stdout: () => stdout,
+    async until(text: string) {
+      await waitFor(() => stdout.includes(text) || child.exitCode !== null, `"${text}" from listen ${args.join(" ")}`);
+      if (!stdout.includes(text)) throw new Error(`listen exited with ${child.exitCode}: ${stdout}${stderr}`);
+    },
+    async stop() {
+      child.kill("SIGINT");
+      await exited;
+    },
+  };
+}
 
 describe("cardlink listen", () => {
   it("signs every hook with one secret it prints, forwards verifiably and prints each body with --print-json", async () => {
@@ -103,5 +129,51 @@ describe("cardlink listen", () => {
     }
     expect((await expectStatus<{ count: number }>(await s.h.request("GET", `/v1/programs/${programId}/hooks`, { headers: inSandbox }), 200)).count).toBe(0);
     expect((await expectStatus<{ count: number }>(await account.as("test").get("/v1/programs"), 200)).count).toBe(0);
+  });
+
+  it("shows with --since the events fired while it was stopped, oldest first, then goes on live; --resume picks up after the last one shown", async () => {
+    const { s } = served;
+    const account = await s.h.createAccount();
+    const env = { DATA_DIR: mkdtempSync(join(tmpdir(), "cardlink-listen-")) };
+    const args = ["--key", account.keys.test, "--port", "0", "--events", "transaction.auth.qualified", "--url", s.url];
+    const fire = async () =>
+      (await expectStatus<{ eventIds: string[] }>(await account.as("test").post("/v1/trigger", { event: "transaction.auth.qualified" }), 200)).eventIds[0]!;
+    const shown = (stdout: string) => [...stdout.matchAll(/^transaction\.auth\.qualified (\S+) /gm)].map((m) => m[1]);
+
+    const first = startListen(args, env);
+    await first.until("ready:");
+    const e1 = await fire();
+    await first.until(`transaction.auth.qualified ${e1}`);
+    await first.stop();
+    // Fired while no listener runs (its hooks went with it).
+    const e2 = await fire();
+    const e3 = await fire();
+
+    const resumed = startListen([...args, "--resume"], env);
+    let e4 = "";
+    try {
+      await resumed.until("ready:");
+      expect(resumed.stdout()).toContain("caught up: 2 events since");
+      expect(shown(resumed.stdout())).toEqual([e2, e3]);
+      // Delivered live after it was caught up on (a redelivery to the listener's hook): answered, not shown again.
+      expect((await account.as("test").post(`/v1/webhook-events/${e2}/redeliver`)).status).toBe(202);
+      e4 = await fire();
+      await resumed.until(`transaction.auth.qualified ${e4}`);
+      const redelivered = async () =>
+        (await expectStatus<{ deliveries: { status: string }[] }>(await account.as("test").get(`/v1/webhook-events/${e2}`), 200)).deliveries.some((d) => d.status === "succeeded");
+      while (!(await redelivered())) await new Promise((r) => setTimeout(r, 50));
+      await resumed.stop();
+      expect(shown(resumed.stdout())).toEqual([e2, e3, e4]);
+    } finally {
+      await resumed.stop();
+    }
+
+    const since = startListen([...args, "--since", "1h"], env);
+    try {
+      await since.until("ready:");
+      expect(shown(since.stdout())).toEqual([e1, e2, e3, e4]);
+    } finally {
+      await since.stop();
+    }
   });
 });
