@@ -44,7 +44,12 @@ const configSchema = z.object({
     .refine((v) => URL.canParse(v) && ["smtp:", "smtps:"].includes(new URL(v).protocol), "must be an smtp:// or smtps:// URL, such as smtp://localhost:1025")
     .optional(),
   // The From of the mail Cardlink sends; `SERVICE_NAME <no-reply@localhost>` when unset.
-  MAIL_FROM: z.string().trim().min(3).max(254).optional(),
+  MAIL_FROM: z
+    .string()
+    .trim()
+    .max(254)
+    .regex(/^[^\r\n<>@]*(<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, "must be an e-mail address, with a name or without: Cardlink exports <exports@example.com>")
+    .optional(),
   // A consumer that sends no heartbeat for the session timeout is dropped from its group and its partitions
   // move to the other members: 10 s moves a dead replica's work within ~10 s (the broker accepts 6–300 s).
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6_000, "must be at least 6000 (the broker's minimum)").max(300_000, "must be at most 300000").default(10_000),
