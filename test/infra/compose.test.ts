@@ -19,6 +19,7 @@ type Service = {
   environment?: Record<string, unknown>;
   depends_on?: Record<string, { condition?: string }>;
   healthcheck?: { test?: unknown };
+  ports?: unknown[];
   labels?: Record<string, string>;
 };
 type Compose = { services?: Record<string, Service> };
