@@ -14,6 +14,7 @@ import { runOffboardingDue } from "../services/mid-insights/index.ts";
 import { runQualificationsDue } from "../services/transactions/index.ts";
 import { deleteExpiredSandboxes } from "../services/accounts/index.ts";
 import { dueTime, type DueTime } from "../platform/clock/environment.ts";
+import { sweepEvery } from "./sweep.ts";
 
 // Each compares its rows with their own environment's time (a sandbox's clock, or the service clock).
 const DUE_WORK: Record<string, (db: Db, at: DueTime) => Promise<number>> = {
@@ -36,22 +37,8 @@ export async function runDue(db: Db, clock: Pick<Clock, "now" | "offsetMs">): Pr
  * PostgreSQL is down the sweeps wait for the health watch to find it back (it retries with backoff) and
  * then pick up what fell due meanwhile.
  */
-export function sweepDue(services: { db: Db; clock: Clock; log: Logger; health: Health; simulators: SimulatorControl }, intervalMs = 1000): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running || !services.health.postgres.up) return;
-    running = true;
-    // Test purchases accepted while the bus was down are sent here too (it needs the bus, so it is not
-    // due work that every role runs on an advance).
-    runDue(services.db, services.clock)
-      .then(() => relayTestPurchases(services))
-      .catch((err: unknown) => {
-        if (!services.health.report(err)) services.log.error({ err }, "due-work sweep failed");
-      })
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+export function sweepDue(services: { db: Db; clock: Clock; log: Logger; health: Health; simulators: SimulatorControl }, intervalMs = 1000): () => Promise<void> {
+  // Test purchases accepted while the bus was down are sent here too (it needs the bus, so it is not
+  // due work that every role runs on an advance).
+  return sweepEvery(services, "due-work sweep", intervalMs, () => runDue(services.db, services.clock).then(() => relayTestPurchases(services)));
 }

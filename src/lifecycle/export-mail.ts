@@ -9,6 +9,7 @@ import type { Db } from "../platform/db.ts";
 import type { Health } from "../platform/health/index.ts";
 import { createMailer, type Mailer } from "../platform/mail.ts";
 import { sendDueExportMail } from "../services/mid-insights/index.ts";
+import { sweepEvery } from "./sweep.ts";
 
 const BATCH = 20;
 
@@ -18,25 +19,12 @@ export function sweepExportMail(
   mailer: Mailer = createMailer(services.config),
   intervalMs = 1000,
 ): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  const sweep = async () => {
+  const stop = sweepEvery(services, "export mail sweep", intervalMs, async () => {
     // A full batch means more may be due: the backlog is sent without waiting for the next tick.
     while ((await sendDueExportMail(services.db, services.clock, mailer, BATCH)) === BATCH);
-  };
-  const timer = setInterval(() => {
-    if (running || !services.health.postgres.up) return;
-    running = sweep()
-      .catch((err: unknown) => {
-        if (!services.health.report(err)) services.log.error({ err }, "export mail sweep failed");
-      })
-      .finally(() => {
-        running = undefined;
-      });
-  }, intervalMs);
-  timer.unref();
+  });
   return async () => {
-    clearInterval(timer);
-    await running;
+    await stop();
     mailer.close();
   };
 }

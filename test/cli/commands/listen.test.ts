@@ -24,7 +24,7 @@ const waitFor = async (probe: () => boolean, what: string, ms = 30_000) => {
   }
 };
 
-/** `cardlink listen ARGS` as a process, as in a terminal: its stdout, a wait for a text in it, and Ctrl-C. */
+/** `cardlink listen ARGS` as a process, as in a terminal: its output, a wait for a text on stdout (or stderr), and Ctrl-C. */
 function startListen(args: string[], env: Record<string, string>) {
   const child = spawn(process.execPath, ["bin/cardlink.mjs", "listen", ...args], {
     env: { ...process.env, CARDLINK_URL: "", DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "", ...env },
@@ -37,9 +37,11 @@ function startListen(args: string[], env: Record<string, string>) {
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   return {
     stdout: () => stdout,
-    async until(text: string) {
-      await waitFor(() => stdout.includes(text) || child.exitCode !== null, `"${text}" from listen ${args.join(" ")}`);
-      if (!stdout.includes(text)) throw new Error(`listen exited with ${child.exitCode}: ${stdout}${stderr}`);
+    stderr: () => stderr,
+    async until(text: string, on: "stdout" | "stderr" = "stdout") {
+      const output = () => (on === "stdout" ? stdout : stderr);
+      await waitFor(() => output().includes(text) || child.exitCode !== null, `"${text}" from listen ${args.join(" ")}`);
+      if (!output().includes(text)) throw new Error(`listen exited with ${child.exitCode}: ${stdout}${stderr}`);
     },
     async stop() {
       child.kill("SIGINT");
@@ -64,22 +66,13 @@ describe("cardlink listen", () => {
     expect((await runCli(["listen", "--print-secret"], env)).stdout.trim()).toBe(secret);
 
     const target = await startReceiver();
-    const child = spawn(
-      process.execPath,
-      ["bin/cardlink.mjs", "listen", "--key", account.keys.test, "--port", "0", "--events", "transaction.auth.qualified", "--forward-to", target.url, "--print-json"],
-      { env: { ...process.env, ...env, CARDLINK_URL: "", DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const listener = startListen(["--key", account.keys.test, "--port", "0", "--events", "transaction.auth.qualified", "--forward-to", target.url, "--print-json"], env);
     try {
-      await waitFor(() => stderr.includes("ready:") || child.exitCode !== null, "the listener to start");
-      expect(stderr).toContain(`signing secret: ${secret}`);
+      await listener.until("ready:", "stderr");
+      expect(listener.stderr()).toContain(`signing secret: ${secret}`);
       // In a checkout the hint runs cardlink through npm (installed, it says npx cardlink: test/infra/package.test.ts).
-      expect(stderr).toContain("ready: in another terminal, npm run cardlink -- trigger transaction.auth.qualified");
-      expect(stdout).toBe("");
+      expect(listener.stderr()).toContain("ready: in another terminal, npm run cardlink -- trigger transaction.auth.qualified");
+      expect(listener.stdout()).toBe("");
 
       const fired = await expectStatus<{ eventIds: string[]; deliveries: { status: string }[] }>(
         await account.as("test").post("/v1/trigger", { event: "transaction.auth.qualified" }),
@@ -89,11 +82,10 @@ describe("cardlink listen", () => {
       const [forwarded] = await target.waitFor(1);
       const verified = new Webhook(secret).verify(forwarded!.body, forwarded!.headers as Record<string, string>) as { id: string; event: string };
       expect(verified).toMatchObject({ id: fired.eventIds[0], event: "transaction.auth.qualified" });
-      await waitFor(() => stdout.includes("\n"), "the printed body");
-      expect(stdout.trim().split("\n").map((l) => JSON.parse(l) as unknown)).toEqual([verified]);
+      await listener.until("\n");
+      expect(listener.stdout().trim().split("\n").map((l) => JSON.parse(l) as unknown)).toEqual([verified]);
     } finally {
-      child.kill("SIGINT");
-      await exited;
+      await listener.stop();
       await target.close();
     }
     const { programId } = await expectStatus<{ programId: string }>(await account.as("test").post("/v1/trigger/fixtures"), 200);
@@ -105,27 +97,22 @@ describe("cardlink listen", () => {
     const account = await s.h.createAccount();
     const sandbox = await expectStatus<{ id: string; keys: { test: string } }>(await account.as("test").post("/v1/sandboxes", { name: "listen" }), 201);
     const inSandbox = { "Cardlink-Key": sandbox.keys.test };
-    const child = spawn(
-      process.execPath,
-      ["bin/cardlink.mjs", "listen", "--key", account.keys.test, "--sandbox", sandbox.id, "--port", "0", "--events", "transaction.auth.qualified", "--url", s.url],
-      { env: { ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), "cardlink-listen-")), CARDLINK_URL: "", DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" }, stdio: ["ignore", "pipe", "pipe"] },
+    const listener = startListen(
+      ["--key", account.keys.test, "--sandbox", sandbox.id, "--port", "0", "--events", "transaction.auth.qualified", "--url", s.url],
+      { DATA_DIR: mkdtempSync(join(tmpdir(), "cardlink-listen-")) },
     );
-    let stdout = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     let programId = "";
     try {
-      await waitFor(() => stdout.includes("ready:") || child.exitCode !== null, "the listener to start");
+      await listener.until("ready:");
       const fired = await expectStatus<{ eventIds: string[]; resources: { programId: string }; deliveries: { status: string }[] }>(
         await s.h.request("POST", "/v1/trigger", { headers: inSandbox, body: { event: "transaction.auth.qualified" } }),
         200,
       );
       programId = fired.resources.programId;
       expect(fired.deliveries).toMatchObject([{ status: "succeeded" }]);
-      await waitFor(() => stdout.includes(`transaction.auth.qualified ${fired.eventIds[0]}`), "the event's line");
+      await listener.until(`transaction.auth.qualified ${fired.eventIds[0]}`);
     } finally {
-      child.kill("SIGINT");
-      await exited;
+      await listener.stop();
     }
     expect((await expectStatus<{ count: number }>(await s.h.request("GET", `/v1/programs/${programId}/hooks`, { headers: inSandbox }), 200)).count).toBe(0);
     expect((await expectStatus<{ count: number }>(await account.as("test").get("/v1/programs"), 200)).count).toBe(0);
