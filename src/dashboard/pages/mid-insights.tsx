@@ -136,7 +136,7 @@ export function mountMidInsights(dash: Hono<DashEnv>) {
     };
     const result = await callApi<Export>(c, "POST", `/v1/programs/${encodeURIComponent(program)}/mid-insights/exports`, body);
     const back = `/dashboard/mid-insights${qs({ program, ...(result.ok ? { export: result.data.id } : {}) })}`;
-    return afterAction(c, result, "Export created: its e-mail is on its way.", back);
+    return afterAction(c, result, "Export created.", back);
   });
 
   dash.get("/mid-insights/exports/:id/file", async (c) => {
