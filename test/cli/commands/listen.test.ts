@@ -155,12 +155,18 @@ describe("cardlink listen", () => {
       await resumed.stop();
     }
 
-    const since = startListen([...args, "--since", "1h"], env);
+    // Caught up on, each past event is forwarded too, signed with the listener's secret and its own id, in order.
+    const target = await startReceiver();
+    const since = startListen([...args, "--since", "1h", "--forward-to", target.url], env);
     try {
       await since.until("ready:");
       expect(shown(since.stdout())).toEqual([e1, e2, e3, e4]);
+      const secret = /signing secret: (whsec_\S+)/.exec(since.stdout())![1]!;
+      const forwarded = await target.waitFor(4);
+      expect(forwarded.map((f) => (new Webhook(secret).verify(f.body, f.headers as Record<string, string>) as { id: string }).id)).toEqual([e1, e2, e3, e4]);
     } finally {
       await since.stop();
+      await target.close();
     }
   });
 });
