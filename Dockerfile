@@ -37,5 +37,8 @@ EXPOSE 3000
 # /health answers 200 while the process serves HTTP (the API on PORT; every role on HEALTH_PORT when set).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HEALTH_PORT || process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Each role's V8 heap is bounded to what its work needs (docs/operations.md, "Memory"); a NODE_OPTIONS of the
+# container's own replaces it.
+ENV NODE_OPTIONS=--max-old-space-size=256
 ENTRYPOINT ["node", "bin/cardlink.mjs"]
 CMD ["api"]

@@ -32,6 +32,7 @@ import { transactionIdFor } from "../src/domain/transaction-id.ts";
 import { onboarded, visaAuth } from "./visa-world.ts";
 import { ownDatabase } from "./support/own-database.ts";
 import { startChildReceiver } from "./support/child-receiver.ts";
+import { runBounded } from "./support/heap.ts";
 
 const COUNT = Number(process.env.PIPELINE_COUNT ?? 100_000);
 const CARDS = Number(process.env.PIPELINE_CARDS ?? 10_000);
@@ -43,6 +44,11 @@ const ADMIN = "adm_bench_token_0123456789abcdef";
 const TOPIC = "visa.transactions";
 /** Purchase ids differ from every earlier run's, whose messages a PostgreSQL database may still hold. */
 const RUN_ID = randomUUID().slice(0, 8);
+
+// The qualifier (with the dispatcher and the publishers beside it) runs under the heap bound of the process
+// that runs it as a service: a role's on PostgreSQL, `npm start`'s on PGlite (bench/support/heap.ts).
+const relaunched = runBounded(process.env.DATABASE_URL ? "role" : "start");
+if (relaunched !== undefined) process.exit(await relaunched);
 
 // Peak RSS, sampled through the whole run.
 let peakRss = 0;

@@ -17,7 +17,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
-import { testCardNumbers } from "../load/card-numbers.js";
+import { poolCall, purchaseWorld } from "./support/purchase-world.ts";
 import { startChildReceiver } from "./support/child-receiver.ts";
 import { startEmbedded, startStack, type Cardlink, type Shape } from "./support/cardlink.ts";
 import { hopTimes, readMetrics, type MetricsSnapshot } from "./support/metrics.ts";
@@ -103,75 +103,26 @@ async function run(shape: Shape): Promise<void> {
   const cardlink: Cardlink =
     shape === "embedded" ? await startEmbedded(serverArgs) : await startStack(process.env.DATABASE_URL!, process.env.KAFKA_BROKERS!, serverArgs);
   const pool = new Pool(cardlink.url, { connections: 512, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
-  async function call<T>(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: T }> {
-    const res = await pool.request({
-      method: method as "GET",
-      path,
-      headers: { ...headers, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.body.text();
-    return { status: res.statusCode, json: (text ? JSON.parse(text) : null) as T };
-  }
-  async function expect<T>(status: number, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<T> {
-    const res = await call<T>(method, path, headers, body);
-    if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.json)}`);
-    return res.json;
-  }
+  const call = poolCall(pool);
   let bestDelivered = 0;
   try {
     const admin = { Authorization: `Bearer ${cardlink.admin}` };
-    const account = await expect<{ id: string; keys: { test: string } }>(201, "POST", "/admin/accounts", admin, { name: "Bench", tier: "premium" });
-    const key = { "Cardlink-Key": account.keys.test };
-    const program = await expect<{ id: string }>(201, "POST", "/v1/programs", key, { name: "Purchases" });
-    const brand = await expect<{ id: string }>(201, "POST", "/v1/brands", key, { name: "Bench Coffee" });
-    const locations = await Promise.all(
-      Array.from({ length: LOCATIONS }, (_, i) =>
-        expect<{ id: string }>(201, "POST", `/v1/programs/${program.id}/locations`, key, {
-          brandId: brand.id,
-          address: `${i + 1} High Street`,
-          city: "London",
-          postcode: "SW1A 1AA",
-          countryCode: "GBR",
-        }),
-      ),
-    );
-    const now = new Date((await expect<{ now: string }>(200, "GET", "/admin/clock", admin)).now);
-    const cards = await Promise.all(
-      testCardNumbers(CARDS).map((number) =>
-        expect<{ id: string }>(201, "POST", `/v1/programs/${program.id}/cards`, key, { number, expMonth: 12, expYear: now.getUTCFullYear() + 3, countryCode: "GBR", termsOfUse: true }),
-      ),
-    );
-    const offer = await expect<{ id: string }>(201, "POST", "/v1/offers", key, {
-      brandId: brand.id,
-      countryCode: "GBR",
-      name: "10% off coffee",
-      publisherId: account.id,
-      startDate: new Date(now.getTime() - 2 * 86_400_000).toISOString().slice(0, 10) + "T00:00:00",
-      type: { name: "discount", value: 10, maxRewardAmount: 25 },
-      minTransactionAmount: 5,
-    });
-    await expect(200, "POST", `/v1/offers/${offer.id}/programs/${program.id}/locations`, key);
-    await expect(201, "POST", `/v1/programs/${program.id}/hooks`, key, { event: "transaction.auth", url: receiver.url });
-    // One purchase through, so every location is onboarded on its scheme and every role warm.
-    for (const location of locations) {
-      await expect(201, "POST", "/v1/transactions/test", key, { cardId: cards[0]!.id, locationId: location.id, amount: 6 });
-    }
+    const { key, cards, locations } = await purchaseWorld(call, admin, { name: "Bench", cards: CARDS, locations: LOCATIONS, hookUrl: receiver.url });
     log(
       `purchases on ${shape === "embedded" ? "one cardlink start process (PGlite, embedded log)" : "the roles as processes (api, 2 qualifiers, dispatcher, workers, 3 simulators; PostgreSQL, Kafka)"}: ` +
         `${CARDS} test cards, ${LOCATIONS} locations, a live offer on each, one hook; ${SECONDS} s at each rate; the receiver and this driver in processes of their own`,
     );
 
     for (const rate of RATES) {
-      const baseline = await drive(rate, async (i) => ({ status: (await call("GET", `/v1/cards/${cards[i % cards.length]!.id}`, key)).status }));
+      const baseline = await drive(rate, async (i) => ({ status: (await call("GET", `/v1/cards/${cards[i % cards.length]!}`, key)).status }));
       const baseLatencies = baseline.sent.flatMap((s) => (s.latency === undefined ? [] : [s.latency])).sort((a, b) => a - b);
 
       await receiver.reset();
       const before: MetricsSnapshot = await readMetrics(cardlink.metrics);
       const purchases = await drive(rate, async (i) => {
         const res = await call<{ id?: string }>("POST", "/v1/transactions/test", key, {
-          cardId: cards[i % cards.length]!.id,
-          locationId: locations[i % locations.length]!.id,
+          cardId: cards[i % cards.length]!,
+          locationId: locations[i % locations.length]!,
           amount: 5 + (i % 250),
         });
         return { status: res.status, ...(res.json?.id ? { id: res.json.id } : {}) };

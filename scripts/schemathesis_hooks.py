@@ -125,6 +125,12 @@ DOCUMENTED = [
         r"transactionDate: must not be in the future.*",
         r"amount: must have at most \d+ decimal places in [A-Z]{3}",
     ]),
+    # The request log's filters against each other and against the log (the operation's 400).
+    (r"GET /v1/requests", 400, [
+        r"until: must be after since",
+        r"after: no request req_[A-Za-z0-9]+ in this environment's log \(.*\)",
+        r"wait: needs after: .*",
+    ]),
     (r"POST /admin/clock/advance", 400, [r"body: give days, hours, minutes or seconds greater than 0"]),
     (r"POST /admin/programs/\{programId\}/mid-insights/seed", 400, [
         r"programId: MID insights exist for live programs only; this is a test program\.",

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ownDatabase, type OwnDatabase } from "./own-database.ts";
+import { heapOption } from "./heap.ts";
 
 export type Shape = "embedded" | "stack";
 
@@ -46,7 +47,9 @@ interface Role {
 }
 
 function startRole(name: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[]): Role {
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/main.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  // Under the heap bound the process runs with as a service (bench/support/heap.ts), unless `nodeArgs` give one.
+  const bound = nodeArgs.some((a) => a.startsWith("--max-old-space-size")) ? [] : [heapOption(args[0] === "start" ? "start" : "role")];
+  const child = spawn(process.execPath, [...bound, ...nodeArgs, "--import", "tsx", "src/main.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   const role: Role = { name, child, output: [] };
   const keep = (d: Buffer) => {
     role.output.push(d.toString());
@@ -87,17 +90,23 @@ async function stop(roles: Role[]): Promise<void> {
 const common = {
   ADMIN_TOKEN: ADMIN,
   LOG_LEVEL: "warn",
-  // One account sends everything: the per-account rate limit and cap on purchases in flight would answer 429.
+  // One account sends everything: its rate limit, and its queue at the front door when offered more than the
+  // service carries, would answer 429.
   RATE_LIMIT_PER_SECOND: "1000000",
   RATE_LIMIT_BURST: "1000000",
-  TEST_PURCHASE_CONCURRENCY: "1000000",
+  ADMISSION_QUEUE_PER_ACCOUNT: "1000000",
 };
 
+/** Settings for the Cardlink processes beyond the bench's own (`ADMISSION_LATENCY_TOLERANCE`, say). */
+export interface ServerOptions {
+  env?: Record<string, string>;
+}
+
 /** `npm start`'s one process. `nodeArgs` (`--cpu-prof …`) go to its node. */
-export async function startEmbedded(nodeArgs: string[] = []): Promise<Cardlink> {
+export async function startEmbedded(nodeArgs: string[] = [], { env: extraEnv = {} }: ServerOptions = {}): Promise<Cardlink> {
   const dataDir = mkdtempSync(join(tmpdir(), "cardlink-bench-"));
   const port = await freePort();
-  const env = { ...process.env, ...common, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" };
+  const env = { ...process.env, ...common, ...extraEnv, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" };
   const role = startRole("start", ["start"], env, nodeArgs);
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -119,7 +128,7 @@ export async function startEmbedded(nodeArgs: string[] = []): Promise<Cardlink> 
 }
 
 /** The roles as processes on PostgreSQL (DATABASE_URL's server) and Kafka (KAFKA_BROKERS). */
-export async function startStack(serverUrl: string, brokers: string, nodeArgs: string[] = []): Promise<Cardlink> {
+export async function startStack(serverUrl: string, brokers: string, nodeArgs: string[] = [], { env: extraEnv = {} }: ServerOptions = {}): Promise<Cardlink> {
   const service: OwnDatabase = await ownDatabase(serverUrl, "service");
   const simulators: OwnDatabase = await ownDatabase(serverUrl, "simulators");
   const dataDir = mkdtempSync(join(tmpdir(), "cardlink-bench-stack-"));
@@ -128,6 +137,7 @@ export async function startStack(serverUrl: string, brokers: string, nodeArgs: s
   const env = (extra: Record<string, string>) => ({
     ...process.env,
     ...common,
+    ...extraEnv,
     DATA_DIR: dataDir,
     DATABASE_URL: service.url,
     SIMULATOR_DATABASE_URL: simulators.url,

@@ -14,7 +14,8 @@ import { idempotency } from "./middleware/idempotency.ts";
 import { guardInput, limitBody } from "./middleware/input.ts";
 import { strictTransport } from "./middleware/security-headers.ts";
 import { requestMetrics } from "./middleware/metrics.ts";
-import { testPurchaseCap } from "./middleware/concurrency.ts";
+import { recordRequests } from "./middleware/request-log.ts";
+import { admitted } from "./middleware/admission.ts";
 import { answerErrors } from "./answers.ts";
 import { methodTable } from "./methods.ts";
 import { mountHealth } from "./health.ts";
@@ -52,6 +53,8 @@ export function createApp(services: ApiServices, options: { adminToken: string; 
     if (!services.health.postgres.up && c.req.path !== "/v1/openapi.json") throw unavailable();
     return next();
   };
+  // Outside everything that may refuse a request, so the log has its answer whatever it is.
+  app.use("/v1/*", recordRequests);
   app.use("/v1/*", whileDatabaseUp);
   app.use("/admin/*", whileDatabaseUp);
   app.use("/v1/*", async (c, next) => {
@@ -59,7 +62,7 @@ export function createApp(services: ApiServices, options: { adminToken: string; 
     return MID_INSIGHTS_PATH.test(c.req.path) ? insightsAuth(c, next) : keyAuth(c, next);
   });
   app.use("/v1/*", idempotency);
-  app.use("/v1/transactions/*", testPurchaseCap(services.config.TEST_PURCHASE_CONCURRENCY));
+  app.use("/v1/transactions/*", admitted(services.admission));
   app.use("/admin/*", adminAuth(options.adminToken));
 
   app.use("/v1/*", guardInput);

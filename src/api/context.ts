@@ -12,6 +12,8 @@ import type { Health } from "../platform/health/index.ts";
 import type { Metrics } from "../platform/metrics/index.ts";
 import type { SimulatorControl } from "../services/simulator-control/index.ts";
 import type { AccountLimiter, AddressLimiters } from "./middleware/rate-limit.ts";
+import type { RequestLog } from "../services/request-log/index.ts";
+import type { Admission } from "./admission.ts";
 
 export type { Ctx };
 
@@ -32,6 +34,10 @@ export interface ApiServices {
   health: Health;
   /** This process's Prometheus registry and the timings the parts report to it (served at /metrics). */
   metrics: Metrics;
+  /** Every /v1 request a key made, written in batches off the request path (GET /v1/requests reads it). */
+  requestLog: RequestLog;
+  /** The front door's fair admission of test purchases in this process, with backpressure from the stream. */
+  admission: Admission;
 }
 
 /**
@@ -45,15 +51,24 @@ export interface AppEnv {
     services: ApiServices;
     requestId: string;
     caller: Caller;
+    /**
+     * Whose key the request presented, once it is known, even when the request is then refused (a rate limit,
+     * the tier, a sandbox not found): the request log records the request in that environment.
+     */
+    keyHolder: Caller | undefined;
     /** performance.now() when the request arrived (metrics: the hops a request starts). */
     receivedMs: number;
   };
 }
+
+/** The account a caller's requests count toward, in rate limits and fair turns: a sandbox's owner for a sandbox. */
+export const tenantOf = (caller: Caller): string => caller.parentId ?? caller.account.id;
 
 export const ctxOf = (services: ApiServices, caller: Caller): Ctx => ({
   db: services.db,
   clock: environmentView(services.clock, caller.clock),
   accountId: caller.account.id,
   live: caller.live,
+  tenant: tenantOf(caller),
   bus: services.bus,
 });

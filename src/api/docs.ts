@@ -37,9 +37,14 @@ const PAGE = `<!doctype html>
 <title>API docs</title>
 <link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+<style>
+/* The links sit in Swagger UI's column, and the title follows them closely: Swagger UI's .info margin (50px) above both left a blank band. */
+.swagger-ui p.docs-links { margin: 0 auto; padding-top: 16px; font-family: sans-serif; font-size: 14px; }
+.swagger-ui .information-container .info { margin: 16px 0 40px; }
+</style>
 </head>
 <body>
-<nav class="swagger-ui" aria-label="Cardlink"><p class="info"><a href="/">Home</a> · <a href="/dashboard">Dashboard</a></p></nav>
+<nav class="swagger-ui" aria-label="Cardlink"><p class="wrapper docs-links"><a href="/">Home</a> · <a href="/dashboard">Dashboard</a></p></nav>
 <div id="swagger-ui" data-url="/v1/openapi.json"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/assets/init.js"></script>

@@ -70,6 +70,14 @@ export const startParam = z
 
 export const pageQuery = z.object({ limit: limitParam, start: startParam });
 
+/** An optional instant in the query (a time filter's bound), ISO 8601 with its offset. */
+export const instantQuery = (name: string, description: string) =>
+  z.iso
+    .datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-01-05T12:00:00Z" })
+    .max(64)
+    .optional()
+    .openapi({ param: { name, in: "query" }, description, example: "2026-01-05T12:00:00Z" });
+
 export const listOf = <T extends z.ZodTypeAny>(item: T, name: string) =>
   z
     .object({

@@ -52,6 +52,8 @@ export function serveApi(services: Services, adminToken: string): Promise<Listen
     function close() {
       return new Promise<void>((done) => {
         closing = true;
+        // A long-poll of the request log (GET /v1/requests?wait=…) answers now rather than at the end of its wait.
+        services.requestLog.endWaits();
         Server.prototype.close.call(server, () => done());
         for (const res of open) if (!res.headersSent) res.setHeader("Connection", "close");
       });

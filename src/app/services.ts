@@ -1,5 +1,5 @@
 // What every entry point is built on: the services (database, service clock, logger, rate limiter, bus,
-// the simulators' control, health), opened from the config or assembled from parts a caller opened.
+// the simulators' control, health, the request log's writer), opened from the config or assembled from parts a caller opened.
 import type { Config } from "../platform/config/index.ts";
 import { configuredClock, type Clock } from "../platform/clock/index.ts";
 import { shareClock } from "../platform/clock/shared.ts";
@@ -14,6 +14,10 @@ import { createSimulatorControl } from "../services/simulator-control/index.ts";
 import { runDue } from "../lifecycle/due.ts";
 import { createHealth } from "../platform/health/index.ts";
 import { createMetrics, type Metrics } from "../platform/metrics/index.ts";
+import { createAdmission } from "../api/admission.ts";
+import { outboxBacklog } from "../platform/outbox.ts";
+import { qualifierLag } from "../qualifier/index.ts";
+import { createRequestLog } from "../services/request-log/index.ts";
 
 /** What every entry point is built on: what the API is given, which each role takes its part of. */
 export type Services = ApiServices;
@@ -30,9 +34,9 @@ export interface OpenedServices {
  * The service clock from CLOCK_SPEED and CLOCK_START, `offsetMs` already advanced. Work that falls due on
  * service time runs whenever it is advanced, in every role and in the test harness.
  */
-export function serviceClock(db: Db, config: Pick<Config, "CLOCK_SPEED" | "CLOCK_START">, offsetMs = 0): Clock {
+export function serviceClock(db: Db, config: Pick<Config, "CLOCK_SPEED" | "CLOCK_START" | "REQUEST_LOG_RETENTION_DAYS">, offsetMs = 0): Clock {
   const clock = configuredClock(config, offsetMs);
-  clock.onAdvance(() => runDue(db, clock));
+  clock.onAdvance(() => runDue(db, clock, config));
   return clock;
 }
 
@@ -46,7 +50,7 @@ export async function openServices(config: Config): Promise<OpenedServices> {
   const offsets = clockOffsetStore(db);
   const clock = serviceClock(db, config, await offsets.read());
   const log = createLogger(config);
-  const metrics = createMetrics({ process: true });
+  const metrics = createMetrics({ process: true, accountLabels: config.METRICS_ACCOUNT_LABELS });
   const bus = lazyBus(() => openBus(config, clock, log, metrics.consumers), config.KAFKA_BROKERS ? "kafka" : "embedded");
   const services = assembleServices({ config, db, clock, bus, log, metrics });
   // While PostgreSQL is away the clock keeps its own time and stops polling; the health watch says so once.
@@ -76,6 +80,14 @@ export async function openServices(config: Config): Promise<OpenedServices> {
 export function assembleServices(parts: Pick<Services, "config" | "db" | "clock" | "bus"> & { log?: Services["log"]; metrics?: Metrics }): Services {
   const { config, db, clock, bus } = parts;
   const log = parts.log ?? createLogger(config);
+  const health = createHealth({ db, kafkaBrokers: config.KAFKA_BROKERS, log });
+  const metrics = parts.metrics ?? createMetrics({ accountLabels: config.METRICS_ACCOUNT_LABELS });
+  // The stream's backlog, for the front door's backpressure: the qualifiers' lag (offsets, wherever they run)
+  // and the outbox's undispatched events, counted just past their bound.
+  const readBacklog = async () => {
+    const [lag, outbox] = await Promise.all([qualifierLag(bus), outboxBacklog(db, config.ADMISSION_OUTBOX_BACKLOG_BOUND + 1)]);
+    return { qualifierLag: lag, outboxBacklog: outbox };
+  };
   return {
     config,
     db,
@@ -85,7 +97,9 @@ export function assembleServices(parts: Pick<Services, "config" | "db" | "clock"
     addressLimits: createAddressLimiters(config),
     bus,
     simulators: createSimulatorControl({ db, bus, clock }),
-    health: createHealth({ db, kafkaBrokers: config.KAFKA_BROKERS, log }),
-    metrics: parts.metrics ?? createMetrics(),
+    health,
+    metrics,
+    admission: createAdmission({ settings: config, readBacklog, metrics: metrics.admission }),
+    requestLog: createRequestLog({ db, log, observer: metrics.requestLog, health, bufferLimit: config.REQUEST_LOG_BUFFER }),
   };
 }

@@ -20,7 +20,7 @@ export interface System {
   serveApi(adminToken: string): Promise<Listening>;
   /** Serves the role's health port (health, readiness, /metrics) when HEALTH_PORT is set; the port, or undefined. */
   serveHealth(role: string): Promise<number | undefined>;
-  /** Stops every part in the reverse order it started: servers, roles, clock sync, health watch, bus, database, lock. */
+  /** Stops every part in the reverse order it started: servers, roles, clock sync, request log, health watch, bus, database, lock. */
   close(): Promise<void>;
   /**
    * On SIGTERM or SIGINT: close, and exit 0 once every part has stopped, 1 when one failed or when
@@ -76,6 +76,8 @@ function stopServicesOnClose(shutdown: Shutdown, services: Services) {
   shutdown.add("database", () => services.db.close());
   shutdown.add("bus", () => services.bus.close());
   shutdown.add("health watch", () => services.health.stop());
+  // After the servers (no request adds to it any more), before the database: what it holds is written.
+  shutdown.add("request log", () => services.requestLog.close());
 }
 
 function systemOf(services: Services, migrations: readonly string[], shutdown: Shutdown, lock?: DataDirLock): System {

@@ -1,4 +1,4 @@
-// How the commands that talk to a running Cardlink (`trigger`, `listen`, `run`, `sandbox`, `clock`, `keys`, `faults`, `traffic`) reach it: the URL from --url,
+// How the commands that talk to a running Cardlink (`trigger`, `listen`, `logs`, `run`, `sandbox`, `clock`, `keys`, `faults`, `traffic`) reach it: the URL from --url,
 // CARDLINK_URL, the server holding DATA_DIR (the URL it records in its lock) or http://localhost:3000; the key from --key or the demo test key `npm start` keeps
 // in credentials.json, and with --sandbox ID the `<service>-Sandbox` header that lets an account's key act in one of its sandboxes; the admin token from
 // ADMIN_TOKEN or credentials.json. They speak the typed client of clients/typescript.

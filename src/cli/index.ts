@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   workers: async () => (await import("./commands/role.ts")).workers,
   migrate: async () => (await import("./commands/migrate.ts")).migrate,
   listen: async () => (await import("./commands/listen.ts")).listen,
+  logs: async () => (await import("./commands/logs.ts")).logs,
   trigger: async () => (await import("./commands/trigger.ts")).trigger,
   run: async () => (await import("./commands/run.ts")).run,
   sandbox: async () => (await import("./commands/sandbox.ts")).sandbox,

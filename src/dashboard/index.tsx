@@ -8,13 +8,14 @@ import { ApiError } from "../api/errors.ts";
 import { clientAddress } from "../api/middleware/rate-limit.ts";
 import { PageError, type DashboardDeps, type DashEnv } from "./context.ts";
 import { endSession, keyCaller, readSession, sessionSecret, startSession, takeFlash } from "./session.ts";
-import { mountAssets } from "./assets.ts";
+import { favicon, mountAssets } from "./assets.ts";
 import { requestIsHttps } from "../api/middleware/security-headers.ts";
 import { signInPage } from "./pages/sign-in.tsx";
 import { mountOverview } from "./pages/overview.tsx";
 import { mountTransactions } from "./pages/transactions.tsx";
 import { mountWebhooks } from "./pages/webhooks.tsx";
 import { mountEvents } from "./pages/events.tsx";
+import { mountRequests } from "./pages/requests.tsx";
 import { mountOffers } from "./pages/offers.tsx";
 import { mountLocations } from "./pages/locations.tsx";
 import { mountMidInsights } from "./pages/mid-insights.tsx";
@@ -23,7 +24,7 @@ import { mountMissingTransactionRequests } from "./pages/missing-transaction-req
 import { mountSandboxes } from "./pages/sandboxes.tsx";
 import { mountMail } from "./pages/mail.tsx";
 import { leaveLostSandbox, mountEnvironment } from "./environment.ts";
-import { DOCTYPE, Layout } from "./layout.tsx";
+import { DOCTYPE, HeadBasics, Layout } from "./layout.tsx";
 
 /** Same-origin pages, scripts and styles only: nothing the browser loads comes from elsewhere. */
 const CSP =
@@ -122,6 +123,7 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
   mountTransactions(dash);
   mountWebhooks(dash);
   mountEvents(dash);
+  mountRequests(dash);
   mountOffers(dash);
   mountLocations(dash);
   mountMidInsights(dash);
@@ -139,6 +141,7 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
   });
 
   app.route("/dashboard", dash);
+  app.get("/favicon.ico", () => favicon());
   app.get("/", (c) => {
     c.header("Content-Security-Policy", CSP);
     return c.html(homePage(c.var.services.config.SERVICE_NAME));
@@ -151,10 +154,8 @@ const homePage = (name: string) => (
     {DOCTYPE}
   <html lang="en">
     <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <HeadBasics />
       <title>{name}</title>
-      <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
     </head>
     <body>
       <main id="main" class="narrow">

@@ -7,15 +7,27 @@ import { qs, type DashContext } from "./context.ts";
 import type { Program } from "../services/catalog/index.ts";
 import { EnvironmentBar } from "./environment-bar.tsx";
 import { environmentName, type Session } from "./session.ts";
+import { FAVICON } from "./assets.ts";
 
 /** Standards mode: without it the browser lays pages out in quirks mode. */
 export const DOCTYPE = raw("<!doctype html>");
+
+/** What every page's head carries: the character set, the viewport, the stylesheet and the icon (so no page asks for a missing one). */
+export const HeadBasics = () => (
+  <>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <link rel="icon" type="image/svg+xml" href={FAVICON} />
+    <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
+  </>
+);
 
 const KEY_PAGES = [
   ["/dashboard", "Overview"],
   ["/dashboard/transactions", "Transactions"],
   ["/dashboard/webhooks", "Webhooks"],
   ["/dashboard/events", "Events"],
+  ["/dashboard/requests", "Requests"],
   ["/dashboard/offers", "Offers"],
   ["/dashboard/locations", "Locations"],
   ["/dashboard/mid-insights", "MID insights"],
@@ -49,26 +61,31 @@ interface LayoutProps {
   /** The current program, carried by every navigation link; absent on pages of no program. */
   program?: Program | undefined;
   programs?: Program[] | undefined;
+  /**
+   * A record's page (a transaction, an event, a hook): the list it belongs to. The page links back to that
+   * list of its program, and choosing another program opens that program's list (the record is of one program).
+   */
+  list?: { href: string; label: string } | undefined;
   children?: Child;
   error?: string | undefined;
 }
 
-export function Layout({ c, title, program, programs, children, error }: LayoutProps) {
+export function Layout({ c, title, program, programs, list, children, error }: LayoutProps) {
   const session = c.var.session;
   const path = c.req.path;
   const flash = c.var.flash;
   const env = banner(session);
   const pages = pagesOf(session);
   const withProgram = (href: string) => (program ? `${href}${qs({ program: program.id })}` : href);
+  // A record's page is under its list's entry of the navigation.
+  const current = (href: string) => path === href || (list !== undefined && list.href === href);
   return (
     <>
       {DOCTYPE}
     <html lang="en">
       <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <HeadBasics />
         <title>{`${title} · ${c.var.services.config.SERVICE_NAME} dashboard`}</title>
-        <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
         <script src="/dashboard/assets/dashboard.js" defer></script>
       </head>
       <body>
@@ -83,7 +100,7 @@ export function Layout({ c, title, program, programs, children, error }: LayoutP
             <ul>
               {pages.map(([href, label]) => (
                 <li>
-                  <a href={withProgram(href)} aria-current={path === href ? "page" : undefined}>
+                  <a href={withProgram(href)} aria-current={current(href) ? (path === href ? "page" : "location") : undefined}>
                     {label}
                   </a>
                 </li>
@@ -95,7 +112,7 @@ export function Layout({ c, title, program, programs, children, error }: LayoutP
           </nav>
           <div class="top-actions">
             {programs && programs.length > 0 && (
-              <form method="get" action={path} class="inline">
+              <form method="get" action={list?.href ?? path} class="inline">
                 <label for="program-switch">Program</label>
                 <select id="program-switch" name="program">
                   {programs.map((p) => (
@@ -114,6 +131,11 @@ export function Layout({ c, title, program, programs, children, error }: LayoutP
         </header>
         <EnvironmentBar c={c} />
         <main id="main">
+          {list && (
+            <nav aria-label="Breadcrumb" class="breadcrumb">
+              <a href={withProgram(list.href)}>{program ? `← ${list.label} of ${program.name}` : `← ${list.label}`}</a>
+            </nav>
+          )}
           <h1>{title}</h1>
           {flash && (
             <p class={`flash flash-${flash.kind}`} role={flash.kind === "error" ? "alert" : "status"}>

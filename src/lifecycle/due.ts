@@ -15,21 +15,27 @@ import { runQualificationsDue } from "../services/transactions/index.ts";
 import { deleteExpiredSandboxes } from "../services/accounts/index.ts";
 import { dueTime, type DueTime } from "../platform/clock/environment.ts";
 import { sweepEvery } from "./sweep.ts";
+import type { Config } from "../platform/config/index.ts";
+import { pruneRequests } from "../services/request-log/index.ts";
+
+/** What due work is configured with. */
+export type DueSettings = Pick<Config, "REQUEST_LOG_RETENTION_DAYS">;
 
 // Each compares its rows with their own environment's time (a sandbox's clock, or the service clock).
-const DUE_WORK: Record<string, (db: Db, at: DueTime) => Promise<number>> = {
+const DUE_WORK: Record<string, (db: Db, at: DueTime, settings: DueSettings) => Promise<number>> = {
   "brand consent": approveDueBrands,
   "marketplace answers": runMarketplaceDue,
   "MID offboarding": (db, at) => runOffboardingDue(db, at),
-  "return periods": runQualificationsDue,
+  "return periods": (db, at) => runQualificationsDue(db, at),
   "expired idempotency keys": forgetExpiredKeys,
   "expired sandboxes": deleteExpiredSandboxes,
+  "request log past its retention": (db, at, settings) => pruneRequests(db, at, settings.REQUEST_LOG_RETENTION_DAYS),
 };
 
 /** Runs every kind of due work once, in order, at the clock's time in every environment. */
-export async function runDue(db: Db, clock: Pick<Clock, "now" | "offsetMs">): Promise<void> {
+export async function runDue(db: Db, clock: Pick<Clock, "now" | "offsetMs">, settings: DueSettings): Promise<void> {
   const at = await dueTime(db, clock);
-  for (const run of Object.values(DUE_WORK)) await run(db, at);
+  for (const run of Object.values(DUE_WORK)) await run(db, at, settings);
 }
 
 /**
@@ -37,8 +43,11 @@ export async function runDue(db: Db, clock: Pick<Clock, "now" | "offsetMs">): Pr
  * PostgreSQL is down the sweeps wait for the health watch to find it back (it retries with backoff) and
  * then pick up what fell due meanwhile.
  */
-export function sweepDue(services: { db: Db; clock: Clock; log: Logger; health: Health; simulators: SimulatorControl }, intervalMs = 1000): () => Promise<void> {
+export function sweepDue(
+  services: { config: DueSettings; db: Db; clock: Clock; log: Logger; health: Health; simulators: SimulatorControl },
+  intervalMs = 1000,
+): () => Promise<void> {
   // Test purchases accepted while the bus was down are sent here too (it needs the bus, so it is not
   // due work that every role runs on an advance).
-  return sweepEvery(services, "due-work sweep", intervalMs, () => runDue(services.db, services.clock).then(() => relayTestPurchases(services)));
+  return sweepEvery(services, "due-work sweep", intervalMs, () => runDue(services.db, services.clock, services.config).then(() => relayTestPurchases(services)));
 }

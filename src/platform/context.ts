@@ -9,6 +9,11 @@ export interface Ctx {
   clock: Clock;
   accountId: string;
   live: boolean;
+  /**
+   * Whom the front door's fair turns count this work toward: the account, or a sandbox's owner (as the rate
+   * limit does). Absent for work no request asked for (the workers, the CLI): it counts toward `accountId`.
+   */
+  tenant?: string;
   /** Where verbs publish what goes to the networks; without it the workers send it on their next pass. */
   bus?: Bus;
 }

@@ -3,32 +3,53 @@
 // soon as the running one ends, taking everything that arrived meanwhile. So an idle service answers one
 // request with no added wait, and a busy one pays per round, not per request: the busier, the larger the
 // rounds. Each caller gets its own result or its own error; a round that fails as a whole fails each call in it.
+// With `fairBy`, a round that cannot take everything waiting takes it in fair turns (deficit round robin over
+// each tenant's calls), so one tenant's thousand calls delay another's by a round at most, not by a thousand.
+import { DeficitRoundRobin } from "../domain/fair-share.ts";
 
 /** What a round says of one input: its result, or the error that input alone gets. */
 export type Outcome<O> = { ok: O } | { error: unknown };
 
-export interface GroupOptions {
+export interface GroupOptions<I> {
   /** At most this many inputs in one round; the rest wait for the next. */
   maxRound?: number;
+  /** The tenant an input counts toward (an account): a round full to maxRound is filled in fair turns among tenants. */
+  fairBy?: (input: I) => string;
+}
+
+/** A bound on a round by what its inputs weigh (a batch of messages weighs its count), beside `maxRound`. */
+export interface SizeBound<I> {
+  sizeOf: (input: I) => number;
+  /** A round takes no more inputs once their sizes reach this; it takes one input whatever its size. */
+  maxSize: number;
 }
 
 export type Grouped<I, O> = (input: I) => Promise<O>;
 
 /** One call a round: `run` answers every input of the round, in order. */
-export function groupCommit<I, O>(run: (inputs: I[]) => Promise<Outcome<O>[]>, { maxRound = 1_000 }: GroupOptions = {}): Grouped<I, O> {
+export function groupCommit<I, O>(
+  run: (inputs: I[]) => Promise<Outcome<O>[]>,
+  { maxRound = 1_000, fairBy, size }: GroupOptions<I> & { size?: SizeBound<I> } = {},
+): Grouped<I, O> {
   interface Waiting {
     input: I;
     resolve: (value: O) => void;
     reject: (err: unknown) => void;
   }
-  let gathering: Waiting[] = [];
+  const gathering = new DeficitRoundRobin<Waiting>();
   let running = false;
   let scheduled = false;
 
   async function round(): Promise<void> {
     scheduled = false;
-    const taken = gathering.slice(0, maxRound);
-    gathering = gathering.slice(taken.length);
+    const taken: Waiting[] = [];
+    let weight = 0;
+    while (taken.length < maxRound && (taken.length === 0 || !size || weight < size.maxSize)) {
+      const next = gathering.shift();
+      if (!next) break;
+      taken.push(next.item);
+      if (size) weight += size.sizeOf(next.item.input);
+    }
     running = true;
     try {
       const outcomes = await run(taken.map((w) => w.input));
@@ -42,7 +63,7 @@ export function groupCommit<I, O>(run: (inputs: I[]) => Promise<Outcome<O>[]>, {
       for (const w of taken) w.reject(err);
     } finally {
       running = false;
-      if (gathering.length > 0) schedule();
+      if (gathering.size > 0) schedule();
     }
   }
 
@@ -54,7 +75,7 @@ export function groupCommit<I, O>(run: (inputs: I[]) => Promise<Outcome<O>[]>, {
 
   return (input) =>
     new Promise<O>((resolve, reject) => {
-      gathering.push({ input, resolve, reject });
+      gathering.push(fairBy ? fairBy(input) : "", { input, resolve, reject });
       schedule();
     });
 }
@@ -72,7 +93,7 @@ export function perHandle<H extends object, I, O>(make: (handle: H) => Grouped<I
 /** Looks keys up a round at a time: `load` answers the rows of many keys in one statement. */
 export function groupedLookup<H extends object, K, V>(
   load: (handle: H, keys: K[]) => Promise<Map<K, V>>,
-  options?: GroupOptions,
+  options?: GroupOptions<K>,
 ): (handle: H, key: K) => Promise<V | undefined> {
   const group = perHandle((db: H) =>
     groupCommit<K, V | undefined>(async (keys) => {

@@ -32,6 +32,9 @@ const KEYS = "as r(account_id uuid, live boolean, key text";
 
 type Attempt = Claim | { kind: "released" };
 
+/** A round full to its limit takes the accounts' requests in fair turns. */
+const byAccount = { fairBy: ({ scope }: KeyedRequest) => scope.accountId };
+
 /**
  * The keys of the requests that arrive together, claimed in one round: their expired records forgotten,
  * the free ones taken (the first request of the round with a key takes it), and the records of the rest read.
@@ -81,7 +84,7 @@ const claimRound = perHandle((db: Db) =>
       if (row.status === null) return { ok: { kind: "running" } };
       return { ok: { kind: "replay", answer: { status: row.status, body: row.body ?? "", contentType: row.content_type } } };
     });
-  }),
+  }, byAccount),
 );
 
 /** Takes `key` for this request, or says what the earlier request with it was. */
@@ -101,7 +104,7 @@ const recordRound = perHandle((db: Db) =>
       [JSON.stringify(records.map((r) => ({ ...ident(r), status: r.answer.status, body: r.answer.body, content_type: r.answer.contentType })))],
     );
     return records.map(() => ({ ok: undefined }));
-  }),
+  }, byAccount),
 );
 
 /** Keeps the answer for the key's later requests (the answers of requests that end together, in one statement). */
@@ -115,7 +118,7 @@ const releaseRound = perHandle((db: Db) =>
       [JSON.stringify(requests.map(ident))],
     );
     return requests.map(() => ({ ok: undefined }));
-  }),
+  }, byAccount),
 );
 
 /** The request failed and made nothing: the key is free for a retry. */

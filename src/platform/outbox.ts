@@ -21,6 +21,15 @@ export interface OutboxEvent {
   id?: string;
 }
 
+/**
+ * Events not yet fanned out to their hooks' deliveries (the dispatcher's backlog of the stream), counted up to
+ * `atMost`: one statement over the undispatched rows' partial index, however large the backlog.
+ */
+export async function outboxBacklog(db: Db, atMost: number): Promise<number> {
+  const [row] = await db.query<{ n: number }>("select count(*)::int as n from (select 1 from outbox where dispatched is null limit $1) b", [atMost]);
+  return row?.n ?? 0;
+}
+
 /** Writes one event; pass the open transaction's handle so it commits with the change. Returns its id. */
 export async function enqueueEvent(db: Db, event: OutboxEvent, now: Date): Promise<string> {
   const id = event.id ?? newId();

@@ -10,8 +10,11 @@ const toNumber = (v) => Number(v);
 const localDateTime = (v) => v.replace(" ", "T").slice(0, 19);
 const keep = (v) => v;
 
+// shared_buffers: PGlite's WebAssembly memory never shrinks, and PostgreSQL's default 128 MB of buffers is
+// part of it from the start; one process's embedded database does well with 32 MB (docs/architecture.md, "Memory").
 const pg = await PGlite.create(workerData.dataDir ?? undefined, {
   parsers: { [types.INT8]: toNumber, [types.NUMERIC]: toNumber, [types.DATE]: keep, [types.TIMESTAMP]: localDateTime },
+  startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=32MB"],
 });
 const listening = new Map();
 

@@ -26,6 +26,9 @@ export type { Outcome } from "./item.ts";
 
 const QUALIFIER_GROUP = "qualifier";
 
+/** Messages the qualifiers have still to handle, over every scheme's transaction topic (a few offset reads). */
+export const qualifierLag = (bus: Bus): Promise<number> => bus.lag(QUALIFIER_GROUP, SCHEMES.map(transactionTopic));
+
 export interface QualifierDeps {
   db: Db;
   bus: Bus;

@@ -1,7 +1,7 @@
 // The composition root's one shutdown path. In process: a system's close stops the roles started on it,
 // then closes its bus and its database, once. As real processes: `start` on SIGINT and a role on SIGTERM
-// stop their parts in the reverse order they started — servers, roles, clock sync, health watch, bus,
-// database, DATA_DIR's lock — and exit 0 with DATA_DIR free for the next process; so does a scheme's
+// stop their parts in the reverse order they started — servers, roles, clock sync, the request log's writer,
+// health watch, bus, database, DATA_DIR's lock — and exit 0 with DATA_DIR free for the next process; so does a scheme's
 // simulator on Kafka, whose parts are its own store's.
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -90,19 +90,19 @@ describe("a process on a signal", () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("start: SIGINT stops the HTTP server, the roles, the clock sync, the health watch, the bus, the database and the lock in that order, and exits 0", async () => {
+  it("start: SIGINT stops the HTTP server, the roles, the clock sync, the request log, the health watch, the bus, the database and the lock in that order, and exits 0", async () => {
     const dir = dataDir();
     const server = await startServer({ DATA_DIR: dir });
     running = server;
     server.child.kill("SIGINT");
     expect(await server.exited, server.output()).toBe(0);
-    expect(stoppedParts(server.output())).toEqual(["http server", "roles", "clock sync", "health watch", "bus", "database", "DATA_DIR lock"]);
+    expect(stoppedParts(server.output())).toEqual(["http server", "roles", "clock sync", "request log", "health watch", "bus", "database", "DATA_DIR lock"]);
     expect(server.output()).toContain('"msg":"drained"');
     expect(existsSync(join(dir, "cardlink.lock"))).toBe(false);
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();
   }, 180_000);
 
-  it("workers: SIGTERM closes the health port first, then the roles, the clock sync, the health watch, the bus, the database and the lock, and exits 0", async () => {
+  it("workers: SIGTERM closes the health port first, then the roles, the clock sync, the request log, the health watch, the bus, the database and the lock, and exits 0", async () => {
     const dir = dataDir();
     const healthPort = await freePort();
     const role = spawnCardlink(["workers"], { DATA_DIR: dir, HEALTH_PORT: String(healthPort) });
@@ -112,7 +112,7 @@ describe("a process on a signal", () => {
     expect(existsSync(join(dir, "cardlink.lock"))).toBe(true);
     role.child.kill("SIGTERM");
     expect(await role.exited, role.output()).toBe(0);
-    expect(stoppedParts(role.output())).toEqual(["health port", "roles", "clock sync", "health watch", "bus", "database", "DATA_DIR lock"]);
+    expect(stoppedParts(role.output())).toEqual(["health port", "roles", "clock sync", "request log", "health watch", "bus", "database", "DATA_DIR lock"]);
     expect(existsSync(join(dir, "cardlink.lock"))).toBe(false);
     await expect(fetch(`http://127.0.0.1:${healthPort}/health`)).rejects.toThrow();
   }, 180_000);

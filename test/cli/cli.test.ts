@@ -17,7 +17,7 @@ describe("cardlink command", () => {
 
   it("lists every command's usage, and prints one command's alone for help <command>", () => {
     const all = run(["help"]).stdout;
-    for (const command of ["start", "api", "qualifier", "dispatcher", "workers", "migrate", "listen", "trigger", "run", "sandbox", "clock", "keys", "account", "mid-insights", "simulate", "simulator", "faults", "traffic"]) {
+    for (const command of ["start", "api", "qualifier", "dispatcher", "workers", "migrate", "listen", "logs", "trigger", "run", "sandbox", "clock", "keys", "account", "mid-insights", "simulate", "simulator", "faults", "traffic"]) {
       const one = run(["help", command]);
       expect(one.status).toBe(0);
       expect(one.stdout).toMatch(new RegExp(`^  ${command}\\b`));

@@ -49,6 +49,7 @@ const PAGES = [
   "/dashboard/transactions",
   "/dashboard/webhooks",
   "/dashboard/events",
+  "/dashboard/requests",
   "/dashboard/offers",
   "/dashboard/offers/new",
   "/dashboard/locations",

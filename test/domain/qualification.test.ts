@@ -15,23 +15,9 @@ import {
   type TransactionFacts,
 } from "../../src/domain/qualification.ts";
 import { roundMoney } from "../../src/domain/money.ts";
+import { candidateOffer } from "../support/candidate-offer.ts";
 
-const offer = (over: Partial<CandidateOffer> = {}): CandidateOffer => ({
-  id: "o1",
-  created: "2026-01-01T00:00:00.000Z",
-  startDate: "2026-01-01T00:00:00",
-  endDate: "2026-12-31T23:59:59",
-  schemes: ["visa", "mastercard", "amex"],
-  daysOfWeek: [0, 1, 2, 3, 4, 5, 6],
-  minTransactionAmount: null,
-  type: { name: "amount", value: 5, maxRewardAmount: null },
-  feeSplit: 1,
-  fees: null,
-  activation: { enabled: false },
-  targeting: null,
-  returnPeriod: null,
-  ...over,
-});
+const offer = candidateOffer;
 
 // 2026-01-07 is a Wednesday.
 const tx = (over: Partial<TransactionFacts> = {}): TransactionFacts => ({

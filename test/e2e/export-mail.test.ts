@@ -114,7 +114,7 @@ describe.skipIf(!haveInfra("smtpTestUrl", "mailpitApiUrl"))("exports sent throug
     const failing = await exportWhen(p, created.id, (e) => e.mail[0]!.status === "retrying");
     expect(failing.mail[0]).toMatchObject({ attempts: 1, lastError: expect.stringContaining("ECONNREFUSED") });
     const page = unescaped(await (await (await signedIn(h, p.account.keys.live)).get("/dashboard/mail")).text());
-    expect(page).toMatch(new RegExp(`${recipient}.*retrying.*1 try failed, last: [^<]*ECONNREFUSED[^<]*; next try in \\d+ s`, "s"));
+    expect(page).toMatch(new RegExp(`${recipient}.*Retrying.*1 try failed, last: [^<]*ECONNREFUSED[^<]*; next try in \\d+ s`, "s"));
     // The file stays downloadable whatever happens to its mail.
     expect((await p.client.get(created.fileUrl)).status).toBe(200);
 

@@ -51,8 +51,6 @@ export async function startPipeline(stack: FaultStack): Promise<Pipeline> {
     DATA_DIR: dataDir,
     ADMIN_TOKEN,
     LOG_LEVEL: "info",
-    // One account sends every purchase, and during a fault they wait: the per-account cap would refuse them.
-    TEST_PURCHASE_CONCURRENCY: "100000",
     ...extra,
   });
   const migrate = startRole("migrate", ["migrate"], env());

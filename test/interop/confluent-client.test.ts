@@ -85,6 +85,7 @@ describe.skipIf(!haveInfra("kafkaBrokers", "schemaRegistryUrl"))("Confluent's Py
         return published;
       },
       subscribe: (options) => bus.subscribe(options),
+      lag: (groupId, topics) => bus.lag(groupId, topics),
       close: () => bus.close(),
     };
     db = await openTestDb();

@@ -37,6 +37,39 @@ describe("groupCommit", () => {
     await Promise.all([1, 2, 3, 4, 5].map(echo));
     expect(sizes).toEqual([2, 2, 1]);
   });
+
+  it("fills a full round in fair turns: one tenant's many calls delay another's by a round at most", async () => {
+    const rounds: string[][] = [];
+    let release!: () => void;
+    const first = new Promise<void>((resolve) => (release = resolve));
+    const echo = groupCommit<string, string>(
+      async (inputs) => {
+        rounds.push(inputs);
+        if (rounds.length === 1) await first;
+        return inputs.map((ok) => ({ ok }));
+      },
+      { maxRound: 3, fairBy: (input) => input.split(":")[0]! },
+    );
+    const started = [echo("a:0")];
+    await new Promise((resolve) => setImmediate(resolve));
+    // While the first round runs, the heavy tenant queues six calls, then a light one arrives.
+    for (let i = 1; i <= 6; i++) started.push(echo(`a:${i}`));
+    started.push(echo("b:1"));
+    release();
+    await Promise.all(started);
+    expect(rounds).toEqual([["a:0"], ["a:1", "b:1", "a:2"], ["a:3", "a:4", "a:5"], ["a:6"]]);
+  });
+});
+
+describe("groupCommit's size bound", () => {
+  it("stops taking inputs once their sizes reach maxSize, and goes on at once with what is left", async () => {
+    const rounds: number[][] = [];
+    const sum = groupCommit<number, number>(async (inputs) => (rounds.push(inputs), inputs.map((ok) => ({ ok }))), {
+      size: { sizeOf: (n) => n, maxSize: 5 },
+    });
+    await Promise.all([3, 2, 4, 9, 1].map(sum));
+    expect(rounds).toEqual([[3, 2], [4, 9], [1]]);
+  });
 });
 
 describe("groupedLookup", () => {

@@ -30,6 +30,7 @@ function wrapHandler(bus: Bus, after: (batch: BusMessage[]) => void): Bus {
           after(batch);
         },
       }),
+    lag: (groupId, topics) => bus.lag(groupId, topics),
     close: () => bus.close(),
   };
 }

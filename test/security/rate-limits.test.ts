@@ -1,5 +1,5 @@
-// Limits per account across replicas, per client address for what has no account, and a per-account cap
-// on test purchases in flight: one account cannot spend another's budget or fill the pipeline for it.
+// Limits per account across replicas, per client address for what has no account, and fair admission of
+// test purchases: one account cannot spend another's budget or fill the pipeline for it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request as httpRequest } from "node:http";
 import { serve, type ServerType } from "@hono/node-server";
@@ -48,14 +48,17 @@ describe.each(["pglite", ...(infra.databaseUrl ? (["postgres"] as const) : [])] 
   });
 });
 
-describe("per client address and per account in flight", () => {
+describe("per client address, and test purchases in fair turns", () => {
   let h: Harness;
   let server: ServerType;
   let base: string;
   let roles: RunningRoles;
   beforeAll(async () => {
     // /admin is limited per address with the per-account budget: 40 at once, 20 a second.
-    h = await createHarness({ env: { RATE_LIMIT_PER_SECOND: "20", RATE_LIMIT_BURST: "40", TEST_PURCHASE_CONCURRENCY: "16" } });
+    // Test purchases: four in flight in all, four more of an account may wait.
+    h = await createHarness({
+      env: { RATE_LIMIT_PER_SECOND: "20", RATE_LIMIT_BURST: "40", ADMISSION_MAX_IN_FLIGHT: "4", ADMISSION_MIN_IN_FLIGHT: "1", ADMISSION_QUEUE_PER_ACCOUNT: "4" },
+    });
     // The networks answer onboarding; no qualifier runs, so a test purchase waits its whole wait (202).
     roles = await startRoles(h.services, ["simulators", "workers"]);
     const app = createWebApp(h.services, { adminToken: ADMIN_TOKEN });
@@ -127,22 +130,33 @@ describe("per client address and per account in flight", () => {
     expect(seen.every((r) => r.status === 200 || r.status === 429)).toBe(true);
   });
 
-  it("caps an account's test purchases in flight; another account's are not refused", async () => {
-    // No simulators run here: every purchase waits for the qualifier until the API's wait ends (202).
-    const TEST_PURCHASE_CONCURRENCY = h.config.TEST_PURCHASE_CONCURRENCY;
+  it("lets a busy account's test purchases wait their turn, refuses it past its own queue (its sandboxes with it), and starts another account's at once", async () => {
     const busy = await world(h);
-    const purchase = (w: typeof busy) => w.client.post("/v1/transactions/test", { cardId: w.cardId, locationId: w.locationId, amount: 12 });
-    const inFlight = Array.from({ length: TEST_PURCHASE_CONCURRENCY }, () => purchase(busy));
-    // Wait until all of them hold their place, then one more is refused at once.
-    await expect.poll(async () => (await purchase(busy)).status, { timeout: 4_000, interval: 50 }).toBe(429);
-    const refused = await purchase(busy);
+    const purchase = (client: typeof busy.client, w: typeof busy) => client.post("/v1/transactions/test", { cardId: w.cardId, locationId: w.locationId, amount: 12 });
+    const admissionOf = (accountId: string) => h.services.admission.state().accounts.get(accountId);
+    // No qualifier runs: every purchase holds its place until its wait ends (202).
+    const held = Array.from({ length: 8 }, () => purchase(busy.client, busy));
+    await expect.poll(() => admissionOf(busy.acct.id), { timeout: 4_000, interval: 50 }).toMatchObject({ inFlight: 4, waiting: 4 });
+    const refused = await purchase(busy.client, busy);
     expect(await expectError(refused, 429, "rate_limit_exceeded")).toBe(
-      `Too many test purchases in flight for this account (at most ${TEST_PURCHASE_CONCURRENCY} at once); retry after 1s.`,
+      "Too many test purchases waiting for this account (4 wait behind its 4 in flight, its fair share of a busy service); retry after 1s.",
     );
     expect(refused.headers.get("Retry-After")).toBe("1");
+    // A sandbox's purchases count toward its owner's turn.
+    const sandbox = await expectStatus<{ keys: { test: string } }>(await busy.client.post("/v1/sandboxes", { name: "ci" }), 201);
+    await expectError(await purchase(h.clientWithKey(sandbox.keys.test), busy), 429, "rate_limit_exceeded");
+
+    // Another account is under its share: its purchase starts while the busy account's wait.
     const other = await world(h);
-    const otherPurchase = purchase(other);
-    expect((await Promise.all(inFlight)).map((r) => r.status)).toEqual(Array(TEST_PURCHASE_CONCURRENCY).fill(202));
+    const otherPurchase = purchase(other.client, other);
+    await expect.poll(() => admissionOf(other.acct.id)?.inFlight, { timeout: 4_000, interval: 50 }).toBe(1);
+    expect(admissionOf(busy.acct.id)).toMatchObject({ inFlight: 4, waiting: 4 });
+    const metrics = await (await h.request("GET", "/metrics")).text();
+    expect(metrics).toContain(`cardlink_admission_requests_total{account="${busy.acct.id}",outcome="refused"} 2`);
+    expect(metrics).toContain(`cardlink_admission_requests_total{account="${other.acct.id}",outcome="admitted"} 1`);
+
+    // Nothing that waited is lost: every purchase is answered once its turn comes.
     expect((await otherPurchase).status).toBe(202);
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual(Array(8).fill(202));
   }, 30_000);
 });

@@ -84,7 +84,7 @@ export function watchedPages(served: () => Served) {
     const page = await context.newPage();
     page.on("request", (r) => requested.push(r.url()));
     page.on("console", (m) => {
-      // A 4xx answer (the API's refusal shown as a page, the browser's favicon request) is logged by Chromium too; those are expected.
+      // A 4xx answer (the API's refusal shown as a page, a refused form shown again) is logged by Chromium too; those are expected.
       if (m.type() === "error" && !m.text().startsWith("Failed to load resource: the server responded with a status of 4")) {
         consoleErrors.push(`${page.url()}: ${m.text()}`);
       }

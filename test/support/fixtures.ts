@@ -13,10 +13,10 @@ export const CARD_NUMBERS = { test: "4444000000004008", live: "4000123456789017"
  * brand's consent through the admin API, which a live brand needs before it can have locations.
  */
 export async function seedGraph(client: Client, h: Pick<Harness, "admin">): Promise<Graph> {
-  const program = await expectStatus<{ id: string; live: boolean }>(
-    await client.post("/v1/programs", { name: "Graph program" }),
-    201,
-  );
+  const programCreated = await client.post("/v1/programs", { name: "Graph program" });
+  // The request log names a request by the Request-Id of its answer.
+  const requestLogId = programCreated.headers.get("Request-Id")!;
+  const program = await expectStatus<{ id: string; live: boolean }>(programCreated, 201);
   const brand = await expectStatus<{ id: string }>(await client.post("/v1/brands", { name: "Graph brand" }), 201);
   await expectStatus(await h.admin("POST", `/admin/brands/${brand.id}/consent`, { decision: "approved" }), 200);
   const location = await expectStatus<{ id: string }>(
@@ -94,5 +94,6 @@ export async function seedGraph(client: Client, h: Pick<Harness, "admin">): Prom
     offerId: offer.id,
     transactionId: transaction.id,
     requestId: request.id,
+    requestLogId,
   };
 }

@@ -43,6 +43,15 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Resolves once `probe` holds, looking every 50 ms; fails naming `what` after `ms`. */
+export async function waitFor(probe: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /**
  * `cardlink <args>` as a process, without blocking this one (the server it talks to runs here). The
  * server variables are cleared so the command is a client only; `env` goes over them.

@@ -1594,6 +1594,8 @@ export interface paths {
                     start?: string;
                     /** @description Only this brand's locations. */
                     brandId?: string;
+                    /** @description Only the locations this offer is linked to. */
+                    offerId?: string;
                 };
                 header?: never;
                 path: {
@@ -2469,7 +2471,7 @@ export interface paths {
         };
         /**
          * List offers
-         * @description Status filters are computed in the database from the same rule as each offer's `status` (the start and end instants in the country's main time zone, linked locations, marketplace approval), so pages and counts agree with it.
+         * @description Status filters are computed in the database from the same rule as each offer's `status` (the start and end instants in the country's main time zone, linked locations, marketplace approval), so pages and counts agree with it. `programId` names a program of yours (404 for any other).
          */
         get: {
             parameters: {
@@ -2482,6 +2484,8 @@ export interface paths {
                     status?: "requests" | "upcoming" | "live" | "expired";
                     /** @description Only this brand's offers. */
                     brandId?: string;
+                    /** @description Only the program's offers: those linked to at least one of its locations, or added to it from the marketplace. An offer linked to no location yet belongs to no program and is left out. */
+                    programId?: string;
                     /** @description Only offers in this country. */
                     countryCode?: "ABW" | "AFG" | "AGO" | "AIA" | "ALA" | "ALB" | "AND" | "ARE" | "ARG" | "ARM" | "ASM" | "ATA" | "ATF" | "ATG" | "AUS" | "AUT" | "AZE" | "BDI" | "BEL" | "BEN" | "BES" | "BFA" | "BGD" | "BGR" | "BHR" | "BHS" | "BIH" | "BLM" | "BLR" | "BLZ" | "BMU" | "BOL" | "BRA" | "BRB" | "BRN" | "BTN" | "BVT" | "BWA" | "CAF" | "CAN" | "CCK" | "CHE" | "CHL" | "CHN" | "CIV" | "CMR" | "COD" | "COG" | "COK" | "COL" | "COM" | "CPV" | "CRI" | "CUB" | "CUW" | "CXR" | "CYM" | "CYP" | "CZE" | "DEU" | "DJI" | "DMA" | "DNK" | "DOM" | "DZA" | "ECU" | "EGY" | "ERI" | "ESH" | "ESP" | "EST" | "ETH" | "FIN" | "FJI" | "FLK" | "FRA" | "FRO" | "FSM" | "GAB" | "GBR" | "GEO" | "GGY" | "GHA" | "GIB" | "GIN" | "GLP" | "GMB" | "GNB" | "GNQ" | "GRC" | "GRD" | "GRL" | "GTM" | "GUF" | "GUM" | "GUY" | "HKG" | "HMD" | "HND" | "HRV" | "HTI" | "HUN" | "IDN" | "IMN" | "IND" | "IOT" | "IRL" | "IRN" | "IRQ" | "ISL" | "ISR" | "ITA" | "JAM" | "JEY" | "JOR" | "JPN" | "KAZ" | "KEN" | "KGZ" | "KHM" | "KIR" | "KNA" | "KOR" | "KWT" | "LAO" | "LBN" | "LBR" | "LBY" | "LCA" | "LIE" | "LKA" | "LSO" | "LTU" | "LUX" | "LVA" | "MAC" | "MAF" | "MAR" | "MCO" | "MDA" | "MDG" | "MDV" | "MEX" | "MHL" | "MKD" | "MLI" | "MLT" | "MMR" | "MNE" | "MNG" | "MNP" | "MOZ" | "MRT" | "MSR" | "MTQ" | "MUS" | "MWI" | "MYS" | "MYT" | "NAM" | "NCL" | "NER" | "NFK" | "NGA" | "NIC" | "NIU" | "NLD" | "NOR" | "NPL" | "NRU" | "NZL" | "OMN" | "PAK" | "PAN" | "PCN" | "PER" | "PHL" | "PLW" | "PNG" | "POL" | "PRI" | "PRK" | "PRT" | "PRY" | "PSE" | "PYF" | "QAT" | "REU" | "ROU" | "RUS" | "RWA" | "SAU" | "SDN" | "SEN" | "SGP" | "SGS" | "SHN" | "SJM" | "SLB" | "SLE" | "SLV" | "SMR" | "SOM" | "SPM" | "SRB" | "SSD" | "STP" | "SUR" | "SVK" | "SVN" | "SWE" | "SWZ" | "SXM" | "SYC" | "SYR" | "TCA" | "TCD" | "TGO" | "THA" | "TJK" | "TKL" | "TKM" | "TLS" | "TON" | "TTO" | "TUN" | "TUR" | "TUV" | "TWN" | "TZA" | "UGA" | "UKR" | "UMI" | "UNK" | "URY" | "USA" | "UZB" | "VAT" | "VCT" | "VEN" | "VGB" | "VIR" | "VNM" | "VUT" | "WLF" | "WSM" | "YEM" | "ZAF" | "ZMB" | "ZWE";
                     /** @description Only live offers whose endDate falls within this many days ('expiring soon'). */
@@ -4271,7 +4275,7 @@ export interface paths {
         put?: never;
         /**
          * Make a test purchase
-         * @description Test keys only. The card's scheme simulator publishes a native authorisation for the purchase at the location (its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s (less when publishing took long: the answer comes within about 6 s of the request once the purchase is published). An account has at most TEST_PURCHASE_CONCURRENCY (default 64) test purchases, clearings, voids and refunds in flight per api process; one more is 429 rate_limit_exceeded with Retry-After: 1.
+         * @description Test keys only. The card's scheme simulator publishes a native authorisation for the purchase at the location (its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s (less when publishing took long: the answer comes within about 6 s of the request once the purchase is published). When the service is busy, test purchases, clearings, voids and refunds take fair turns among accounts (a sandbox's count toward its owner): an account under its share starts at once, the rest wait; an account with ADMISSION_QUEUE_PER_ACCOUNT (default 1000) already waiting is answered 429 rate_limit_exceeded with Retry-After: 1.
          */
         post: {
             parameters: {
@@ -6119,6 +6123,289 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the environment's requests
+         * @description Every /v1 request made with a key of this environment (a sandbox is one of its own), whatever its answer (a 400, a 404, a 429 included), the dashboard's calls for a signed-in key too; reading the log (GET /requests…) is not logged. Each record has the method, path, status, error code, latency, key, and both bodies with card numbers and secrets masked. Newest first in the order they were written (`order=asc`: oldest first). Records are written in batches a moment after their answer, and kept for REQUEST_LOG_RETENTION_DAYS (7 by default) of the environment's time. To follow the log: `order=asc&after=<the last id you have>&wait=25`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 (default 100). */
+                    limit?: string;
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
+                    start?: string;
+                    /** @description One status (`404`) or a class of them (`4xx`). */
+                    status?: string;
+                    method?: "GET" | "POST" | "PATCH" | "PUT" | "DELETE" | "HEAD" | "OPTIONS";
+                    /** @description `api`: requests sent with a key over HTTP. `dashboard`: the dashboard's calls for a signed-in key. */
+                    source?: "api" | "dashboard";
+                    /** @description Requests to this path and those under it (`/v1/cards` takes `/v1/cards/{id}` too); `*` stands for any characters (`/v1/programs/*\/cards`). */
+                    path?: string;
+                    /** @description Requests that arrived at or after this time of the environment (a sandbox's own clock). */
+                    since?: string;
+                    /** @description Requests that arrived before this time of the environment. */
+                    until?: string;
+                    /** @description Only the requests written to the log after this one (its id), to follow the log: pass the id of the last request you have. */
+                    after?: string;
+                    /** @description `desc` (default): newest first. `asc`: oldest first, as a follower reads. */
+                    order?: "desc" | "asc";
+                    /** @description With `after`: when no request matches yet, wait up to this many seconds (0 to 30) for one to be written, then answer (a long-poll; an empty page when none came). */
+                    wait?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of requests. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RequestRecordList"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: `until` must be after `since`; `after` must name a request in this environment's log (`after: no request … in this environment's log`); `wait` needs `after` (`wait: …`). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{requestLogId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a request
+         * @description One request of the environment's log by its request id: the `Request-Id` header of its answer (and `error.requestId` of an error). Another account's, another sandbox's or the other environment's request is 404, as is one not yet written (records are written a moment after their answer) or past the retention.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    requestLogId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The request. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RequestRecord"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{requestLogId}/webhook-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the webhook events a request caused
+         * @description The events about the record the request made or changed (its `resourceId`: a test purchase's transaction, a location, a missing transaction request, an offer) written from the request's arrival on, newest first, with their payloads and deliveries (GET /webhook-events/{eventId} has every attempt). Later requests on the same record add theirs: a purchase's list has the clearing's events once it is cleared. A read, or a request that failed, caused none (an empty list).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 100 (default 100). */
+                    limit?: string;
+                    /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
+                    start?: string;
+                };
+                header?: never;
+                path: {
+                    requestLogId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of events, newest first. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["RequestWebhookEventList"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -11394,6 +11681,88 @@ export interface components {
              * @description Move to this instant instead (after the sandbox's time: the clock never goes back).
              */
             to?: string;
+        };
+        RequestRecordList: {
+            items: components["schemas"]["RequestRecord"][];
+            /** @description Total number of records matching the filters. */
+            count: number;
+            /** @description Cursor for the next page; absent on the last page. */
+            last?: string;
+        };
+        RequestRecord: {
+            /**
+             * @description The request id: the `Request-Id` header of its answer, and `error.requestId` of an error.
+             * @example req_4fT9kQ2mZx8Lb3Nc
+             */
+            id: string;
+            /** @example POST */
+            method: string;
+            /** @example /v1/programs/3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b/cards */
+            path: string;
+            /**
+             * @description The query string, without `?` (masked as the bodies are); null when none.
+             * @example limit=20
+             */
+            query: string | null;
+            /**
+             * @description The answer's HTTP status.
+             * @example 400
+             */
+            status: number;
+            /**
+             * @description The answer's `error.code` when it was an error.
+             * @example invalid_request
+             */
+            errorCode: string | null;
+            /**
+             * @description From the request's arrival to its answer, in milliseconds (to a tenth).
+             * @example 12.4
+             */
+            latencyMs: number;
+            /**
+             * Format: uuid
+             * @description The id of the key the request presented (GET /admin/accounts/{accountId}/keys lists an account's keys by id, with their last four characters).
+             */
+            keyId: string;
+            live: boolean;
+            /**
+             * @description `api`: sent with a key over HTTP. `dashboard`: the dashboard's call for a key signed in to it.
+             * @enum {string}
+             */
+            source: "api" | "dashboard";
+            /** @description The request's `Idempotency-Key`, if it sent one. */
+            idempotencyKey: string | null;
+            /**
+             * Format: uuid
+             * @description What a successful create, change or delete made or acted on: the `id` of its answer when that is one record, else the last id in its path; null for reads and failures. The webhooks the request caused are the environment's events about it from the request on (GET /requests/{requestLogId}/webhook-events).
+             */
+            resourceId: string | null;
+            /**
+             * Format: date-time
+             * @description When the request arrived, on its environment's clock (a sandbox's own).
+             */
+            created: string;
+            /** @description The request's body. */
+            request: {
+                /** @description The request's body as text, null when it had none. Card numbers are masked (every digit but the last four of a card number field such as `number`, and of any other run of 12-19 digits that is a card number by its first digit and Luhn check), secret keys keep only their prefix and last four (`sk_test_****wxyz`), signing secrets (`whsec_`) and `secret` fields nothing. At most 16384 characters (16 KiB of ASCII JSON); the rest is cut. */
+                body: string | null;
+                /** @description Whether the request's body was longer than 16384 characters and is cut. */
+                truncated: boolean;
+            };
+            /** @description The answer's body. */
+            response: {
+                /** @description The answer's body as text, null when it had none. Card numbers are masked (every digit but the last four of a card number field such as `number`, and of any other run of 12-19 digits that is a card number by its first digit and Luhn check), secret keys keep only their prefix and last four (`sk_test_****wxyz`), signing secrets (`whsec_`) and `secret` fields nothing. At most 16384 characters (16 KiB of ASCII JSON); the rest is cut. */
+                body: string | null;
+                /** @description Whether the answer's body was longer than 16384 characters and is cut. */
+                truncated: boolean;
+            };
+        };
+        RequestWebhookEventList: {
+            items: components["schemas"]["WebhookEventRecord"][];
+            /** @description Total number of records matching the filters. */
+            count: number;
+            /** @description Cursor for the next page; absent on the last page. */
+            last?: string;
         };
         CallerAccount: {
             /**

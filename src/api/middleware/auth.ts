@@ -2,7 +2,7 @@
 // with its version header and tier, and the operator's admin token.
 import { timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv, Caller } from "../context.ts";
+import { tenantOf, type AppEnv, type Caller } from "../context.ts";
 import { ApiError } from "../errors.ts";
 import { findKey, findSandboxCaller } from "../../services/accounts/index.ts";
 import { sha256 } from "../../platform/ids.ts";
@@ -54,6 +54,9 @@ export const inProcessApi =
 const internalCaller = (env: unknown): Caller | undefined =>
   env && typeof env === "object" ? (env as InternalEnv)[INTERNAL_CALLER] : undefined;
 
+/** Whether the request is the dashboard's in-process call for a signed-in key. */
+export const calledByDashboard = (c: Ctx): boolean => internalCaller(c.env) !== undefined;
+
 /** The caller of a presented key, or of the dashboard's in-process call. */
 async function presented(c: Ctx, key: string | undefined, what: string) {
   const internal = internalCaller(c.env);
@@ -80,9 +83,11 @@ export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     }
     throw unauthorized(`Missing ${header} header.`);
   });
+  c.set("keyHolder", found);
   const caller = await inSandbox(c, found, c.req.header(`${config.SERVICE_NAME}-Sandbox`));
+  c.set("keyHolder", caller);
   // A sandbox spends its owner's rate budget: making sandboxes adds no requests to an account's share.
-  await limiter.take(caller.parentId ?? caller.account.id);
+  await limiter.take(tenantOf(caller));
   c.set("caller", caller);
   await next();
 };
@@ -109,8 +114,9 @@ export const insightsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (!caller) throw unauthorized("Missing Authorization: Bearer <live secret key> header.");
     return caller;
   });
+  c.set("keyHolder", found);
   if (!found.live) throw unauthorized("MID insights need the live secret key; a test key was given.");
-  await limiter.take(found.parentId ?? found.account.id);
+  await limiter.take(tenantOf(found));
   const versionHeader = `${config.SERVICE_NAME}-Version`;
   const version = c.req.header(versionHeader);
   const supported = SUPPORTED_VERSIONS.join(", ");

@@ -120,6 +120,6 @@ function sharedAccountLimiter(db: Db, perSecond: number, burst: number): Account
       granted.set(id, n + 1);
       return answer && n < answer.granted ? { ok: undefined } : { error: limited("account", retryAfterSeconds(answer?.tokens ?? 0, perSecond)) };
     });
-  });
+  }, { fairBy: (accountId) => accountId });
   return { take };
 }

@@ -17,6 +17,7 @@ import { mountTrigger } from "./trigger/index.ts";
 import * as account from "./account/get.ts";
 import { mountSandboxes } from "./sandboxes/index.ts";
 import { mountEnvironmentClock } from "./clock/index.ts";
+import { mountRequests } from "./requests/index.ts";
 
 export function mountV1(app: OpenAPIHono<AppEnv>) {
   const v1 = router();
@@ -34,6 +35,7 @@ export function mountV1(app: OpenAPIHono<AppEnv>) {
   mountTrigger(v1);
   mountSandboxes(v1);
   mountEnvironmentClock(v1);
+  mountRequests(v1);
   v1.openapi(account.route, account.handler);
   app.route("/v1", v1);
 }

@@ -3,22 +3,45 @@
 // the request headers sent and the answer (status, latency, first 4 KB of the body) — and a resend button.
 import type { Hono } from "hono";
 import { HOOK_EVENTS } from "../../services/webhooks/index.ts";
-import { EVENT_STATUSES, type EventStatus, type WebhookEvent, type WebhookEventDetail } from "../../services/webhooks/index.ts";
+import { EVENT_STATUSES, type WebhookEvent, type WebhookEventDetail } from "../../services/webhooks/index.ts";
 import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
-import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
-import { NoProgram, programsOf } from "../programs.tsx";
+import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { StatusBadge, statusOptions } from "../statuses.tsx";
+import { listPrograms, NoProgram, programsOf } from "../programs.tsx";
 import { timeOf } from "../session.ts";
 
 const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
-
-export const statusTone = (s: EventStatus | "succeeded") =>
-  s === "delivered" || s === "succeeded" ? "active" : s === "failed" ? "not-found" : s === "pending" ? "syncing" : "idle";
 
 /** A `datetime-local` value (read as UTC, as every time on these pages) as the API's ISO instant. */
 const instant = (local: string | undefined) => {
   if (!local) return undefined;
   return /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(local) ? `${local}:00Z` : /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(local) ? `${local}Z` : local;
 };
+
+/** One event as a row under eventHead: when, event, status, its deliveries, its transaction, a link to its page. */
+export const EventRow = ({ e }: { e: WebhookEvent }) => (
+  <tr data-event={e.id}>
+    <td>{when(e.created)}</td>
+    <td>{e.event}</td>
+    <td>
+      <StatusBadge status={e.status} />
+    </td>
+    <td>
+      {e.deliveries.length === 0
+        ? "—"
+        : e.deliveries.map((d) => `${d.status} (${d.attemptCount} attempt${d.attemptCount === 1 ? "" : "s"}${d.lastResponseCode ? `, ${d.lastResponseCode}` : ""})`).join("; ")}
+    </td>
+    <td>{e.transactionId ? <a href={`/dashboard/transactions/${e.transactionId}`}>{e.transactionId.slice(0, 8)}</a> : "—"}</td>
+    <td>
+      <a href={`/dashboard/events/${e.id}`} aria-label={`Open event ${e.event} ${e.id}`}>
+        Open
+      </a>
+    </td>
+  </tr>
+);
+
+/** The head of a table of EventRow, its times named for the session's clock. */
+export const eventHead = (c: DashContext) => [`When (${timeOf(c.var.session).time})`, "Event", "Status", "Deliveries", "Transaction", ""];
 
 function filtersOf(c: DashContext) {
   return {
@@ -47,32 +70,15 @@ export function mountEvents(dash: Hono<DashEnv>) {
         <form method="get" action="/dashboard/events" class="filters">
           <input type="hidden" name="program" value={program.id} />
           <Select name="event" label="Event" options={[["", "Any event"], ...HOOK_EVENTS.map((e) => [e, e] as const)]} value={f.event} />
-          <Select name="status" label="Status" options={[["", "Any status"], ...EVENT_STATUSES.map((s) => [s, s] as const)]} value={f.status} />
+          <Select name="status" label="Status" options={[["", "Any status"], ...statusOptions(EVENT_STATUSES)]} value={f.status} />
           <Field name="transactionId" label="Transaction id" value={f.transactionId} />
           <Field name="from" label="From (UTC)" type="datetime-local" step="1" value={f.from} />
           <Field name="to" label="To (UTC)" type="datetime-local" step="1" value={f.to} />
           <button type="submit">Filter</button>
         </form>
-        <Table caption="Webhook events, newest first" head={[`When (${timeOf(c.var.session).time})`, "Event", "Status", "Deliveries", "Transaction", ""]} id="events" empty="No events match.">
+        <Table caption="Webhook events, newest first" head={eventHead(c)} id="events" empty="No events match.">
           {page.items.map((e) => (
-            <tr data-event={e.id}>
-              <td>{when(e.created)}</td>
-              <td>{e.event}</td>
-              <td>
-                <Badge text={e.status} tone={statusTone(e.status)} />
-              </td>
-              <td>
-                {e.deliveries.length === 0
-                  ? "—"
-                  : e.deliveries.map((d) => `${d.status} (${d.attemptCount} attempt${d.attemptCount === 1 ? "" : "s"}${d.lastResponseCode ? `, ${d.lastResponseCode}` : ""})`).join("; ")}
-              </td>
-              <td>{e.transactionId ? <a href={`/dashboard/transactions/${e.transactionId}`}>{e.transactionId.slice(0, 8)}</a> : "—"}</td>
-              <td>
-                <a href={`/dashboard/events/${e.id}`} aria-label={`Open event ${e.event} ${e.id}`}>
-                  Open
-                </a>
-              </td>
-            </tr>
+            <EventRow e={e} />
           ))}
         </Table>
         <Pager count={page.count} shown={page.items.length} last={page.last} next={(s) => `/dashboard/events${qs({ program: program.id, ...f, start: s })}`} />
@@ -81,10 +87,14 @@ export function mountEvents(dash: Hono<DashEnv>) {
   });
 
   dash.get("/events/:id", async (c) => {
-    const e = must(await callApi<WebhookEventDetail>(c, "GET", `/v1/webhook-events/${encodeURIComponent(c.req.param("id"))}`));
+    const [answer, programs] = await Promise.all([
+      callApi<WebhookEventDetail>(c, "GET", `/v1/webhook-events/${encodeURIComponent(c.req.param("id"))}`),
+      listPrograms(c),
+    ]);
+    const e = must(answer);
     const back = `/dashboard/events/${e.id}`;
     return c.html(
-      <Layout c={c} title={`Event: ${e.event}`}>
+      <Layout c={c} title={`Event: ${e.event}`} program={programs.find((p) => p.id === e.programId)} programs={programs} list={{ href: "/dashboard/events", label: "Events" }}>
         <dl class="facts">
           <dt>Event id (webhook-id)</dt>
           <dd>
@@ -92,7 +102,7 @@ export function mountEvents(dash: Hono<DashEnv>) {
           </dd>
           <dt>Status</dt>
           <dd>
-            <Badge text={e.status} tone={statusTone(e.status)} />
+            <StatusBadge status={e.status} />
           </dd>
           <dt>When ({timeOf(c.var.session).time})</dt>
           <dd>{when(e.created)}</dd>
@@ -101,7 +111,6 @@ export function mountEvents(dash: Hono<DashEnv>) {
         </dl>
         <div class="actions">
           <ActionButton action={`/dashboard/webhook-events/${e.id}/redeliver`} label="Resend" fields={{ back }} />
-          {e.programId && <a href={`/dashboard/events${qs({ program: e.programId })}`}>All events of the program</a>}
         </div>
         <h2>Payload</h2>
         <pre class="payload" id="payload" tabindex={0}>
@@ -112,7 +121,7 @@ export function mountEvents(dash: Hono<DashEnv>) {
         {e.deliveries.map((d, i) => (
           <section class="delivery" aria-labelledby={`delivery-${i}`} data-delivery={d.id}>
             <h3 id={`delivery-${i}`}>
-              To <code>{d.url}</code> <Badge text={d.status} tone={statusTone(d.status)} />
+              To <code>{d.url}</code> <StatusBadge status={d.status} />
             </h3>
             <p>
               <a href={`/dashboard/webhooks/${d.hookId}`}>The hook</a>

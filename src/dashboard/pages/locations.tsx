@@ -6,6 +6,7 @@ import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { checked, compact, readForm, text } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { StatusBadge } from "../statuses.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
 import type { Location } from "../../services/catalog/index.ts";
 
@@ -55,7 +56,7 @@ export function mountLocations(dash: Hono<DashEnv>) {
                 const st = l.status[s];
                 return (
                   <td>
-                    <Badge text={st.status} />
+                    <StatusBadge status={st.status} />
                     {st.case && (
                       <small class="case">
                         Case {st.case.id}: {st.case.reason}

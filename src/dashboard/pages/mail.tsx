@@ -10,11 +10,11 @@ import { readLocalMail } from "../../platform/mail.ts";
 import { ctxOf } from "../../api/context.ts";
 import { getExportMail, listExportMail, type ExportMail } from "../../services/mid-insights/index.ts";
 import { keySession, PageError, qs, type DashContext, type DashEnv } from "../context.ts";
-import { Badge, Layout, Pager, Table } from "../layout.tsx";
+import { Layout, Pager, Table } from "../layout.tsx";
+import { StatusBadge } from "../statuses.tsx";
 import { timeOf } from "../session.ts";
 
 const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
-const tone = (s: ExportMail["status"]) => (s === "sent" ? "active" : s === "failed" ? "not-found" : "syncing");
 
 /** Where a message stands, in words: when it was sent, or why not yet and when it is tried again. */
 function standing(m: ExportMail): string {
@@ -67,7 +67,7 @@ export function mountMail(dash: Hono<DashEnv>) {
               <td>{m.recipient}</td>
               <td>{m.subject}</td>
               <td>
-                <Badge text={m.status} tone={tone(m.status)} />
+                <StatusBadge status={m.status} />
               </td>
               <td>{standing(m)}</td>
               <td>
@@ -101,7 +101,7 @@ export function mountMail(dash: Hono<DashEnv>) {
           <dd>{email?.date ?? "—"}</dd>
           <dt>Status</dt>
           <dd>
-            <Badge text={m.status} tone={tone(m.status)} /> {standing(m)}
+            <StatusBadge status={m.status} /> {standing(m)}
           </dd>
           <dt>Message-ID</dt>
           <dd>{m.messageId ?? "—"}</dd>

@@ -6,7 +6,8 @@ import { IDENTIFIER_FIELDS, ORIGINS, SORT_FIELDS, STATUS_FILTER_VALUES } from ".
 import { callApi, fetchApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { readForm, text, type FormValues } from "../form.ts";
-import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { StatusBadge, statusOptions } from "../statuses.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
 import type { MidInsight } from "../../services/mid-insights/index.ts";
 import type { MidInsightExport as Export } from "../../services/mid-insights/index.ts";
@@ -26,6 +27,34 @@ function filtersFrom(get: (name: string) => string | undefined) {
 
 const day = (iso?: string | null) => (iso ? iso.slice(0, 10) : "—");
 
+/**
+ * The API's refusal of the whole feature (a test key: 401; an account not on the premium tier: 403), said
+ * with the way in; no filters and no export form, which would be refused alike.
+ */
+function Unavailable({ status, message }: { status: number; message: string }) {
+  return (
+    <section id="mid-insights-unavailable" aria-labelledby="unavailable-title">
+      <h2 id="unavailable-title">Not available in this session</h2>
+      <p>
+        MID insights, their filters and their exports are read with an account's <strong>live</strong> secret key, on the{" "}
+        <strong>premium</strong> tier.
+      </p>
+      {status === 401 ? (
+        <p>
+          To see them, sign out and sign in with the live key (<code>sk_live_…</code>; <code>npm start</code> prints it, and{" "}
+          <code>POST /admin/accounts</code> shows a new account's keys once).
+        </p>
+      ) : (
+        <p>
+          This account is not on the premium tier: the operator changes an account's tier on the Operator page (sign in with the admin
+          token) or with <code>PATCH /admin/accounts/{"{accountId}"}</code>.
+        </p>
+      )}
+      <p class="hint">The API answered {status}: {message}</p>
+    </section>
+  );
+}
+
 export function mountMidInsights(dash: Hono<DashEnv>) {
   dash.get("/mid-insights", async (c) => {
     const { programs, program } = await programsOf(c);
@@ -36,6 +65,13 @@ export function mountMidInsights(dash: Hono<DashEnv>) {
     const limit = c.req.query("limit") ?? "25";
     const start = c.req.query("start");
     const result = await callApi<List<MidInsight>>(c, "GET", `/v1/programs/${program.id}/mid-insights${qs({ ...filters, sort, order, limit, start })}`);
+    if (!result.ok && (result.status === 401 || result.status === 403)) {
+      return c.html(
+        <Layout c={c} title="MID insights" program={program} programs={programs}>
+          <Unavailable status={result.status} message={result.error.message} />
+        </Layout>,
+      );
+    }
     const list = result.ok ? result.data : { items: [], count: 0, last: undefined };
     const exportId = c.req.query("export");
     const exported = exportId ? must(await callApi<Export>(c, "GET", `/v1/programs/${program.id}/mid-insights/exports/${encodeURIComponent(exportId)}`)) : undefined;
@@ -55,7 +91,7 @@ export function mountMidInsights(dash: Hono<DashEnv>) {
           <summary>Filters and sort</summary>
           <form method="get" action="/dashboard/mid-insights" class="grid">
             <input type="hidden" name="program" value={program.id} />
-            <Select name="status" label="Status" options={[["", "any"], ...STATUS_FILTER_VALUES.map((s) => [s, s] as const)]} value={filters.status} />
+            <Select name="status" label="Status" options={[["", "any"], ...statusOptions(STATUS_FILTER_VALUES)]} value={filters.status} />
             <Select name="origin" label="Origin" options={[["", "any"], ...ORIGINS.map((s) => [s, s] as const)]} value={filters.origin} />
             <Field name="lastSeenTransactionDateFrom" label="Last seen from" value={filters.lastSeenTransactionDateFrom} hint="YYYY-MM-DD or a date-time." />
             <Field name="lastSeenTransactionDateTo" label="Last seen to" value={filters.lastSeenTransactionDateTo} />
@@ -78,7 +114,7 @@ export function mountMidInsights(dash: Hono<DashEnv>) {
             <tr>
               <td>{m.scheme}</td>
               <td>
-                <Badge text={m.status} tone={m.status === "onboarded" ? "active" : "idle"} />
+                <StatusBadge status={m.status} />
               </td>
               <td>{m.cardNetworkMerchantName ?? "—"}</td>
               <td>

@@ -5,7 +5,9 @@ import { SCHEMES } from "../../domain/card-number.ts";
 import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { compact, num, readForm, text } from "../form.ts";
-import { Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { StatusBadge, statusOptions } from "../statuses.tsx";
+import { MISSING_REQUEST_STATUSES } from "../../domain/missing-transaction.ts";
 import { NoProgram, programsOf } from "../programs.tsx";
 
 interface Found {
@@ -33,7 +35,6 @@ interface MissingTransactionRequest {
   result: { transactions: Found[] } | { error: { code: string; message: string } } | null;
 }
 
-const STATUSES = ["pending", "processing", "successful", "failed"] as const;
 const IDENTIFIERS = ["vmid", "vsid", "visaAcquiringMid", "visaBin", "visaStoreName", "mcLocationId", "mcAcquiringMid", "seNumber"];
 
 function Result({ r }: { r: MissingTransactionRequest["result"] }) {
@@ -100,7 +101,7 @@ export function mountMissingTransactionRequests(dash: Hono<DashEnv>) {
         </section>
         <form method="get" action="/dashboard/missing-transaction-requests" class="filters">
           <input type="hidden" name="program" value={program.id} />
-          <Select name="status" label="Status" options={[["", "any"], ...STATUSES.map((s) => [s, s] as const)]} value={filters.status} />
+          <Select name="status" label="Status" options={[["", "any"], ...statusOptions(MISSING_REQUEST_STATUSES)]} value={filters.status} />
           <Select name="scheme" label="Scheme" options={[["", "any"], ...SCHEMES.map((s) => [s, s] as const)]} value={filters.scheme} />
           <Select name="cardId" label="Card" options={[["", "any"], ...cardOptions]} value={filters.cardId} />
           <Select name="locationId" label="Location" options={[["", "any"], ...locationOptions]} value={filters.locationId} />
@@ -117,7 +118,7 @@ export function mountMissingTransactionRequests(dash: Hono<DashEnv>) {
               <td>{r.transactionDate}</td>
               <td>{r.amount}</td>
               <td>
-                <Badge text={r.status} tone={r.status === "successful" ? "active" : r.status} />
+                <StatusBadge status={r.status} />
               </td>
               <td>
                 <Result r={r.result} />

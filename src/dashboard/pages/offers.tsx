@@ -9,7 +9,8 @@ import { DEFAULT_EXPIRING_DAYS } from "../../domain/offer-status.ts";
 import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { all, checked, compact, json, localDateTime, num, readForm, text, type FormValues } from "../form.ts";
-import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { StatusBadge } from "../statuses.tsx";
 import { programsOf } from "../programs.tsx";
 import type { Offer } from "../../services/offers/index.ts";
 import type { OfferActivation } from "../../services/offers/index.ts";
@@ -35,13 +36,20 @@ const reward = (o: Pick<Offer, "type" | "currency">) =>
     ? `${o.type.value}%${o.type.maxRewardAmount ? ` up to ${o.type.maxRewardAmount} ${o.currency}` : ""}`
     : `${o.type.value} ${o.currency}`;
 
-function GroupNav({ group, program }: { group: Group | undefined; program: string | undefined }) {
+/**
+ * Whose offers a group lists: the program's (linked to one of its locations, or added to it from the
+ * marketplace; the API's `programId` filter), or the whole account's, which includes offers linked to no
+ * location yet. The program's is the default: the switcher above names a program.
+ */
+type Scope = "program" | "account";
+
+function GroupNav({ group, program, scope }: { group: Group | undefined; program: string | undefined; scope?: Scope | undefined }) {
   return (
     <nav aria-label="Offer groups" class="tabs">
       <ul>
         {GROUPS.map(([g, label]) => (
           <li>
-            <a href={`/dashboard/offers${qs({ group: g, program })}`} aria-current={g === group ? "page" : undefined}>
+            <a href={`/dashboard/offers${qs({ group: g, program, scope: scope === "account" ? scope : undefined })}`} aria-current={g === group ? "page" : undefined}>
               {label}
             </a>
           </li>
@@ -231,25 +239,47 @@ export function mountOffers(dash: Hono<DashEnv>) {
       );
     }
     const expiresWithin = c.req.query("expiresWithin") ?? String(DEFAULT_EXPIRING_DAYS);
+    const scope: Scope = program && c.req.query("scope") !== "account" ? "program" : "account";
     const filters = {
       brandId: c.req.query("brandId"),
       countryCode: c.req.query("countryCode"),
       ...(group === "expiring" ? { expiresWithin } : { status: group }),
     };
-    const result = await callApi<List<Offer>>(c, "GET", `/v1/offers${qs({ ...filters, start, limit: 25 })}`);
-    const title = `Offers: ${GROUPS.find(([g]) => g === group)![1].toLowerCase()}`;
+    const ofProgram = scope === "program" ? program?.id : undefined;
+    const result = await callApi<List<Offer>>(c, "GET", `/v1/offers${qs({ ...filters, programId: ofProgram, start, limit: 25 })}`);
+    const groupName = GROUPS.find(([g]) => g === group)![1];
+    const title = `Offers: ${groupName.toLowerCase()}`;
+    const whose = scope === "program" && program ? `of ${program.name}` : "of the whole account";
     const list = result.ok ? result.data : { items: [], count: 0 };
     return c.html(
       <Layout c={c} title={title} program={program} programs={programs} error={result.ok ? undefined : result.error.message}>
-        <GroupNav group={group} program={program?.id} />
+        <GroupNav group={group} program={program?.id} scope={scope} />
         <form method="get" action="/dashboard/offers" class="filters">
           <input type="hidden" name="group" value={group} />
           {program && <input type="hidden" name="program" value={program.id} />}
+          {program && (
+            <Select
+              name="scope"
+              label="Offers of"
+              options={[
+                ["program", program.name],
+                ["account", "the whole account"],
+              ]}
+              value={scope}
+            />
+          )}
           {group === "expiring" && <Field name="expiresWithin" label="Expires within (days)" value={expiresWithin} hint={`Default ${DEFAULT_EXPIRING_DAYS}.`} />}
           <Field name="countryCode" label="Country" value={filters.countryCode} />
           <button type="submit">Filter</button>
         </form>
-        <Table caption={title} head={["Name", "Brand", "Status", "Reward", "Start – end (local)", "Locations", "Activation"]} empty="No offers in this group.">
+        {scope === "program" && program && (
+          <p class="hint" id="offers-scope">
+            {`The offers of ${program.name}: those linked to at least one of its locations, or added to it from the marketplace. `}
+            An offer linked to no location yet (a new one is in Requests) belongs to no program:{" "}
+            <a href={`/dashboard/offers${qs({ group, program: program.id, scope: "account" })}`}>see the whole account's offers</a>.
+          </p>
+        )}
+        <Table caption={`${groupName} offers ${whose}`} head={["Name", "Brand", "Status", "Reward", "Start – end (local)", "Locations", "Activation"]} empty="No offers in this group.">
           {list.items.map((o) => (
             <tr>
               <td>
@@ -257,7 +287,7 @@ export function mountOffers(dash: Hono<DashEnv>) {
               </td>
               <td>{o.brandName}</td>
               <td>
-                <Badge text={o.status} />
+                <StatusBadge status={o.status} />
               </td>
               <td>{reward(o)}</td>
               <td>
@@ -268,7 +298,12 @@ export function mountOffers(dash: Hono<DashEnv>) {
             </tr>
           ))}
         </Table>
-        <Pager count={list.count} shown={list.items.length} last={"last" in list ? list.last : undefined} next={(s) => `/dashboard/offers${qs({ ...base, ...filters, start: s })}`} />
+        <Pager
+          count={list.count}
+          shown={list.items.length}
+          last={"last" in list ? list.last : undefined}
+          next={(s) => `/dashboard/offers${qs({ ...base, ...filters, scope: scope === "account" ? scope : undefined, start: s })}`}
+        />
       </Layout>,
     );
   });
@@ -313,7 +348,7 @@ export function mountOffers(dash: Hono<DashEnv>) {
         <dl class="facts">
           <dt>Status</dt>
           <dd>
-            <Badge text={o.status} />
+            <StatusBadge status={o.status} />
           </dd>
           <dt>Brand</dt>
           <dd>{o.brandName}</dd>
@@ -375,7 +410,9 @@ export function mountOffers(dash: Hono<DashEnv>) {
             {must(activations).items.map((a) => (
               <tr>
                 <td>{a.cardId}</td>
-                <td>{a.state}</td>
+                <td>
+                  <StatusBadge status={a.state} />
+                </td>
                 <td>
                   {a.qualifiedTransactions} of {a.qualifiedTransactionsLimit ?? "—"}
                 </td>

@@ -83,7 +83,7 @@ function SandboxRow({ sandbox: s, current }: { sandbox: Sandbox; current: boolea
   return (
     <tr data-sandbox={s.id}>
       <td>
-        {s.name} {current && <Badge text="current" tone="active" />}
+        {s.name} {current && <Badge text="Current" tone="active" />}
       </td>
       <td>
         <code>{s.id}</code>

@@ -1,15 +1,13 @@
 // The sign-in page: an API key (test or live) for the program pages, or the admin token for the
 // operator pages. The key is checked once and never kept: the session names it by id.
-import { DOCTYPE } from "../layout.tsx";
+import { DOCTYPE, HeadBasics } from "../layout.tsx";
 export const signInPage = (serviceName: string, error?: string) => (
   <>
     {DOCTYPE}
   <html lang="en">
     <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <HeadBasics />
       <title>{`Sign in · ${serviceName} dashboard`}</title>
-      <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
     </head>
     <body>
       <main id="main" class="narrow">

@@ -8,7 +8,7 @@ import { callApi, must, qs, type DashContext, type DashEnv, type List } from "..
 import { afterAction } from "../actions.ts";
 import { compact, localDateTime, num, readForm, text } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table, money } from "../layout.tsx";
-import { NoProgram, programsOf } from "../programs.tsx";
+import { listPrograms, NoProgram, programsOf } from "../programs.tsx";
 import { DeliveryTable } from "./webhooks.tsx";
 import { sessionById } from "../session.ts";
 import type { Card } from "../../services/catalog/index.ts";
@@ -16,7 +16,10 @@ import type { Location } from "../../services/catalog/index.ts";
 import type { ConsideredOfferView, Transaction, TransactionQualification } from "../../services/transactions/index.ts";
 import type { Delivery } from "../../services/webhooks/index.ts";
 import type { Offer } from "../../services/offers/index.ts";
-import { CONSIDERED_LIMIT } from "../../domain/qualification.ts";
+import { CONSIDERED_LIMIT, type ActivationState } from "../../domain/qualification.ts";
+import { qualifyingPurchase, type QualifyingPurchase } from "../../domain/test-purchase.ts";
+import { localAt } from "../../domain/local-dates.ts";
+import type { OfferActivation } from "../../services/offers/index.ts";
 
 const stageOf = (t: Transaction) => (t.type === "refund" ? "refund" : t.cleared ? "clearing" : "auth");
 
@@ -49,6 +52,9 @@ export const TxRow = ({ t }: { t: Transaction }) => (
     <td>{t.location ? `${t.location.address}, ${t.location.city}` : "—"}</td>
   </tr>
 );
+
+/** Where a transaction's page leads back to. */
+const TRANSACTIONS = { href: "/dashboard/transactions", label: "Transactions" };
 
 const HEAD = ["When (local)", "Stage", "Amount", "Offer result", "Card", "Location"];
 
@@ -134,6 +140,69 @@ function NetworkMessages({ t, q }: { t: Transaction; q: TransactionQualification
   );
 }
 
+/** What the test purchase form starts with: a purchase a live offer of the program rewards, else why there is none. */
+type Suggestion = { purchase: QualifyingPurchase; offer: Offer } | { purchase: null; liveOffers: number };
+
+/** The live offers considered for the suggestion: the newest, each read with its linked locations (and activations). */
+const SUGGESTION_OFFERS = 10;
+
+async function suggestPurchase(c: DashContext, programId: string, cards: Card[]): Promise<Suggestion> {
+  const [clock, live] = await Promise.all([
+    callApi<{ now: string }>(c, "GET", "/v1/clock"),
+    callApi<List<Offer>>(c, "GET", `/v1/offers${qs({ programId, status: "live", limit: SUGGESTION_OFFERS })}`),
+  ]);
+  const offers = must(live).items;
+  if (offers.length === 0) return { purchase: null, liveOffers: 0 };
+  const now = must(clock).now;
+  const linked = await Promise.all(
+    offers.map(async (offer) => {
+      const [locations, activations] = await Promise.all([
+        callApi<List<Location>>(c, "GET", `/v1/programs/${programId}/locations${qs({ offerId: offer.id, limit: 100 })}`),
+        offer.activation.enabled ? callApi<List<OfferActivation>>(c, "GET", `/v1/offers/${offer.id}/cards?limit=100`) : undefined,
+      ]);
+      const states = new Map((activations ? must(activations).items : []).map((a) => [a.cardId, a.state]));
+      return {
+        offer,
+        locations: must(locations).items.map((l) => ({ id: l.id, localNow: localAt(new Date(now), l.timezone) })),
+        activationOf: (cardId: string): ActivationState => states.get(cardId) ?? "not activated",
+      };
+    }),
+  );
+  const byId = new Map(linked.map((l) => [l.offer.id, l]));
+  const purchase = qualifyingPurchase(linked, cards, (offerId, cardId) => byId.get(offerId)!.activationOf(cardId), now);
+  return purchase ? { purchase, offer: byId.get(purchase.offerId)!.offer } : { purchase: null, liveOffers: offers.length };
+}
+
+/** Says what the form starts with, and why the purchase will not qualify when no pair does. */
+function SuggestionNote({ suggestion, programId }: { suggestion: Suggestion; programId: string }) {
+  const offers = `/dashboard/offers${qs({ program: programId })}`;
+  if (suggestion.purchase) {
+    const { offer, purchase } = suggestion;
+    return (
+      <p class="hint" id="tp-suggestion">
+        Preselected: a card and a location where the live offer <a href={`/dashboard/offers/${offer.id}${qs({ program: programId })}`}>{offer.name}</a>{" "}
+        rewards a purchase made now, for {purchase.amount} {offer.currency}
+        {purchase.targetingTag && `, tagged ${purchase.targetingTag}`}.
+      </p>
+    );
+  }
+  return (
+    <p class="hint" id="tp-suggestion">
+      {suggestion.liveOffers === 0 ? (
+        <>
+          No live offer is linked to this program's locations, so a purchase here is <strong>Not qualified</strong>:{" "}
+          <a href={`/dashboard/offers/new${qs({ program: programId })}`}>create an offer</a> and link one of its locations.
+        </>
+      ) : (
+        <>
+          No card and location of this program qualifies for its <a href={offers}>live offers</a> now (a scheme the offer leaves
+          out, an activation the card lacks, a day it is not available): the purchase is <strong>Not qualified</strong>, with the reason.
+        </>
+      )}
+    </p>
+  );
+}
+
 function filtersOf(c: DashContext) {
   return { cardId: c.req.query("cardId"), locationId: c.req.query("locationId") };
 }
@@ -152,6 +221,9 @@ export function mountTransactions(dash: Hono<DashEnv>) {
     const list = must(page);
     const cardOptions = must(cards).items.map((k) => [k.id, `${k.scheme} ${k.firstNumbers}···${k.lastNumbers}`] as const);
     const locationOptions = must(locations).items.map((l) => [l.id, `${l.address}, ${l.city}`] as const);
+    const testKey = c.var.session.kind === "key" && !c.var.session.caller.live;
+    const suggestion = testKey && cardOptions.length > 0 && locationOptions.length > 0 ? await suggestPurchase(c, program.id, must(cards).items) : undefined;
+    const preset = suggestion?.purchase ?? undefined;
     const live = !start;
     const streamUrl = `/dashboard/transactions/stream${qs({ program: program.id, ...filters })}`;
     return c.html(
@@ -178,27 +250,31 @@ export function mountTransactions(dash: Hono<DashEnv>) {
           last={list.last}
           next={(s) => `/dashboard/transactions${qs({ program: program.id, ...filters, start: s })}`}
         />
-        {c.var.session.kind === "key" && !c.var.session.caller.live && (
+        {testKey && (
           <section aria-labelledby="test-purchase">
             <h2 id="test-purchase">Send a test purchase</h2>
-            {cardOptions.length === 0 || locationOptions.length === 0 ? (
+            {!suggestion ? (
               <p>Enrol a card (below) and add a location (Locations page) first.</p>
             ) : (
-              <form method="post" action={`/dashboard/transactions/test${qs({ program: program.id })}`} class="grid">
-                <Select name="cardId" id="tp-card" label="Card" options={cardOptions} />
-                <Select name="locationId" id="tp-location" label="Location" options={locationOptions} />
-                <Field name="amount" id="tp-amount" label="Amount" type="text" required hint="In the location's currency." />
-                <Field name="datetime" id="tp-datetime" label="Date and time (local)" type="datetime-local" step="1" hint="Default: now at the location." />
-                <Select
-                  name="targetingTag"
-                  id="tp-tag"
-                  label="Targeting tag"
-                  options={[["", "None"], ["new", "new"], ["lapsed", "lapsed"], ["existing", "existing"]]}
-                />
-                <div class="actions">
-                  <button type="submit">Send purchase</button>
-                </div>
-              </form>
+              <>
+                <SuggestionNote suggestion={suggestion} programId={program.id} />
+                <form method="post" action={`/dashboard/transactions/test${qs({ program: program.id })}`} class="grid" aria-describedby="tp-suggestion">
+                  <Select name="cardId" id="tp-card" label="Card" options={cardOptions} value={preset?.cardId} />
+                  <Select name="locationId" id="tp-location" label="Location" options={locationOptions} value={preset?.locationId} />
+                  <Field name="amount" id="tp-amount" label="Amount" type="text" required value={preset?.amount} hint="In the location's currency." />
+                  <Field name="datetime" id="tp-datetime" label="Date and time (local)" type="datetime-local" step="1" hint="Default: now at the location." />
+                  <Select
+                    name="targetingTag"
+                    id="tp-tag"
+                    label="Targeting tag"
+                    options={[["", "None"], ["new", "new"], ["lapsed", "lapsed"], ["existing", "existing"]]}
+                    value={preset?.targetingTag ?? undefined}
+                  />
+                  <div class="actions">
+                    <button type="submit">Send purchase</button>
+                  </div>
+                </form>
+              </>
             )}
           </section>
         )}
@@ -282,7 +358,8 @@ export function mountTransactions(dash: Hono<DashEnv>) {
 
   dash.get("/transactions/:id", async (c) => {
     const id = c.req.param("id");
-    const t = must(await callApi<Transaction>(c, "GET", `/v1/transactions/${encodeURIComponent(id)}`));
+    const [answer, programs] = await Promise.all([callApi<Transaction>(c, "GET", `/v1/transactions/${encodeURIComponent(id)}`), listPrograms(c)]);
+    const t = must(answer);
     const [deliveryPage, offerAnswer, qualificationAnswer] = await Promise.all([
       callApi<List<Delivery>>(c, "GET", `/v1/transactions/${t.id}/deliveries?limit=100`),
       t.offer.id ? callApi<Offer>(c, "GET", `/v1/offers/${t.offer.id}`) : undefined,
@@ -294,7 +371,7 @@ export function mountTransactions(dash: Hono<DashEnv>) {
     const offer = offerAnswer?.ok ? offerAnswer.data : undefined;
     const back = `/dashboard/transactions/${t.id}`;
     return c.html(
-      <Layout c={c} title={`Transaction ${t.id}`}>
+      <Layout c={c} title={`Transaction ${t.id}`} program={programs.find((p) => p.id === t.programId)} programs={programs} list={TRANSACTIONS}>
         <dl class="facts">
           <dt>Stage</dt>
           <dd>{stageOf(t)}</dd>

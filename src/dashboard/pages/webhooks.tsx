@@ -6,8 +6,9 @@ import type { Delivery } from "../../services/webhooks/index.ts";
 import { callApi, must, qs, type DashEnv, type List } from "../context.ts";
 import { afterAction, localBack } from "../actions.ts";
 import { readForm, text, utcInstant } from "../form.ts";
-import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
-import { NoProgram, programsOf } from "../programs.tsx";
+import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
+import { StatusBadge } from "../statuses.tsx";
+import { listPrograms, NoProgram, programsOf } from "../programs.tsx";
 import { setFlash } from "../session.ts";
 
 const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
@@ -25,7 +26,7 @@ export function DeliveryTable({ deliveries, back }: { deliveries: Delivery[]; ba
             <small>event {d.eventId}</small>
           </td>
           <td>
-            <Badge text={d.status} tone={d.status === "succeeded" ? "active" : d.status === "failed" ? "not-found" : "syncing"} />
+            <StatusBadge status={d.status} />
           </td>
           <td>
             <ul class="attempts">
@@ -50,7 +51,7 @@ export function DeliveryTable({ deliveries, back }: { deliveries: Delivery[]; ba
 function HookState({ hook }: { hook: Hook }) {
   return (
     <span>
-      <Badge text={hook.status} tone={hook.status === "active" ? "active" : hook.status === "failing" ? "syncing" : "not-found"} />
+      <StatusBadge status={hook.status} />
       {hook.status === "failing" && (
         <small class="case">
           {hook.consecutiveFailures} failures in a row{hook.pausedUntil && `, paused until ${when(hook.pausedUntil)}`}
@@ -148,11 +149,16 @@ export function mountWebhooks(dash: Hono<DashEnv>) {
   dash.get("/webhooks/:id", async (c) => {
     const id = encodeURIComponent(c.req.param("id"));
     const start = c.req.query("start");
-    const hook = must(await callApi<Hook>(c, "GET", `/v1/hooks/${id}`));
-    const deliveries = must(await callApi<List<Delivery>>(c, "GET", `/v1/hooks/${id}/deliveries${qs({ start, limit: 50 })}`));
+    const [hookAnswer, deliveryPage, programs] = await Promise.all([
+      callApi<Hook>(c, "GET", `/v1/hooks/${id}`),
+      callApi<List<Delivery>>(c, "GET", `/v1/hooks/${id}/deliveries${qs({ start, limit: 50 })}`),
+      listPrograms(c),
+    ]);
+    const hook = must(hookAnswer);
+    const deliveries = must(deliveryPage);
     const clock = new Date(c.var.services.clock.now()).toISOString();
     return c.html(
-      <Layout c={c} title={`Hook: ${hook.event}`}>
+      <Layout c={c} title={`Hook: ${hook.event}`} program={programs.find((p) => p.id === hook.programId)} programs={programs} list={{ href: "/dashboard/webhooks", label: "Webhooks" }}>
         <dl class="facts">
           <dt>URL</dt>
           <dd>{hook.url}</dd>

@@ -158,6 +158,12 @@ function toldOfHanding(groupId: string, run: BatchHandler, observer: ConsumerObs
  * the handler throws, every partition in the round commits what was marked handled of its own messages
  * and gets the rest again.
  */
+/**
+ * The most messages the partitions' batches bring to one round (a partition's batch is never split): a round's
+ * rows, events and statements are held in memory at once, and PGlite's memory grows to its largest statement.
+ */
+const MERGED_MAX = 1_000;
+
 function mergingPartitions(handler: BatchHandler): BatchHandler {
   interface Part {
     batch: BusMessage[];
@@ -179,6 +185,6 @@ function mergingPartitions(handler: BatchHandler): BatchHandler {
     } catch (error) {
       return parts.map(() => ({ error }));
     }
-  });
+  }, { size: { sizeOf: (part) => part.batch.length, maxSize: MERGED_MAX } });
   return (batch, handled) => round({ batch, handled });
 }

@@ -93,6 +93,12 @@ export interface Bus {
   /** Appends `value` to the partition `key` hashes to; resolves once the bus has it. */
   publish(topic: string, key: string, value: unknown): Promise<Published>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /**
+   * Messages `groupId` has still to handle on `topics`: each partition's end offset minus the group's committed
+   * one (from the partition's start where it committed none). A few reads of offsets, not of messages: for
+   * backpressure, read now and then, not per message.
+   */
+  lag(groupId: string, topics: string[]): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -75,6 +75,7 @@ export function createEmbeddedLog(options: EmbeddedLogOptions = {}): Bus {
     createTopics: async (specs) => createTopics(state, specs),
     publish: (topic, key, value) => publish(state, topic, key, value),
     subscribe: (subscribeOptions) => subscribe(state, subscribeOptions),
+    lag: async (groupId, topics) => lag(state, groupId, topics),
     close: () => close(state),
   };
   const topics = new Map<string, Topic>();
@@ -149,6 +150,16 @@ function lowestActive(state: LogState, topic: string, partition: Partition): num
 function backlog(state: LogState, topic: string, partition: Partition): number {
   const low = lowestActive(state, topic, partition);
   return low === undefined ? 0 : partition.high - low;
+}
+
+function lag(state: LogState, groupId: string, topics: string[]): number {
+  let behind = 0;
+  for (const name of topics) {
+    for (const partition of topicOf(state, name).partitions) {
+      behind += partition.high - (state.offsets.get(groupId, name, partition.index) ?? partition.earliest);
+    }
+  }
+  return behind;
 }
 
 function commit(state: LogState, groupId: string, topic: string, partition: Partition, offset: number): void {

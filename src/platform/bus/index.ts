@@ -53,6 +53,7 @@ export function lazyBus(open: () => Promise<Bus>, kind: Bus["kind"]): Bus {
     createTopics: async (specs) => (await bus()).createTopics(specs),
     publish: async (topic, key, value) => (await bus()).publish(topic, key, value),
     subscribe: async (options) => (await bus()).subscribe(options),
+    lag: async (groupId, topics) => (await bus()).lag(groupId, topics),
     async close() {
       if (opened) await (await opened).close();
     },

@@ -131,6 +131,7 @@ export function createKafkaBus(options: KafkaBusOptions): Bus {
     createTopics: (specs) => createTopics(state, specs),
     publish: (topic, key, value) => publish(state, topic, key, value),
     subscribe: (subscribeOptions) => subscribe(state, subscribeOptions),
+    lag: (groupId, topics) => lag(state, groupId, topics),
     close: () => close(state),
   };
   const state: KafkaState = {
@@ -174,6 +175,25 @@ async function subscribe(state: KafkaState, options: SubscribeOptions): Promise<
   if (options.topics.length === 0) throw new BusError("subscribe: give at least one topic");
   for (const topic of options.topics) knownTopic(state, topic);
   return joinGroup(state.members, options, handler);
+}
+
+/** Two reads of the admin client: the group's committed offsets and the topics' end offsets. */
+async function lag(state: KafkaState, groupId: string, topics: string[]): Promise<number> {
+  await connect(state);
+  const { admin, names } = state;
+  const [committed, ends] = await Promise.all([
+    admin.fetchOffsets({ groupId: names.onBroker(groupId), topics: topics.map((t) => names.onBroker(t)) }),
+    Promise.all(topics.map((t) => admin.fetchTopicOffsets(names.onBroker(t)))),
+  ]);
+  let behind = 0;
+  topics.forEach((topic, i) => {
+    const done = new Map((committed.find((c) => c.topic === names.onBroker(topic))?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+    for (const end of ends[i]!) {
+      const from = done.get(end.partition) ?? -1;
+      behind += Number(end.high) - (from >= 0 ? from : Number(end.low));
+    }
+  });
+  return behind;
 }
 
 async function createTopics(state: KafkaState, specs: TopicSpec[]): Promise<void> {

@@ -68,8 +68,22 @@ const configSchema = z.object({
   // Per client address: presented keys, admin tokens and dashboard sign-ins that fail.
   AUTH_FAILURE_LIMIT_PER_MINUTE: positiveNumber(12),
   AUTH_FAILURE_LIMIT_BURST: positiveNumber(20),
-  // Test purchases (and their clear, void, refund) one account may have in flight in one api process.
-  TEST_PURCHASE_CONCURRENCY: z.coerce.number().int().min(1, "must be at least 1").default(64),
+  // The front door's fair admission of test purchases and their clear, void, refund (src/api/admission.ts):
+  // how many one api process has in flight, every account together, at most and at least when it cuts them;
+  // how far contending accounts let latency grow over its baseline; how many one account may have waiting.
+  ADMISSION_MAX_IN_FLIGHT: z.coerce.number().int().min(1, "must be at least 1").default(512),
+  ADMISSION_MIN_IN_FLIGHT: z.coerce.number().int().min(1, "must be at least 1").default(4),
+  ADMISSION_LATENCY_TOLERANCE: z.coerce.number().finite().min(1, "must be at least 1").default(1.2),
+  ADMISSION_QUEUE_PER_ACCOUNT: z.coerce.number().int().min(0, "must be 0 or more").default(1_000),
+  // Backpressure: past either bound the front door admits less, the heaviest accounts first.
+  ADMISSION_QUALIFIER_LAG_BOUND: z.coerce.number().int().min(1, "must be at least 1").default(10_000),
+  ADMISSION_OUTBOX_BACKLOG_BOUND: z.coerce.number().int().min(1, "must be at least 1").default(10_000),
+  // Accounts named in per-account metrics (the first seen by the process); the rest are summed as `other`.
+  METRICS_ACCOUNT_LABELS: z.coerce.number().int().min(0, "must be 0 or more").max(1_000, "must be at most 1000").default(20),
+  // The request log (GET /v1/requests): how long records are kept, in days of each environment's time, and how
+  // many records one api process holds for its writer at most (past it, new ones are dropped and counted).
+  REQUEST_LOG_RETENTION_DAYS: z.coerce.number().finite().positive("must be more than 0").max(365, "must be at most 365").default(7),
+  REQUEST_LOG_BUFFER: z.coerce.number().int().min(100, "must be at least 100").max(1_000_000, "must be at most 1000000").default(5_000),
   SIMULATOR_SEED: z.coerce.number().int().min(0).default(1),
   DRAIN_TIMEOUT_SECONDS: z.coerce.number().finite().positive("must be more than 0").default(30),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -99,6 +113,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       throw new ConfigError(
         "Invalid configuration: KAFKA_HEARTBEAT_INTERVAL_MS must be at most a third of KAFKA_SESSION_TIMEOUT_MS, so a missed heartbeat or two does not drop a live consumer",
       );
+    }
+    if (parsed.data.ADMISSION_MIN_IN_FLIGHT > parsed.data.ADMISSION_MAX_IN_FLIGHT) {
+      throw new ConfigError("Invalid configuration: ADMISSION_MIN_IN_FLIGHT must be at most ADMISSION_MAX_IN_FLIGHT");
     }
     const { WEBHOOK_TARGETS, ...rest } = parsed.data;
     return { ...rest, WEBHOOK_TARGETS: WEBHOOK_TARGETS ?? (isLoopbackHost(rest.HOST) ? "local" : "public") };

@@ -32,8 +32,47 @@ export type DeliveryOutcome = "delivered" | "retried" | "failed" | "cancelled";
 export const DISPATCH_PHASES = ["fan_out", "claim", "prepare", "call", "record"] as const;
 export type DispatchPhase = (typeof DISPATCH_PHASES)[number];
 
+/**
+ * Why the request log's writer dropped records: `overflow` (its buffer was full: PostgreSQL slower than the
+ * requests, or away), `refused` (PostgreSQL refused the record itself), `stopped` (still unwritten when the
+ * process stopped with PostgreSQL away).
+ */
+export const REQUEST_LOG_DROPS = ["overflow", "refused", "stopped"] as const;
+export type RequestLogDrop = (typeof REQUEST_LOG_DROPS)[number];
+
+/** What the request log's writer reports (src/services/request-log/writer.ts). */
+export interface RequestLogObserver {
+  written(count: number): void;
+  dropped(reason: RequestLogDrop, count: number): void;
+  /** Records waiting in its buffer now. */
+  buffered(count: number): void;
+}
+
+/** What the front door's admission did with one request: started at once, started after waiting its turn, or refused (429). */
+export type AdmissionOutcome = "admitted" | "queued" | "refused";
+
+/** The admission gate's state as of one look (src/api/admission.ts). */
+export interface AdmissionState {
+  /** Work the gate lets in flight now, every account together. */
+  capacity: number;
+  /** Per account: in flight, waiting, and its fair share of `capacity`. */
+  accounts: ReadonlyMap<string, { inFlight: number; waiting: number; share: number }>;
+  /** The stream's backlog as last read, when it was. */
+  backlog?: { qualifierLag: number; outboxBacklog: number };
+}
+
+/** The front door's admission, per account under a bounded set of labels. */
+export interface AdmissionMetrics {
+  decided(account: string, outcome: AdmissionOutcome): void;
+  /** Seconds a request waited for its turn before it started. */
+  waited(seconds: number): void;
+  state(state: AdmissionState): void;
+}
+
 export interface Metrics {
   readonly registry: Registry;
+  /** The request log's writer reports its rounds, its drops and its buffer here. */
+  readonly requestLog: RequestLogObserver;
   /** The bus's consumer runners report every committed batch here (batch sizes, lag, message latency, hops). */
   readonly consumers: ConsumerObserver;
   hop(hop: Hop, seconds: number): void;
@@ -45,6 +84,7 @@ export interface Metrics {
   dispatchPhase(phase: DispatchPhase, seconds: number): void;
   /** One qualifier batch's time in one of its steps (parse, resolve, dedupe, decide, write, commit). */
   qualifierStep(step: string, seconds: number): void;
+  admission: AdmissionMetrics;
   /** The Prometheus text exposition of every metric. */
   expose(): Promise<{ contentType: string; body: string }>;
 }
@@ -72,10 +112,24 @@ function hopOfMessage(): (groupId: string, topic: string, message: BusMessage) =
 }
 
 /**
+ * An account's label in per-account metrics: its id for the first `limit` accounts this process names, `other`
+ * for the rest, so the series stay bounded however many accounts a deployment serves.
+ */
+export function boundedAccountLabels(limit: number): (account: string) => string {
+  const named = new Set<string>();
+  return (account) => {
+    if (named.has(account)) return account;
+    if (named.size < limit) return named.add(account), account;
+    return "other";
+  };
+}
+
+/**
  * A fresh registry with every Cardlink metric. `process` adds Node's own (CPU, resident memory, event-loop
  * lag, GC) under `cardlink_process_…`/`cardlink_nodejs_…`: for a process's registry, not for tests that make many.
+ * `accountLabels` (METRICS_ACCOUNT_LABELS) bounds the accounts named in per-account metrics.
  */
-export function createMetrics({ process: withProcess = false }: { process?: boolean } = {}): Metrics {
+export function createMetrics({ process: withProcess = false, accountLabels = 20 }: { process?: boolean; accountLabels?: number } = {}): Metrics {
   const registry = new Registry();
   if (withProcess) collectDefaultMetrics({ register: registry, prefix: "cardlink_" });
   const registers = [registry];
@@ -112,6 +166,25 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
 
   const qualifierSteps = histogram("cardlink_qualifier_step_seconds", "Time one qualifier batch spent in each step: parse (normalise), resolve (the facts its decisions need), dedupe, decide, write (the set-based statements), commit.", ["step"], STEP_BUCKETS);
 
+  const requestLogWritten = new Counter({
+    name: "cardlink_request_log_written_total",
+    help: "Request log records written (each /v1 request a key made, written in batches off the request path).",
+    registers,
+  });
+  const requestLogDropped = new Counter({
+    name: "cardlink_request_log_dropped_total",
+    help: "Request log records dropped, by reason: overflow (the writer's buffer was full), refused (PostgreSQL refused the record), stopped (unwritten at stop with PostgreSQL away).",
+    labelNames: ["reason"],
+    registers,
+  });
+  for (const reason of REQUEST_LOG_DROPS) requestLogDropped.inc({ reason }, 0);
+  const requestLogBuffered = new Gauge({
+    name: "cardlink_request_log_buffered",
+    help: "Request log records waiting in the writer's buffer (REQUEST_LOG_BUFFER at most).",
+    registers,
+  });
+  const admission = admissionMetrics(registers, histogram, boundedAccountLabels(accountLabels));
+
   const hopOf = hopOfMessage();
   const consumers: ConsumerObserver = {
     handing(groupId, size) {
@@ -139,6 +212,11 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
   return {
     registry,
     consumers,
+    requestLog: {
+      written: (count) => requestLogWritten.inc(count),
+      dropped: (reason, count) => requestLogDropped.inc({ reason }, count),
+      buffered: (count) => requestLogBuffered.set(count),
+    },
     hop: (hop, seconds) => hops.observe({ hop }, seconds),
     request(method, route, status, seconds) {
       const labels = { method, route, status: String(status) };
@@ -151,7 +229,47 @@ export function createMetrics({ process: withProcess = false }: { process?: bool
     },
     dispatchPhase: (phase, seconds) => phaseOf.get(phase)!.observe(seconds),
     qualifierStep: (step, seconds) => qualifierSteps.observe({ step }, seconds),
+    admission,
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+  };
+}
+
+function admissionMetrics(
+  registers: Registry[],
+  histogram: <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) => Histogram<L>,
+  labelOf: (account: string) => string,
+): AdmissionMetrics {
+  const decisions = new Counter({
+    name: "cardlink_admission_requests_total",
+    help: "Test purchases (and their clear, void, refund) by account and what admission did: admitted at once, queued (started after waiting their turn), refused (429).",
+    labelNames: ["account", "outcome"],
+    registers,
+  });
+  const waits = histogram("cardlink_admission_wait_seconds", "Time a queued test purchase waited for its turn.", [], LATENCY_BUCKETS);
+  const perAccount = (name: string, help: string) => new Gauge({ name, help, labelNames: ["account"], registers });
+  const inFlight = perAccount("cardlink_admission_in_flight", "Test purchases of the account in flight in this api process.");
+  const waiting = perAccount("cardlink_admission_waiting", "Test purchases of the account waiting for their turn in this api process.");
+  const share = perAccount("cardlink_admission_share", "The account's fair share of the in-flight capacity (what it may have in flight while others wait).");
+  const capacity = new Gauge({ name: "cardlink_admission_capacity", help: "Test purchases this api process lets in flight, every account together: cut while the stream is backlogged or contending accounts' latency grows.", registers });
+  const backlog = new Gauge({ name: "cardlink_admission_stream_backlog", help: "The stream's backlog as the front door last read it: qualifier_lag (messages), outbox (events not yet fanned out).", labelNames: ["measure"], registers });
+  return {
+    decided: (account, outcome) => decisions.inc({ account: labelOf(account), outcome }),
+    waited: (seconds) => waits.observe(seconds),
+    state(state) {
+      capacity.set(state.capacity);
+      // Accounts gone idle drop their series; the labels stay bounded by labelOf.
+      for (const gauge of [inFlight, waiting, share]) gauge.reset();
+      for (const [account, figures] of state.accounts) {
+        const label = labelOf(account);
+        inFlight.inc({ account: label }, figures.inFlight);
+        waiting.inc({ account: label }, figures.waiting);
+        share.inc({ account: label }, figures.share);
+      }
+      if (state.backlog) {
+        backlog.set({ measure: "qualifier_lag" }, state.backlog.qualifierLag);
+        backlog.set({ measure: "outbox" }, state.backlog.outboxBacklog);
+      }
+    },
   };
 }
 

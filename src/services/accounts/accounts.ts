@@ -134,7 +134,8 @@ function keyOwners(column: "hash" | "key_id") {
       [values],
     );
     return new Map(rows.map((row) => [row[column], keyOwner(row)]));
-  });
+    // Before the look-up the account is not known; each key takes its own turn (an account's requests mostly carry one).
+  }, { fairBy: (value) => value });
 }
 const byHash = keyOwners("hash");
 const byId = keyOwners("key_id");

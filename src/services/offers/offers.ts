@@ -224,6 +224,8 @@ export interface OfferListFilter {
   countryCode?: string | undefined;
   /** Live offers whose endDate falls within this many days ('expiring soon'). */
   expiresWithin?: number | undefined;
+  /** The program's offers: linked to one of its locations, or added to it from the marketplace. */
+  programId?: string | undefined;
 }
 
 export async function listOffers(ctx: Ctx, filter: OfferListFilter, page: PageQuery): Promise<Page<Offer>> {
@@ -231,6 +233,16 @@ export async function listOffers(ctx: Ctx, filter: OfferListFilter, page: PageQu
   const filters = new Filters().add("account_id = ?", ctx.accountId).add("live = ?", ctx.live);
   if (filter.brandId) filters.add("brand_id = ?", filter.brandId);
   if (filter.countryCode) filters.add("country_code = ?", filter.countryCode);
+  if (filter.programId) {
+    // Another account's program, or one of the other environment, answers 404 rather than an empty list.
+    await getProgram(ctx, filter.programId);
+    filters.add(
+      `(program_id = ? or exists (select 1 from offer_locations ol join locations l on l.id = ol.location_id
+         where ol.offer_id = offer_records.id and l.program_id = ?))`,
+      filter.programId,
+      filter.programId,
+    );
+  }
   if (filter.status) filters.add(`${STATUS_SQL} = ?`, now, now, now, filter.status);
   if (filter.expiresWithin !== undefined) {
     filters.add(`${STATUS_SQL} = 'live'`, now, now, now).add("end_at <= ?::timestamptz", new Date(now.getTime() + filter.expiresWithin * 86_400_000));

@@ -161,6 +161,9 @@ function purchaseOf({ ctx, input }: PurchaseRequest, card: PurchaseCard | undefi
   };
 }
 
+/** A round full to its limit takes the waiting purchases in fair turns among their accounts (a sandbox's with its owner's). */
+const PURCHASE_ROUNDS = { fairBy: ({ ctx }: PurchaseRequest) => ctx.tenant ?? ctx.accountId };
+
 /**
  * The purchases that arrived together, checked and written together: one round of reads (their cards,
  * their locations at every network) and one insert of every purchase that can be made. Written first: if
@@ -210,7 +213,7 @@ const preparePurchases = perHandle((db: Db) =>
       );
     }
     return outcomes;
-  }),
+  }, PURCHASE_ROUNDS),
 );
 
 /** Purchases known to be on the bus, marked together; their commands are no longer kept. */

@@ -188,6 +188,20 @@ export async function listWebhookEvents(ctx: Ctx, programId: string, filters: Ev
   return pageByCreated(ctx.db, LIST_VIEW, f, page, toEvent);
 }
 
+/**
+ * The caller's events about one record (a transaction, a location, a missing transaction request, an offer, a
+ * hook: the event's `data`, or its `data.location`) written at or after `since`, newest first, with their
+ * deliveries: the webhooks a request that made or changed that record caused (the request log's link).
+ */
+export async function listWebhookEventsAbout(ctx: Ctx, about: { resourceId: string; since: Date }, page: PageQuery): Promise<Page<WebhookEvent>> {
+  const f = new Filters()
+    .add("account_id = ?", ctx.accountId)
+    .add("live = ?", ctx.live)
+    .add("created >= ?", about.since)
+    .add("coalesce(data->'location'->>'id', data->>'id') = ?", about.resourceId);
+  return pageByCreated(ctx.db, LIST_VIEW, f, page, toEvent);
+}
+
 /** One of the caller's events with every attempt of every delivery, or 404 — never another account's or environment's. */
 export async function getWebhookEvent(ctx: Ctx, id: string): Promise<WebhookEventDetail> {
   const [row] = await ctx.db.query<EventRow>(`select * from ${DETAIL_VIEW} where id = $1 and account_id = $2 and live = $3`, [

@@ -238,6 +238,31 @@ describe("GET /offers", () => {
     await expect400(await w.client.get("/v1/offers?expiresWithin=0"), "expiresWithin: must be between 1 and 365");
     await expect400(await w.client.get("/v1/offers?expiringSoon=yes"), "expiringSoon: must be true or false");
   });
+
+  it("filters by program (offers linked to its locations) and lists the locations an offer is linked to", async () => {
+    const w = await world(h);
+    const other = (await expectStatus<{ id: string }>(await w.client.post("/v1/programs", { name: "Other" }), 201)).id;
+    const otherLocation = await w.location(w.brandId, "GBR", other);
+    const here = await w.offer({ startDate: localIn(h, -1) });
+    await expectStatus(await w.client.post(`/v1/offers/${here.id}/locations/${w.locationId}`), 201);
+    const both = await w.offer({ startDate: localIn(h, -1) });
+    await expectStatus(await w.client.post(`/v1/offers/${both.id}/locations/${w.locationId}`), 201);
+    await expectStatus(await w.client.post(`/v1/offers/${both.id}/locations/${otherLocation}`), 201);
+    const there = await w.offer({ startDate: localIn(h, -1) });
+    await expectStatus(await w.client.post(`/v1/offers/${there.id}/locations/${otherLocation}`), 201);
+    await w.offer({}); // linked nowhere: no program's
+    const ids = async (query: string) => (await expectStatus<Page<Offer>>(await w.client.get(`/v1/offers?${query}`), 200)).items.map((o) => o.id).sort();
+    expect(await ids(`programId=${w.programId}`)).toEqual([here.id, both.id].sort());
+    expect(await ids(`programId=${other}&status=live`)).toEqual([both.id, there.id].sort());
+    await expectError(await w.client.get(`/v1/offers?programId=${crypto.randomUUID()}`), 404, "resource_not_found");
+    await expect400(await w.client.get("/v1/offers?programId=nope"), "programId: must be a UUID");
+
+    const linked = async (program: string, offer: string) =>
+      (await expectStatus<Page<{ id: string }>>(await w.client.get(`/v1/programs/${program}/locations?offerId=${offer}`), 200)).items.map((l) => l.id);
+    expect(await linked(w.programId, here.id)).toEqual([w.locationId]);
+    expect(await linked(other, here.id)).toEqual([]);
+    expect(await linked(other, both.id)).toEqual([otherLocation]);
+  });
 });
 
 describe("PATCH /offers/{offerId}", () => {

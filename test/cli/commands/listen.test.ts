@@ -11,18 +11,10 @@ import { describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { expectStatus } from "../../support/harness.ts";
 import { startReceiver } from "../../support/receiver.ts";
-import { runCli, useServed } from "../../support/served.ts";
+import { runCli, useServed, waitFor } from "../../support/served.ts";
 
 // A running clock: each event is written at its own instant, so "oldest first" is the order they were fired in.
 const served = useServed({ env: { CLOCK_SPEED: "1" } });
-
-const waitFor = async (probe: () => boolean, what: string, ms = 30_000) => {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 /** `cardlink listen ARGS` as a process, as in a terminal: its output, a wait for a text on stdout (or stderr), and Ctrl-C. */
 function startListen(args: string[], env: Record<string, string>) {

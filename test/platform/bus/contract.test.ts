@@ -221,6 +221,19 @@ for (const impl of implementations) {
       expect(second.received.map((m) => m.value.id)).toEqual(["after-3", "after-4"]);
     });
 
+    it("counts a group's lag: every message before it consumes, none once it committed, what came after it stopped", async () => {
+      const name = await topic("lag");
+      for (let n = 0; n < 5; n++) await bus.publish(name, `k${n}`, event(`k${n}`, n));
+      expect(await bus.lag(`${run}-lag`, [name])).toBe(5);
+      const r = recorder();
+      const s = await subscribe("lag", [name], r.handler);
+      await r.until(5);
+      await expect.poll(() => bus.lag(`${run}-lag`, [name]), { timeout: 20_000, interval: 50 }).toBe(0);
+      await s.stop();
+      for (let n = 5; n < 7; n++) await bus.publish(name, `k${n}`, event(`k${n}`, n));
+      expect(await bus.lag(`${run}-lag`, [name])).toBe(2);
+    });
+
     it("hands a message its failed member did not commit to the next member of the group", async () => {
       const name = await topic("failover");
       let attempts = 0;

@@ -15,6 +15,13 @@ describe("configuration", () => {
       LOG_LEVEL: "info",
       KAFKA_SESSION_TIMEOUT_MS: 10_000,
       KAFKA_HEARTBEAT_INTERVAL_MS: 3_000,
+      ADMISSION_MAX_IN_FLIGHT: 512,
+      ADMISSION_MIN_IN_FLIGHT: 4,
+      ADMISSION_LATENCY_TOLERANCE: 1.2,
+      ADMISSION_QUEUE_PER_ACCOUNT: 1_000,
+      ADMISSION_QUALIFIER_LAG_BOUND: 10_000,
+      ADMISSION_OUTBOX_BACKLOG_BOUND: 10_000,
+      METRICS_ACCOUNT_LABELS: 20,
     });
     for (const unset of ["DATABASE_URL", "KAFKA_BROKERS", "SCHEMA_REGISTRY_URL", "ADMIN_TOKEN", "CLOCK_START"] as const) {
       expect(config[unset], unset).toBeUndefined();
@@ -77,6 +84,9 @@ describe("configuration", () => {
       [{ SCHEMA_REGISTRY_URL: "http://registry:8081" }, /SCHEMA_REGISTRY_URL is set but KAFKA_BROKERS is not/],
       [{ KAFKA_SESSION_TIMEOUT_MS: "1000" }, /KAFKA_SESSION_TIMEOUT_MS: must be at least 6000/],
       [{ KAFKA_HEARTBEAT_INTERVAL_MS: "5000" }, /KAFKA_HEARTBEAT_INTERVAL_MS must be at most a third of KAFKA_SESSION_TIMEOUT_MS/],
+      [{ ADMISSION_LATENCY_TOLERANCE: "0.5" }, /ADMISSION_LATENCY_TOLERANCE: must be at least 1/],
+      [{ ADMISSION_MIN_IN_FLIGHT: "64", ADMISSION_MAX_IN_FLIGHT: "16" }, /ADMISSION_MIN_IN_FLIGHT must be at most ADMISSION_MAX_IN_FLIGHT/],
+      [{ METRICS_ACCOUNT_LABELS: "5000" }, /METRICS_ACCOUNT_LABELS: must be at most 1000/],
     ];
     for (const [env, message] of cases) {
       expect(() => loadConfig(env), JSON.stringify(env)).toThrow(ConfigError);

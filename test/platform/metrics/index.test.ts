@@ -1,5 +1,5 @@
 // A process's metrics: which hop a consumed topic's batches time, the bus's per-group figures, and the hop
-// figures the bench reads from one or more processes' /metrics texts.
+// figures the bench reads from one or more processes' /metrics texts, and the admission's per-account series.
 import { describe, expect, it } from "vitest";
 import type { BusMessage } from "../../../src/platform/bus/bus.ts";
 import { createMetrics, hopFigures } from "../../../src/platform/metrics/index.ts";
@@ -55,5 +55,30 @@ describe("a process's metrics", () => {
     expect(sample(text, `${name}_count`, { phase: "call" })).toBe(1);
     expect(sample(text, `${name}_bucket`, { phase: "call", le: "0.2" })).toBe(0);
     expect(sample(text, `${name}_count`, { phase: "record" })).toBe(0);
+  });
+
+  it("names at most METRICS_ACCOUNT_LABELS accounts in the admission's series and sums the rest as other", async () => {
+    const metrics = createMetrics({ accountLabels: 2 });
+    for (const account of ["a", "b", "c", "d", "a"]) metrics.admission.decided(account, "admitted");
+    metrics.admission.decided("c", "refused");
+    metrics.admission.state({
+      capacity: 12,
+      accounts: new Map([
+        ["a", { inFlight: 5, waiting: 7, share: 6 }],
+        ["c", { inFlight: 1, waiting: 0, share: 1 }],
+        ["d", { inFlight: 2, waiting: 0, share: 2 }],
+      ]),
+      backlog: { qualifierLag: 40, outboxBacklog: 3 },
+    });
+    const text = (await metrics.expose()).body;
+    expect(sample(text, "cardlink_admission_requests_total", { account: "a", outcome: "admitted" })).toBe(2);
+    expect(sample(text, "cardlink_admission_requests_total", { account: "other", outcome: "admitted" })).toBe(2);
+    expect(sample(text, "cardlink_admission_requests_total", { account: "other", outcome: "refused" })).toBe(1);
+    expect(sample(text, "cardlink_admission_in_flight", { account: "other" })).toBe(3);
+    expect(sample(text, "cardlink_admission_waiting", { account: "a" })).toBe(7);
+    expect(sample(text, "cardlink_admission_share", { account: "a" })).toBe(6);
+    expect(sample(text, "cardlink_admission_capacity", {})).toBe(12);
+    expect(sample(text, "cardlink_admission_stream_backlog", { measure: "qualifier_lag" })).toBe(40);
+    expect(new Set([...text.matchAll(/account="([^"]+)"/g)].map((m) => m[1]))).toEqual(new Set(["a", "b", "other"]));
   });
 });

@@ -1,4 +1,5 @@
-// GET /programs/{programId}/locations — the program's locations, newest first, optionally of one brand.
+// GET /programs/{programId}/locations — the program's locations, newest first, optionally of one brand
+// or linked to one offer.
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
@@ -13,6 +14,10 @@ const query = z.object({
     .uuid({ message: "must be a UUID" })
     .optional()
     .openapi({ param: { name: "brandId", in: "query" }, description: "Only this brand's locations." }),
+  offerId: z
+    .uuid({ message: "must be a UUID" })
+    .optional()
+    .openapi({ param: { name: "offerId", in: "query" }, description: "Only the locations this offer is linked to." }),
 });
 
 export const route = createRoute({
@@ -25,9 +30,9 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { limit = 100, start, brandId } = c.req.valid("query");
+  const { limit = 100, start, brandId, offerId } = c.req.valid("query");
   return c.json(
-    await listLocations(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, { brandId }, { limit, start }),
+    await listLocations(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, { brandId, offerId }, { limit, start }),
     200,
   );
 };

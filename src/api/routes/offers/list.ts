@@ -19,6 +19,15 @@ const query = z.object({
     .uuid({ message: "must be a UUID" })
     .optional()
     .openapi({ param: { name: "brandId", in: "query" }, description: "Only this brand's offers." }),
+  programId: z
+    .uuid({ message: "must be a UUID" })
+    .optional()
+    .openapi({
+      param: { name: "programId", in: "query" },
+      description:
+        "Only the program's offers: those linked to at least one of its locations, or added to it from the marketplace. " +
+        "An offer linked to no location yet belongs to no program and is left out.",
+    }),
   countryCode: countryCode.optional().openapi({ param: { name: "countryCode", in: "query" }, description: "Only offers in this country." }),
   expiresWithin: z
     .string()
@@ -51,18 +60,19 @@ export const route = createRoute({
   summary: "List offers",
   description:
     "Status filters are computed in the database from the same rule as each offer's `status` (the start and end " +
-    "instants in the country's main time zone, linked locations, marketplace approval), so pages and counts agree with it.",
+    "instants in the country's main time zone, linked locations, marketplace approval), so pages and counts agree with it. " +
+    "`programId` names a program of yours (404 for any other).",
   request: { query },
   responses: { 200: jsonResponse(listOf(OfferSchema, "OfferList"), "A page of offers."), ...commonErrors },
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { limit = 100, start, status, brandId, countryCode: country, expiresWithin, expiringSoon } = c.req.valid("query");
+  const { limit = 100, start, status, brandId, programId, countryCode: country, expiresWithin, expiringSoon } = c.req.valid("query");
   const within = expiresWithin ?? (expiringSoon === "true" ? DEFAULT_EXPIRING_DAYS : undefined);
   return c.json(
     await listOffers(
       ctxOf(c.var.services, c.var.caller),
-      { status, brandId, countryCode: country, expiresWithin: within },
+      { status, brandId, programId, countryCode: country, expiresWithin: within },
       { limit, start },
     ),
     200,

@@ -35,8 +35,9 @@ export const route = createRoute({
     "The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). " +
     "Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s " +
       "(less when publishing took long: the answer comes within about 6 s of the request once the purchase is published). " +
-      "An account has at most TEST_PURCHASE_CONCURRENCY (default 64) test purchases, clearings, voids and refunds in flight " +
-      "per api process; one more is 429 rate_limit_exceeded with Retry-After: 1.",
+      "When the service is busy, test purchases, clearings, voids and refunds take fair turns among accounts (a sandbox's count " +
+      "toward its owner): an account under its share starts at once, the rest wait; an account with ADMISSION_QUEUE_PER_ACCOUNT " +
+      "(default 1000) already waiting is answered 429 rate_limit_exceeded with Retry-After: 1.",
   request: { body: jsonBody(body) },
   responses: {
     201: jsonResponse(TransactionSchema, "The transaction as the qualifier recorded it."),

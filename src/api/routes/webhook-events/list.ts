@@ -2,17 +2,10 @@
 import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
-import { commonErrors, jsonResponse, limitParam, listOf, startParam, uuid } from "../../schemas.ts";
+import { commonErrors, instantQuery, jsonResponse, limitParam, listOf, startParam, uuid } from "../../schemas.ts";
 import { HOOK_EVENTS } from "../../../services/webhooks/index.ts";
 import { EVENT_STATUSES, listWebhookEvents } from "../../../services/webhooks/index.ts";
 import { WebhookEventRecordSchema } from "./schemas.ts";
-
-const instant = (name: string, description: string) =>
-  z.iso
-    .datetime({ offset: true, message: "must be an ISO 8601 date-time, e.g. 2026-01-05T12:00:00Z" })
-    .max(64)
-    .optional()
-    .openapi({ param: { name, in: "query" }, description, example: "2026-01-05T12:00:00Z" });
 
 const query = z.object({
   limit: limitParam,
@@ -29,8 +22,8 @@ const query = z.object({
     .enum(EVENT_STATUSES, { message: `must be one of ${EVENT_STATUSES.join(", ")}` })
     .optional()
     .openapi({ param: { name: "status", in: "query" } }),
-  from: instant("from", "Only events that happened at or after this service time."),
-  to: instant("to", "Only events that happened before this service time."),
+  from: instantQuery("from", "Only events that happened at or after this service time."),
+  to: instantQuery("to", "Only events that happened before this service time."),
 });
 
 export const route = createRoute({
