@@ -195,7 +195,8 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await screenshots(page, "overview");
     for (const group of ["Requests", "Live", "Expiring soon"]) {
       await page.getByRole("link", { name: "Offers", exact: true }).click();
-      await page.getByRole("link", { name: group, exact: true }).click();
+      // The offer groups' own links: the main navigation has a Requests link too (the request log).
+      await page.getByRole("navigation", { name: "Offer groups" }).getByRole("link", { name: group, exact: true }).click();
       await screenshots(page, `offers-${group.toLowerCase().replace(/ /g, "-")}`);
     }
     await page.getByRole("link", { name: "Live", exact: true }).click();
