@@ -3,7 +3,6 @@
 // verified body alone on stdout; the server's URL is found through DATA_DIR's lock when not given; with the
 // account's key and --sandbox it listens in the sandbox; --since and --resume show the events fired while it
 // was stopped, oldest first, then go on live, no event twice.
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,36 +10,13 @@ import { describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { expectStatus } from "../../support/harness.ts";
 import { startReceiver } from "../../support/receiver.ts";
-import { runCli, useServed, waitFor } from "../../support/served.ts";
+import { runCli, startCli, useServed } from "../../support/served.ts";
 
 // A running clock: each event is written at its own instant, so "oldest first" is the order they were fired in.
 const served = useServed({ env: { CLOCK_SPEED: "1" } });
 
-/** `cardlink listen ARGS` as a process, as in a terminal: its output, a wait for a text on stdout (or stderr), and Ctrl-C. */
-function startListen(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ["bin/cardlink.mjs", "listen", ...args], {
-    env: { ...process.env, CARDLINK_URL: "", DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-  return {
-    stdout: () => stdout,
-    stderr: () => stderr,
-    async until(text: string, on: "stdout" | "stderr" = "stdout") {
-      const output = () => (on === "stdout" ? stdout : stderr);
-      await waitFor(() => output().includes(text) || child.exitCode !== null, `"${text}" from listen ${args.join(" ")}`);
-      if (!output().includes(text)) throw new Error(`listen exited with ${child.exitCode}: ${stdout}${stderr}`);
-    },
-    async stop() {
-      child.kill("SIGINT");
-      await exited;
-    },
-  };
-}
+/** `cardlink listen ARGS` as a process, as in a terminal. */
+const startListen = (args: string[], env: Record<string, string>) => startCli(["listen", ...args], env);
 
 describe("cardlink listen", () => {
   it("signs every hook with one secret it prints, forwards verifiably and prints each body with --print-json", async () => {
