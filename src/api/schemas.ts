@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { errorStatus } from "./errors.ts";
 import { COUNTRY_CODES, countryByAlpha3 } from "../domain/countries.ts";
+import { EMAIL_LENGTHS } from "../domain/email-address.ts";
 
 export const ErrorBodySchema = z
   .object({
@@ -200,7 +201,6 @@ export const jsonResponse = <T extends z.ZodTypeAny>(schema: T, description: str
  * An e-mail address as zod checks it, with RFC 5321's lengths (at most 64 characters before the @, 254 in
  * all, 63 in a domain label) as `format: email` validators apply them; the document gives the same rules as a pattern.
  */
-const EMAIL_LENGTHS = /^(?=[^@]{1,64}@)(?=.{1,254}$)(?=[^@]*@([^.@]{1,63}\.)+[^.@]{1,63}$)/;
 export const emailAddress = z
   .email({ message: "must be an e-mail address" })
   // Only for an address of the right shape: one that is not already has its 400 from z.email.

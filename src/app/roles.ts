@@ -10,6 +10,7 @@ import { startQualifier, type Outcome } from "../qualifier/index.ts";
 import { createDispatcher } from "../webhooks/dispatcher.ts";
 import { sweepDue } from "../lifecycle/due.ts";
 import { startLifecycle } from "../lifecycle/network.ts";
+import { sweepExportMail } from "../lifecycle/export-mail.ts";
 
 export type Role = "simulators" | "qualifier" | "dispatcher" | "workers";
 export const ALL_ROLES: readonly Role[] = ["simulators", "qualifier", "dispatcher", "workers"];
@@ -24,7 +25,7 @@ export interface RoleOptions {
 export interface RunningRoles {
   /**
    * Stops in the order a drain needs: the consumers first (simulators, qualifier: each finishes its
-   * batch), then the dispatcher (finishes or releases its claims), then the due-work sweep.
+   * batch), then the dispatcher (finishes or releases its claims), then the due-work and mail sweeps.
    */
   stop(): Promise<void>;
 }
@@ -64,7 +65,7 @@ export async function startRoles(services: Services, roles: readonly Role[], opt
     after.push(() => dispatcher.stop());
   }
   if (roles.includes("workers")) {
-    after.push(sweepDue(services));
+    after.push(sweepDue(services), sweepExportMail(services));
     consumers.push(await startLifecycle(services));
     const progress = await recordTrafficProgress(services);
     consumers.push(() => progress.stop());

@@ -19,11 +19,16 @@ export interface ListenOptions {
   format: "body" | "summary" | "json";
   /** Called with each verified event, before it is answered (the flow runner's expectations read them). */
   onEvent?: ((event: VerifiedEvent) => void) | undefined;
+  /**
+   * Whether a verified delivery is shown and forwarded; one that is not is answered 204 unprinted (a
+   * listener that caught up drops an event it has shown already). Awaited, so it may hold a delivery back.
+   */
+  admit?: ((event: VerifiedEvent) => boolean | Promise<boolean>) | undefined;
   /** The integrator's own endpoint: each verified request is sent there unchanged and its answer printed. */
   forwardTo?: string | undefined;
 }
 
-interface Event {
+export interface Event {
   id: string;
   event: string;
   data: Record<string, unknown>;
@@ -92,8 +97,28 @@ async function forward(url: string, headers: IncomingHttpHeaders, body: string):
 const printed = (format: ListenOptions["format"], event: Event, body: string) =>
   format === "json" ? body : format === "body" ? `verified ${event.event} ${event.id} ${body}` : `${event.event} ${event.id} ${summarise(event)}`;
 
-export function listen({ port, secrets, out, info, format, forwardTo, onEvent }: ListenOptions): Promise<Server> {
+/**
+ * Shows one verified event — its line, `onEvent` — and, with `forwardTo`, sends the signed request there
+ * and prints the answer. Answers the status its sender gets: 204, or the forward's. Live deliveries and
+ * the events `listen --since` catches up on go through the same presentation.
+ */
+export function presenter({ out, info, format, forwardTo, onEvent }: Omit<ListenOptions, "port" | "secrets" | "admit">) {
   const note = info ?? out;
+  return async (event: VerifiedEvent, body: string, headers: IncomingHttpHeaders): Promise<number> => {
+    out(printed(format, event, body));
+    onEvent?.(event);
+    if (!forwardTo) return 204;
+    // The dispatcher sees the integrator's answer, so its retries behave as they would in production.
+    const { status, line } = await forward(forwardTo, headers, body);
+    note(line);
+    return status;
+  };
+}
+
+export function listen(options: ListenOptions): Promise<Server> {
+  const { port, secrets, out, info, admit } = options;
+  const note = info ?? out;
+  const present = presenter(options);
   const server = createServer((req, res) => {
     // Deliveries are POSTs; anything else (a readiness probe) gets a plain answer and is not printed.
     if (req.method !== "POST") {
@@ -119,17 +144,16 @@ export function listen({ port, secrets, out, info, format, forwardTo, onEvent }:
         res.writeHead(401).end();
         return;
       }
-      out(printed(format, event, body));
-      onEvent?.({ ...(event as VerifiedEvent), receivedAt: performance.now(), path: req.url ?? "/" });
-      if (!forwardTo) {
-        res.writeHead(204).end();
-        return;
-      }
-      // The dispatcher sees the integrator's answer, so its retries behave as they would in production.
-      void forward(forwardTo, req.headers, body).then(({ status, line }) => {
-        note(line);
-        res.writeHead(status).end();
-      });
+      const verified: VerifiedEvent = { ...(event as VerifiedEvent), receivedAt: performance.now(), path: req.url ?? "/" };
+      void Promise.resolve(admit ? admit(verified) : true)
+        .then((shown) => (shown ? present(verified, body, req.headers) : 204))
+        .then(
+          (status) => res.writeHead(status).end(),
+          (err: unknown) => {
+            note(`ERROR ${err instanceof Error ? err.message : String(err)}`);
+            res.writeHead(500).end();
+          },
+        );
     });
   });
   return new Promise((resolve, reject) => {

@@ -22,6 +22,7 @@ import { mountMidInsights } from "./pages/mid-insights.tsx";
 import { mountOperator } from "./pages/operator.tsx";
 import { mountMissingTransactionRequests } from "./pages/missing-transaction-requests.tsx";
 import { mountSandboxes } from "./pages/sandboxes.tsx";
+import { mountMail } from "./pages/mail.tsx";
 import { leaveLostSandbox, mountEnvironment } from "./environment.ts";
 import { DOCTYPE, HeadBasics, Layout } from "./layout.tsx";
 
@@ -126,6 +127,7 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
   mountOffers(dash);
   mountLocations(dash);
   mountMidInsights(dash);
+  mountMail(dash);
   mountMissingTransactionRequests(dash);
   mountSandboxes(dash);
   mountOperator(dash);

@@ -31,6 +31,7 @@ const KEY_PAGES = [
   ["/dashboard/offers", "Offers"],
   ["/dashboard/locations", "Locations"],
   ["/dashboard/mid-insights", "MID insights"],
+  ["/dashboard/mail", "Mail"],
   ["/dashboard/missing-transaction-requests", "Missing transactions"],
 ] as const;
 /** Sandboxes are made with the account's own key: a sandbox's key does not see this page. */

@@ -1,12 +1,13 @@
 // The words and colours of status badges: every record status the pages show (an offer's, an event's, a
 // delivery's, a hook's, a MID insight's, a missing transaction request's, a location's on a network, an
-// activation's), each said once here, so no page shows a raw value such as `no_hooks`.
+// activation's, an export's e-mail), each said once here, so no page shows a raw value such as `no_hooks`.
 import type { OfferStatus } from "../domain/offer-status.ts";
 import type { MidInsightStatus } from "../domain/mid-insights.ts";
 import type { MissingRequestStatus } from "../domain/missing-transaction.ts";
 import type { NetworkStatus } from "../domain/location-status.ts";
 import type { ActivationState } from "../domain/qualification.ts";
 import type { Delivery, EventStatus, HookStatus } from "../services/webhooks/index.ts";
+import type { ExportMailStatus } from "../services/mid-insights/index.ts";
 import { Badge } from "./layout.tsx";
 
 /** A badge's colour, by its stylesheet class: done, under way, gone wrong, at rest. */
@@ -40,9 +41,10 @@ const ACTIVATION: Record<ActivationState, Shown> = {
   activated: ["Activated", "active"],
   deactivated: ["Deactivated", "idle"],
 };
+const MAIL: Record<ExportMailStatus, Shown> = { pending: EVENT.pending, retrying: ["Retrying", "syncing"], sent: ["Sent", "active"], failed: EVENT.failed };
 
 /** The same value means the same thing wherever it appears (pending and failed are alike for events, deliveries and requests). */
-const STATUSES: Readonly<Record<string, Shown>> = { ...OFFER, ...EVENT, ...DELIVERY, ...HOOK, ...MID_INSIGHT, ...MISSING_REQUEST, ...NETWORK, ...ACTIVATION };
+const STATUSES: Readonly<Record<string, Shown>> = { ...OFFER, ...EVENT, ...DELIVERY, ...HOOK, ...MID_INSIGHT, ...MISSING_REQUEST, ...NETWORK, ...ACTIVATION, ...MAIL };
 
 /** A status as a reader says it; a value this list does not know yet is still shown as words (`no_hooks` as "No hooks"). */
 export function statusLabel(value: string): string {

@@ -66,3 +66,40 @@ export function exportEnd(format: ExportFormat, empty: boolean): string {
   if (format === "csv") return empty ? csvLine([...EXPORT_COLUMNS]) : "";
   return empty ? "[]\n" : "\n]\n";
 }
+
+/** The file's name, as downloaded and as attached to the export's e-mail. */
+export const exportFileName = (id: string, format: ExportFormat) => `mid-insights-${id}.${format}`;
+
+export interface ExportMailFacts {
+  exportId: string;
+  programId: string;
+  programName: string;
+  format: ExportFormat;
+  count: number;
+  size: number;
+  filters: Record<string, string>;
+  sort: string;
+  order: "asc" | "desc";
+  /** When the export was requested, in its environment's time. */
+  created: string;
+}
+
+/** The subject and text of an export's e-mail: what was exported, how, and where else to get the file. */
+export function exportMail(f: ExportMailFacts): { subject: string; text: string } {
+  const filters = Object.entries(f.filters).map(([k, v]) => `${k}=${v}`);
+  return {
+    subject: `MID insights export: ${f.count} insight${f.count === 1 ? "" : "s"} of ${f.programName} (${f.format.toUpperCase()})`,
+    text: [
+      `Your export of MID insights is attached (${exportFileName(f.exportId, f.format)}, ${f.size} bytes).`,
+      "",
+      `Program: ${f.programName} (${f.programId})`,
+      `Insights: ${f.count}`,
+      `Filters: ${filters.length ? filters.join(", ") : "none"}`,
+      `Sorted by: ${f.sort}, ${f.order === "asc" ? "ascending" : "descending"}`,
+      `Requested: ${f.created}`,
+      "",
+      `The file can also be downloaded with GET /v1/programs/${f.programId}/mid-insights/exports/${f.exportId}/file.`,
+      "",
+    ].join("\r\n"),
+  };
+}

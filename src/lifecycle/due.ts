@@ -14,6 +14,7 @@ import { runOffboardingDue } from "../services/mid-insights/index.ts";
 import { runQualificationsDue } from "../services/transactions/index.ts";
 import { deleteExpiredSandboxes } from "../services/accounts/index.ts";
 import { dueTime, type DueTime } from "../platform/clock/environment.ts";
+import { sweepEvery } from "./sweep.ts";
 import type { Config } from "../platform/config/index.ts";
 import { pruneRequests } from "../services/request-log/index.ts";
 
@@ -46,22 +47,8 @@ export async function runDue(db: Db, clock: Pick<Clock, "now" | "offsetMs">, set
 export function sweepDue(
   services: { config: DueSettings; db: Db; clock: Clock; log: Logger; health: Health; simulators: SimulatorControl },
   intervalMs = 1000,
-): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running || !services.health.postgres.up) return;
-    running = true;
-    // Test purchases accepted while the bus was down are sent here too (it needs the bus, so it is not
-    // due work that every role runs on an advance).
-    runDue(services.db, services.clock, services.config)
-      .then(() => relayTestPurchases(services))
-      .catch((err: unknown) => {
-        if (!services.health.report(err)) services.log.error({ err }, "due-work sweep failed");
-      })
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+): () => Promise<void> {
+  // Test purchases accepted while the bus was down are sent here too (it needs the bus, so it is not
+  // due work that every role runs on an advance).
+  return sweepEvery(services, "due-work sweep", intervalMs, () => runDue(services.db, services.clock, services.config).then(() => relayTestPurchases(services)));
 }

@@ -1,9 +1,9 @@
 // The dashboard in a real headless Chromium: a publisher signs in with a test key, builds a program
 // through the forms, creates and links an offer, sends a test purchase, watches it arrive qualified in
 // the live feed and opens its delivered webhook; the API's validation message; the operator's clock;
-// a MID-insights export; every page loads nothing from outside; screenshots of each page. The
-// transaction page shows the offers considered and the network's own message. (A test key on MID
-// insights and /docs: first-visit-browser.test.ts.)
+// a MID-insights export and its e-mail on the Mail page; every page loads nothing from outside; screenshots
+// of each page. The transaction page shows the offers considered and the network's own message. (A test key
+// on MID insights and /docs: first-visit-browser.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { usePipeline } from "../support/pipeline.ts";
@@ -195,7 +195,8 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     await screenshots(page, "overview");
     for (const group of ["Requests", "Live", "Expiring soon"]) {
       await page.getByRole("link", { name: "Offers", exact: true }).click();
-      await page.getByRole("link", { name: group, exact: true }).click();
+      // The offer groups' own links: the main navigation has a Requests link too (the request log).
+      await page.getByRole("navigation", { name: "Offer groups" }).getByRole("link", { name: group, exact: true }).click();
       await screenshots(page, `offers-${group.toLowerCase().replace(/ /g, "-")}`);
     }
     await page.getByRole("link", { name: "Live", exact: true }).click();
@@ -348,6 +349,18 @@ describe.skipIf(!executablePath)("dashboard in Chromium", () => {
     const { readFile } = await import("node:fs/promises");
     const exported = JSON.parse(await readFile((await file.path())!, "utf8")) as unknown[];
     expect(exported).toHaveLength(30);
+
+    // Each recipient's message, kept by the server (no SMTP_URL), opens on the Mail page with its attachment.
+    await page.getByRole("link", { name: "Mail", exact: true }).click();
+    await expect.poll(async () => (await page.reload(), page.locator("#mail .badge-active").count())).toBe(2);
+    await screenshots(page, "mail");
+    await page.locator("#mail tr", { hasText: "a@example.com" }).getByRole("link", { name: "Open" }).click();
+    await expect.poll(() => page.locator("h1").textContent()).toBe("MID insights export: 30 insights of Live program (JSON)");
+    const attached = page.waitForEvent("download");
+    await page.locator("#attachments a").click();
+    expect(JSON.parse(await readFile((await (await attached).path())!, "utf8"))).toEqual(exported);
+    await screenshots(page, "mail-message");
+    await page.getByRole("link", { name: "MID insights", exact: true }).click();
 
     await page.getByLabel("Recipients").fill("1@x.io 2@x.io 3@x.io 4@x.io 5@x.io 6@x.io");
     await page.getByRole("button", { name: "Export the matching insights" }).click();

@@ -54,6 +54,7 @@ const PAGES = [
   "/dashboard/offers/new",
   "/dashboard/locations",
   "/dashboard/mid-insights",
+  "/dashboard/mail",
   "/dashboard/missing-transaction-requests",
   "/dashboard/operator",
 ];

@@ -19,11 +19,18 @@ type Service = {
   environment?: Record<string, unknown>;
   depends_on?: Record<string, { condition?: string }>;
   healthcheck?: { test?: unknown };
+  ports?: unknown[];
   labels?: Record<string, string>;
 };
 type Compose = { services?: Record<string, Service> };
 
-const infrastructure = { postgres: /^postgres:16(\.|$)/, "simulator-postgres": /^postgres:16(\.|$)/, kafka: /^apache\/kafka:3\.9\.\d+$/, "schema-registry": /^confluentinc\/cp-schema-registry:/ };
+const infrastructure = {
+  postgres: /^postgres:16(\.|$)/,
+  "simulator-postgres": /^postgres:16(\.|$)/,
+  kafka: /^apache\/kafka:3\.9\.\d+$/,
+  "schema-registry": /^confluentinc\/cp-schema-registry:/,
+  mailpit: /^axllent\/mailpit:v1\.\d+\.\d+$/,
+};
 const roles: Record<string, string[]> = {
   migrate: ["migrate"],
   api: ["api"],
@@ -59,6 +66,9 @@ function composeProblems(doc: Compose): string[] {
     if (isSimulator(name) && s.environment?.DATABASE_URL) problems.push(`${name}: has the service's DATABASE_URL`);
   }
   if (!services.api?.environment?.PORT) problems.push("api: PORT not set");
+  // The workers mail the exports to Mailpit, whose web page is published for the README's link.
+  if (!/^\$\{SMTP_URL:-smtp:\/\/mailpit:1025\}$/.test(String(services.workers?.environment?.SMTP_URL))) problems.push("workers: SMTP_URL does not lead to mailpit:1025");
+  if (!JSON.stringify(services.mailpit?.ports ?? []).includes(":8025")) problems.push("mailpit: web page 8025 not published");
   if (!services.api?.healthcheck?.test) problems.push("api: no healthcheck");
   // Every long-running role is checked on its readiness (the api on PORT, the others on HEALTH_PORT).
   for (const name of Object.keys(roles).filter((r) => r !== "migrate")) {
@@ -94,7 +104,10 @@ function composeProblems(doc: Compose): string[] {
   for (const name of Object.keys(roles)) {
     if (!services[name]) continue;
     const deps = reach(name);
-    const needs = name === "migrate" ? ["postgres"] : isSimulator(name) ? ["simulator-postgres", "kafka", "schema-registry"] : ["postgres", "kafka", "schema-registry", "migrate"];
+    const needs =
+      name === "migrate" ? ["postgres"]
+      : isSimulator(name) ? ["simulator-postgres", "kafka", "schema-registry"]
+      : ["postgres", "kafka", "schema-registry", "migrate", ...(name === "workers" ? ["mailpit"] : [])];
     for (const n of needs) if (!deps.has(n)) problems.push(`${name}: does not wait for ${n}`);
   }
   if (services.migrate?.depends_on?.postgres?.condition !== "service_healthy") problems.push("migrate: does not wait for a healthy postgres");
@@ -122,6 +135,7 @@ describe("docker-compose.yml", () => {
     delete services.dispatcher!.environment!.KAFKA_BROKERS;
     services.workers!.labels = { "prometheus.io/scrape": "false" };
     services["simulator-amex"]!.environment = { ...services["simulator-amex"]!.environment, DATABASE_URL: "postgres://cardlink@postgres/cardlink" };
+    delete services.workers!.depends_on!.mailpit;
     const problems = composeProblems(doc);
     expect(problems).toContain("kafka: no healthcheck");
     expect(problems).toContain("qualifier: depends on unknown service ghost");
@@ -130,6 +144,7 @@ describe("docker-compose.yml", () => {
     expect(problems).toContain("simulator-amex: has the service's DATABASE_URL");
     expect(problems).toContain("workers: no scrape labels for /metrics on HEALTH_PORT");
     expect(problems).toContain("api -> kafka: waits for a health check kafka lacks");
+    expect(problems).toContain("workers: does not wait for mailpit");
   });
 
   // scripts/compose-check is compose-go (what Docker Compose v2 loads files with), built here with the Go

@@ -1,6 +1,9 @@
 // The API test harness: a Cardlink app on a fresh database, accounts made through the admin API, and
 // typed request helpers. Requests go through the app's fetch handler, as HTTP would. The bus is the
 // embedded log in memory, or the real Kafka bus in a namespace of the harness's own.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { assembleSystem } from "../../src/app/system.ts";
 import { serviceClock, type Services } from "../../src/app/services.ts";
 import { loadConfig, type Config } from "../../src/platform/config/index.ts";
@@ -88,6 +91,8 @@ export async function createHarness(
   options: { engine?: Engine; bus?: BusKind; env?: Record<string, string>; clockStart?: string; ownDatabase?: boolean } = {},
 ): Promise<Harness> {
   const config = loadConfig({
+    // A folder of its own for what a role keeps in files (the mail kept without SMTP_URL), never the checkout's .data.
+    DATA_DIR: mkdtempSync(join(tmpdir(), "cardlink-harness-")),
     CLOCK_SPEED: "0",
     CLOCK_START: options.clockStart ?? "2026-01-05T12:00:00Z",
     RATE_LIMIT_PER_SECOND: "10000",

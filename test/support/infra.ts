@@ -4,6 +4,9 @@ export const infra = {
   databaseUrl: process.env.DATABASE_URL,
   kafkaBrokers: process.env.KAFKA_BROKERS,
   schemaRegistryUrl: process.env.SCHEMA_REGISTRY_URL,
+  /** Mailpit's SMTP (scripts/stack), and its HTTP API where tests read the messages back. */
+  smtpTestUrl: process.env.SMTP_TEST_URL,
+  mailpitApiUrl: process.env.MAILPIT_API_URL,
 };
 
 const inCi = process.env.CI === "true";

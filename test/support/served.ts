@@ -74,3 +74,33 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
     });
   });
 }
+
+/**
+ * A `cardlink <args>` that runs until stopped (`listen`, `logs tail`), as in a terminal: its output so far,
+ * a wait for a text on stdout or stderr, and Ctrl-C (SIGINT), which answers its exit code. Cleared of the
+ * server variables as runCli is.
+ */
+export function startCli(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ["bin/cardlink.mjs", ...args], {
+    env: { ...process.env, DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "", CARDLINK_URL: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    async until(text: string, on: "stdout" | "stderr" = "stdout") {
+      const output = () => (on === "stdout" ? stdout : stderr);
+      await waitFor(() => output().includes(text) || child.exitCode !== null, `"${text}" from cardlink ${args.join(" ")}`);
+      if (!output().includes(text)) throw new Error(`cardlink ${args[0]} exited with ${child.exitCode}: ${stdout}${stderr}`);
+    },
+    stop(): Promise<number | null> {
+      child.kill("SIGINT");
+      return exited;
+    },
+  };
+}

@@ -602,7 +602,7 @@ export interface paths {
         put?: never;
         /**
          * Export MID insights
-         * @description Writes every insight matching the filters, in the given sort, to a CSV (RFC 4180, header row) or JSON (array) file, addressed to up to five recipients or to the account's e-mail address. The simulator sends no mail: it records the recipients, and the file is downloaded from fileUrl.
+         * @description Writes every insight matching the filters, in the given sort, to a CSV (RFC 4180, header row) or JSON (array) file, and e-mails it, attached, to up to five recipients (a message each) or to the account's e-mail address. The service's workers send the mail through the operator's SMTP server, or keep it for the dashboard's mail page when none is configured; `mail` says where each message stands. The file is also downloaded from fileUrl.
          */
         post: {
             parameters: {
@@ -624,7 +624,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The export, with its file ready. */
+                /** @description The export, with its file ready and its messages queued. */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -10640,7 +10640,7 @@ export interface components {
             /** @enum {string} */
             format: "csv" | "json";
             /**
-             * @description Where the export is addressed: the given addresses, or the account's. Recorded; no mail is sent.
+             * @description Where the export is addressed: the given addresses, or the account's. Each gets a message of its own (`mail`).
              * @example [
              *       "finance@example.com"
              *     ]
@@ -10670,6 +10670,34 @@ export interface components {
              * @example /v1/programs/3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b/mid-insights/exports/8d1e0c2a-3b4f-4e5d-9a6b-7c8d9e0f1a2b/file
              */
             fileUrl: string;
+            /** @description The export's e-mail, one message per recipient with the file attached, sent by the service's workers: through the operator's SMTP server (SMTP_URL), or kept for the dashboard's mail page when none is set. A send that fails is tried again with backoff; the file stays downloadable from fileUrl whatever happens to the mail. */
+            mail: components["schemas"]["MidInsightExportMail"][];
+        };
+        MidInsightExportMail: {
+            /** @example finance@example.com */
+            recipient: string;
+            /**
+             * @description `pending`: not tried yet (the workers send within seconds). `retrying`: a try failed, `lastError` says why, and it is tried again after 2 s, 10 s, 1 min, 5 min, 15 min, 1 h, … (about five days in all). `sent`: the SMTP server took it, or it was kept for the dashboard's mail page. `failed`: refused for good (a 5xx answer to the recipient or the message) or every retry spent.
+             * @example sent
+             * @enum {string}
+             */
+            status: "pending" | "retrying" | "sent" | "failed";
+            /**
+             * @description Tries so far.
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description Why the last try failed: the SMTP server's answer, or why it could not be reached. Null once sent.
+             * @example connect ECONNREFUSED 127.0.0.1:1025
+             */
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description When it was sent, in the environment's time.
+             * @example 2026-01-05T12:00:01.000Z
+             */
+            sent: string | null;
         };
         /**
          * @example {

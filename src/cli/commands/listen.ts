@@ -1,8 +1,9 @@
 // `cardlink listen`: with `--secret`, a receiver for hooks you registered yourself. Otherwise it
 // configures itself: it registers its own hooks for the chosen events on the program — the fixtures
 // program of `trigger` unless --program names another — all signed with one secret it keeps and prints
-// (so a --forward-to server verifies what it is sent), and removes them on exit unless --keep. A client of a
-// running Cardlink: it holds none of the service's parts, only its receiver (src/cli/receiver.ts) and its hooks.
+// (so a --forward-to server verifies what it is sent), and removes them on exit unless --keep. With --since or
+// --resume it first shows the program's events it missed (src/cli/catch-up.ts), then goes on live. A client
+// of a running Cardlink: it holds none of the service's parts, only its receiver (src/cli/receiver.ts) and its hooks.
 import type { Server } from "node:http";
 import type { HookEvent } from "../../services/webhooks/index.ts";
 import { command, CommandError, UsageError } from "../args.ts";
@@ -20,13 +21,17 @@ function stopOnSignal(server: Server, before: () => Promise<void> = () => Promis
 
 export const listen = command({
   usage: `  listen [--key K] [--sandbox ID] [--program ID] [--events E,…] [--forward-to URL] [--port 4000] [--keep] [--url URL] [--print-json]
+         [--since 1h|INSTANT | --resume]
                             receive webhooks locally: registers its own hooks for the events (every one unless
                             --events) on the program (the fixtures program of trigger unless --program), all
                             signed with one secret it prints at start, verifies each signature, prints one line
                             per event (--print-json: each event's body, status lines on stderr), forwards the
                             signed request unchanged with --forward-to and prints the answer; removes its hooks
                             on exit unless --keep; a sandbox's key, or the account's with --sandbox, listens
-                            in that sandbox
+                            in that sandbox. --since 90s|15m|1h|2d or an instant first shows (and forwards, signed)
+                            the program's events since then, oldest first, then goes on live, no event twice;
+                            --resume does so from where the last listener of the program stopped (kept in
+                            DATA_DIR/listen-positions.json)
   listen --print-secret     print listen's signing secret (kept in DATA_DIR/credentials.json) and exit
   listen --secret whsec_… [--secret …] [--port 4000] [--forward-to URL] [--print-json]
                             receive deliveries of hooks you registered yourself, printing each verified body
@@ -43,6 +48,8 @@ export const listen = command({
     keep: { type: "boolean", default: false },
     "print-secret": { type: "boolean", default: false },
     "print-json": { type: "boolean", default: false },
+    since: { type: "string" },
+    resume: { type: "boolean", default: false },
   },
   async run({ values }, config) {
     const { listenSecret, registerOwnHooks, removeHooks } = await import("../own-hooks.ts");
@@ -66,7 +73,12 @@ export const listen = command({
         throw e;
       });
 
+    if (values.since !== undefined && values.resume) throw new UsageError("--since, --resume: give one (--resume goes on from where the last listener stopped)");
+    const { sinceOption } = await import("../catch-up.ts");
+    const since = values.since === undefined ? undefined : sinceOption(values.since);
+
     if (values.secret?.length) {
+      if (since || values.resume) throw new UsageError(`--${since ? "since" : "resume"}: catches up on its own hooks' program, not with --secret`);
       const secrets = values.secret;
       const server = await listenOn({ secrets: () => secrets, format: json ? "json" : "body" });
       status(`listening for webhooks on http://localhost:${port}/ (any path)`);
@@ -83,8 +95,22 @@ export const listen = command({
       programId = (await answer(conn.url, conn.client.POST("/v1/trigger/fixtures"))).programId;
     }
 
+    const { PositionKeeper, Seam, environmentNow, pastEvents, positionKey, readPosition } = await import("../catch-up.ts");
+    const { signedHeaders } = await import("../../webhooks/sign.ts");
+    const { presenter } = await import("../receiver.ts");
+    // Where this listener starts: --since's instant, the last listener's position with --resume, else now
+    // (kept, so that a later --resume shows what this one did not).
+    const key = positionKey(conn, programId);
+    const saved = values.resume ? readPosition(config, key) : undefined;
+    const now = await environmentNow(conn);
+    const from = since ? ("instant" in since ? since.instant : new Date(Date.parse(now) - since.spanMs).toISOString()) : (saved?.through ?? now);
+    const position = new PositionKeeper(config, key, { through: from, shown: saved?.shown ?? [] });
+    const seam = new Seam();
+    for (const id of saved?.shown ?? []) seam.first(id);
+
     const secret = listenSecret(config);
-    const server = await listenOn({ secrets: () => [secret], format: json ? "json" : "summary" });
+    const show = { format: json ? ("json" as const) : ("summary" as const), onEvent: (e: { id: string; created: string }) => position.showed(e) };
+    const server = await listenOn({ secrets: () => [secret], ...show, admit: seam.admit });
     const hookUrl = `http://localhost:${(server.address() as { port: number }).port}/`;
     let used: string[];
     try {
@@ -98,7 +124,29 @@ export const listen = command({
         `(${used.length} hooks${values.keep ? ", kept on exit" : ", removed on exit"})${forwardTo ? `, forwarding to ${forwardTo}` : ""}`,
     );
     status(`signing secret: ${secret} (the same for every hook of this listener; \`listen --print-secret\` prints it)`);
+    stopOnSignal(server, async () => {
+      position.flush();
+      if (!values.keep) await removeHooks(conn, used);
+    });
+
+    if (values.resume && !saved) status(`no position kept for program ${programId} at ${conn.url}: nothing to resume, listening from now on`);
+    else if (since || values.resume) {
+      status(`catching up on the events since ${from}`);
+      // The hooks are registered first, so nothing falls between the list read here and the live deliveries;
+      // an event in both is shown once (the seam), and live ones wait until the past ones are shown.
+      const past = await pastEvents(conn, programId, from);
+      const present = presenter({ out, info: status, forwardTo, ...show });
+      let caught = 0;
+      for (const event of past) {
+        if (!events.includes(event.event) || !seam.first(event.id)) continue;
+        const body = JSON.stringify({ id: event.id, event: event.event, created: event.created, data: event.data });
+        await present({ ...event, receivedAt: performance.now(), path: "/" }, body, signedHeaders(secret, event.id, body));
+        caught++;
+      }
+      position.caughtUp(past);
+      status(`caught up: ${caught} event${caught === 1 ? "" : "s"} since ${from}; live from here on`);
+    }
+    seam.goLive();
     status(`ready: in another terminal, ${cardlinkCommand("trigger transaction.auth.qualified")}`);
-    stopOnSignal(server, () => (values.keep ? Promise.resolve() : removeHooks(conn, used)));
   },
 });

@@ -1,5 +1,6 @@
 // MID insights (premium, live key): every filter and sort of the list, pages, export as CSV or JSON
-// to up to five recipients or the account's address, and offboarding a MID (an offboard request).
+// e-mailed to up to five recipients or the account's address (the Mail page shows the messages), and
+// offboarding a MID (an offboard request).
 import type { Hono } from "hono";
 import { IDENTIFIER_FIELDS, ORIGINS, SORT_FIELDS, STATUS_FILTER_VALUES } from "../../domain/mid-insights.ts";
 import { callApi, fetchApi, must, qs, type DashEnv, type List } from "../context.ts";
@@ -79,7 +80,8 @@ export function mountMidInsights(dash: Hono<DashEnv>) {
       <Layout c={c} title="MID insights" program={program} programs={programs} error={result.ok ? undefined : result.error.message}>
         {exported && (
           <p class="flash flash-ok" role="status">
-            Export of {exported.count} insights ({exported.format}, {exported.size} bytes) addressed to {exported.recipients.join(", ")}.{" "}
+            Export of {exported.count} insights ({exported.format}, {exported.size} bytes) e-mailed to{" "}
+            {exported.mail.map((m) => `${m.recipient} (${m.status})`).join(", ")}: <a href="/dashboard/mail">see the mail</a>.{" "}
             <a href={`/dashboard/mid-insights/exports/${exported.id}/file${qs({ program: program.id })}`} download>
               Download the file
             </a>

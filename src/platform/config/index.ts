@@ -36,6 +36,20 @@ const configSchema = z.object({
     .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "must be letters, digits, - and _")
     .optional(),
   SCHEMA_REGISTRY_URL: optionalUrl,
+  // Where exports are mailed (smtp://user:pass@host:port, smtps:// for TLS from the start); unset, each
+  // message is kept in DATA_DIR/mail and shown on the dashboard's mail page.
+  SMTP_URL: z
+    .string()
+    .trim()
+    .refine((v) => URL.canParse(v) && ["smtp:", "smtps:"].includes(new URL(v).protocol), "must be an smtp:// or smtps:// URL, such as smtp://localhost:1025")
+    .optional(),
+  // The From of the mail Cardlink sends; `SERVICE_NAME <no-reply@localhost>` when unset.
+  MAIL_FROM: z
+    .string()
+    .trim()
+    .max(254)
+    .regex(/^[^\r\n<>@]*(<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, "must be an e-mail address, with a name or without: Cardlink exports <exports@example.com>")
+    .optional(),
   // A consumer that sends no heartbeat for the session timeout is dropped from its group and its partitions
   // move to the other members: 10 s moves a dead replica's work within ~10 s (the broker accepts 6–300 s).
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(6_000, "must be at least 6000 (the broker's minimum)").max(300_000, "must be at most 300000").default(10_000),

@@ -1,5 +1,5 @@
 // MID insight exports: the file is written when the export is requested, in chunks, and kept with
-// the request; the recipients are recorded (the simulator sends no mail).
+// the request; a message to each recipient, with the file attached, is queued with it (export-mail.ts).
 import type { Ctx } from "../../platform/context.ts";
 import { invalid, notFound } from "../../domain/errors.ts";
 import { newId } from "../../platform/ids.ts";
@@ -7,6 +7,10 @@ import { getProgram } from "../catalog/index.ts";
 import { allMidInsights, type MidInsightFilters } from "./list.ts";
 import { exportEnd, exportPiece, type ExportFormat } from "../../domain/mid-insight-export.ts";
 import type { SortField, SortOrder } from "../../domain/mid-insights.ts";
+import { isEmailAddress } from "../../domain/email-address.ts";
+import type { Db } from "../../platform/db.ts";
+import { exportMailStates, queueExportMail, type ExportMailState } from "./export-mail.ts";
+import { exportChunks } from "./export-chunks.ts";
 
 /** Insights per chunk of the stored file (a chunk is a few hundred kilobytes). */
 const CHUNK_ROWS = 1000;
@@ -23,6 +27,8 @@ export interface MidInsightExport {
   size: number;
   created: string;
   fileUrl: string;
+  /** Its message to each recipient: sent, or why not yet. */
+  mail: ExportMailState[];
 }
 
 interface ExportRow {
@@ -38,7 +44,7 @@ interface ExportRow {
   created: Date;
 }
 
-const toExport = (r: ExportRow): MidInsightExport => ({
+const toExport = (r: ExportRow, mail: ExportMailState[]): MidInsightExport => ({
   id: r.id,
   programId: r.program_id,
   format: r.format,
@@ -50,7 +56,11 @@ const toExport = (r: ExportRow): MidInsightExport => ({
   size: r.byte_size,
   created: r.created.toISOString(),
   fileUrl: `/v1/programs/${r.program_id}/mid-insights/exports/${r.id}/file`,
+  mail,
 });
+
+/** The export with where its messages stand. */
+const withMail = async (db: Pick<Db, "query">, r: ExportRow) => toExport(r, (await exportMailStates(db, [r.id])).get(r.id) ?? []);
 
 export interface ExportRequest {
   format: ExportFormat;
@@ -70,15 +80,20 @@ export async function createMidInsightExport(ctx: Ctx, programId: string, req: E
     if (!account?.email) throw invalid("recipients", "required: the account has no e-mail address to send the export to");
     recipients = [account.email];
   }
+  // Recipients are a tenant's input: nothing is addressed to what is not an e-mail address (the API's 400 comes first).
+  const bad = recipients.find((r) => !isEmailAddress(r));
+  if (bad !== undefined) throw invalid("recipients", `must be e-mail addresses; ${JSON.stringify(bad)} is not`);
   const id = newId();
   const encoder = new TextEncoder();
+  const to = recipients;
   return ctx.db.tx(async (db) => {
     await db.query(
       `insert into mid_insight_exports (id, account_id, live, program_id, format, recipients, filters, sort, sort_order,
          row_count, byte_size, created)
        values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, 0, 0, $10)`,
-      [id, ctx.accountId, ctx.live, programId, req.format, JSON.stringify(recipients), JSON.stringify(req.given), req.sort, req.order, ctx.clock.now()],
+      [id, ctx.accountId, ctx.live, programId, req.format, JSON.stringify(to), JSON.stringify(req.given), req.sort, req.order, ctx.clock.now()],
     );
+    await queueExportMail(db, { exportId: id, accountId: ctx.accountId, live: ctx.live, recipients: to, created: ctx.clock.now() });
     let seq = 0;
     let count = 0;
     let size = 0;
@@ -96,7 +111,7 @@ export async function createMidInsightExport(ctx: Ctx, programId: string, req: E
       "update mid_insight_exports set row_count = $2, byte_size = $3 where id = $1 returning *",
       [id, count, size],
     );
-    return toExport(row!);
+    return withMail(db, row!);
   });
 }
 
@@ -111,7 +126,7 @@ async function findExport(ctx: Ctx, programId: string, exportId: string): Promis
 
 export async function getMidInsightExport(ctx: Ctx, programId: string, exportId: string): Promise<MidInsightExport> {
   await getProgram(ctx, programId);
-  return toExport(await findExport(ctx, programId, exportId));
+  return withMail(ctx.db, await findExport(ctx, programId, exportId));
 }
 
 /** The export and its file as a stream of chunks, read one at a time. */
@@ -123,16 +138,13 @@ export async function openMidInsightExportFile(
   await getProgram(ctx, programId);
   const row = await findExport(ctx, programId, exportId);
   const encoder = new TextEncoder();
-  let seq = 0;
+  const chunks = exportChunks(ctx.db, row.id);
   const file = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const [chunk] = await ctx.db.query<{ content: string }>(
-        "select content from mid_insight_export_chunks where export_id = $1 and seq = $2",
-        [row.id, seq++],
-      );
-      if (chunk) controller.enqueue(encoder.encode(chunk.content));
-      else controller.close();
+      const next = await chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
     },
   });
-  return { export: toExport(row), file };
+  return { export: await withMail(ctx.db, row), file };
 }

@@ -1,9 +1,8 @@
 // `cardlink logs` as a process against a running Cardlink: a 400 an integrator's code received is found again
 // with `logs list` and `logs show` (the body it sent, card number masked), and `logs tail --status 4xx --json`
 // prints the next one as it happens, and nothing of the requests its filter leaves out.
-import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { runCli, useServed, waitFor } from "../../support/served.ts";
+import { runCli, startCli, useServed } from "../../support/served.ts";
 
 const served = useServed();
 
@@ -39,31 +38,24 @@ describe("cardlink logs", () => {
     const missing = await runCli(["logs", "show", "req_0000000000000000", ...connection]);
     expect(missing).toMatchObject({ status: 1, stderr: "404 resource_not_found: No request with id req_0000000000000000.\n" });
 
-    const child = spawn(process.execPath, ["bin/cardlink.mjs", "logs", "tail", "--status", "4xx", "--json", ...connection], {
-      env: { ...process.env, CARDLINK_URL: "", DATABASE_URL: "", KAFKA_BROKERS: "", SCHEMA_REGISTRY_URL: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const tail = startCli(["logs", "tail", "--status", "4xx", "--json", ...connection]);
+    let exit: number | null = null;
     try {
-      await waitFor(() => stderr.includes("following") || child.exitCode !== null, "the follower to start");
-      expect(stderr).toContain("following the requests of the test environment");
+      await tail.until("following", "stderr");
+      expect(tail.stderr()).toContain("following the requests of the test environment");
       await call("GET", `/v1/programs/${program.id}`);
       const next = await call("POST", `/v1/programs/${program.id}/cards`, card("4444 0000 0000 4017"));
       expect(next.status).toBe(400);
-      await waitFor(() => stdout.includes("\n"), "the 400's line");
-      const [line, ...more] = stdout.trim().split("\n");
+      await tail.until("\n");
+      const [line, ...more] = tail.stdout().trim().split("\n");
       expect(more).toEqual([]);
       const record = JSON.parse(line!) as { id: string; status: number; request: { body: string } };
       expect(record).toMatchObject({ id: next.headers.get("Request-Id"), status: 400 });
       expect(JSON.parse(record.request.body)).toMatchObject({ number: "**** **** **** 4017" });
     } finally {
-      child.kill("SIGINT");
+      exit = await tail.stop();
     }
-    expect(await exited).toBe(0);
+    expect(exit).toBe(0);
   });
 
   it("refuses a filter it cannot send, on one line with exit 64", async () => {

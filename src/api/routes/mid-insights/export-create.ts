@@ -41,11 +41,12 @@ export const route = createRoute({
   summary: "Export MID insights",
   description:
     "Writes every insight matching the filters, in the given sort, to a CSV (RFC 4180, header row) or JSON (array) " +
-    "file, addressed to up to five recipients or to the account's e-mail address. The simulator sends no mail: it " +
-    "records the recipients, and the file is downloaded from fileUrl.",
+    "file, and e-mails it, attached, to up to five recipients (a message each) or to the account's e-mail address. The " +
+    "service's workers send the mail through the operator's SMTP server, or keep it for the dashboard's mail page when " +
+    "none is configured; `mail` says where each message stands. The file is also downloaded from fileUrl.",
   request: { params: z.object({ programId: uuid("programId") }), body: jsonBody(body) },
   responses: {
-    201: jsonResponse(MidInsightExportSchema, "The export, with its file ready."),
+    201: jsonResponse(MidInsightExportSchema, "The export, with its file ready and its messages queued."),
     ...insightsErrors,
     400: invalidWhen(
       [

@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { uuid } from "../../schemas.ts";
-import { EXPORT_COLUMNS, contentType } from "../../../domain/mid-insight-export.ts";
+import { EXPORT_COLUMNS, contentType, exportFileName } from "../../../domain/mid-insight-export.ts";
 import { openMidInsightExportFile } from "../../../services/mid-insights/index.ts";
 import { insightsErrors, insightsRoute } from "./schemas.ts";
 
@@ -38,7 +38,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     status: 200,
     headers: {
       "Content-Type": contentType(found.format),
-      "Content-Disposition": `attachment; filename="mid-insights-${found.id}.${found.format}"`,
+      "Content-Disposition": `attachment; filename="${exportFileName(found.id, found.format)}"`,
     },
   });
 };

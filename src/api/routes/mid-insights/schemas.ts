@@ -1,6 +1,7 @@
 // The MID insight and export records as the API shows them, and what every MID-insights route shares.
 import { z } from "@hono/zod-openapi";
 import { MID_INSIGHT_STATUSES, ORIGINS, SCHEMES } from "../../../domain/mid-insights.ts";
+import { EXPORT_MAIL_STATUSES } from "../../../services/mid-insights/index.ts";
 import { ErrorBodySchema, commonErrors } from "../../schemas.ts";
 
 const ts = (description: string) =>
@@ -48,13 +49,32 @@ export const MidInsightSchema = z
   })
   .openapi("MidInsight");
 
+const ExportMailStateSchema = z
+  .object({
+    recipient: z.string().openapi({ example: "finance@example.com" }),
+    status: z.enum(EXPORT_MAIL_STATUSES).openapi({
+      description:
+        "`pending`: not tried yet (the workers send within seconds). `retrying`: a try failed, `lastError` says why, and it is tried again " +
+        "after 2 s, 10 s, 1 min, 5 min, 15 min, 1 h, … (about five days in all). `sent`: the SMTP server took it, or it was kept for the " +
+        "dashboard's mail page. `failed`: refused for good (a 5xx answer to the recipient or the message) or every retry spent.",
+      example: "sent",
+    }),
+    attempts: z.number().int().openapi({ description: "Tries so far.", example: 1 }),
+    lastError: z.string().nullable().openapi({
+      description: "Why the last try failed: the SMTP server's answer, or why it could not be reached. Null once sent.",
+      example: "connect ECONNREFUSED 127.0.0.1:1025",
+    }),
+    sent: z.string().nullable().openapi({ format: "date-time", description: "When it was sent, in the environment's time.", example: "2026-01-05T12:00:01.000Z" }),
+  })
+  .openapi("MidInsightExportMail");
+
 export const MidInsightExportSchema = z
   .object({
     id: z.uuid(),
     programId: z.uuid(),
     format: z.enum(["csv", "json"]),
     recipients: z.array(z.string()).openapi({
-      description: "Where the export is addressed: the given addresses, or the account's. Recorded; no mail is sent.",
+      description: "Where the export is addressed: the given addresses, or the account's. Each gets a message of its own (`mail`).",
       example: ["finance@example.com"],
     }),
     filters: z.record(z.string(), z.string()).openapi({
@@ -69,6 +89,12 @@ export const MidInsightExportSchema = z
     fileUrl: z.string().openapi({
       description: "Where to download the file (GET, with the same Authorization and version headers).",
       example: "/v1/programs/3f2b9c1e-8d4a-4b6e-9f1a-2c3d4e5f6a7b/mid-insights/exports/8d1e0c2a-3b4f-4e5d-9a6b-7c8d9e0f1a2b/file",
+    }),
+    mail: z.array(ExportMailStateSchema).openapi({
+      description:
+        "The export's e-mail, one message per recipient with the file attached, sent by the service's workers: through the operator's " +
+        "SMTP server (SMTP_URL), or kept for the dashboard's mail page when none is set. A send that fails is tried again with backoff; " +
+        "the file stays downloadable from fileUrl whatever happens to the mail.",
     }),
   })
   .openapi("MidInsightExport");
