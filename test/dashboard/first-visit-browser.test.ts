@@ -40,6 +40,8 @@ describe.skipIf(!executablePath)("a first visit to the dashboard in Chromium", (
     // are no good for its visa-only offer: the form must pick the older ones.
     const brandId = await made(api, "/v1/brands", { name: "Coffee House" });
     ids.bakery = await made(api, "/v1/programs", { name: "Bakery program" });
+    // The harness's clock is frozen: a minute on, Coffee is the newest program, the one pages open on.
+    await pipeline.h.services.clock.advance(60_000);
     ids.coffee = await made(api, "/v1/programs", { name: "Coffee program" });
     const place = (address: string) => ({ address, brandId, city: "London", countryCode: "GBR", postcode: "SW1A 1AA" });
     ids.linked = await made(api, `/v1/programs/${ids.coffee}/locations`, place("1 High Street"));
@@ -147,7 +149,7 @@ describe.skipIf(!executablePath)("a first visit to the dashboard in Chromium", (
     await expect(page.locator("caption").textContent()).resolves.toBe("Live offers of the whole account");
     expect((await names()).sort()).toEqual(["5 off coffee", "Bakery treat"]);
     // The whole account's requests hold the offer linked nowhere; a program's do not.
-    await page.getByRole("link", { name: "Requests", exact: true }).click();
+    await page.getByRole("navigation", { name: "Offer groups" }).getByRole("link", { name: "Requests", exact: true }).click();
     expect(await names()).toEqual(["Not linked yet"]);
     expect(await badges(page)).toEqual(["Requests"]);
     await page.getByLabel("Offers of", { exact: true }).selectOption("program");
