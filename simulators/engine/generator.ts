@@ -5,6 +5,7 @@ import { Faker, base, en } from "@faker-js/faker";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { roundMoney } from "../../src/domain/money.ts";
+import { AUTH_EXPIRY_DAYS, TIP_BOUND } from "../../src/domain/purchase-follow-ups.ts";
 import { DAY_MS, HOUR_MS, descriptor, type SchemeAdapter } from "./scheme.ts";
 import { derivedRandom, derivedUuid } from "./random.ts";
 import type { Card, Merchant, Plan, Purchase, Scheme } from "./types.ts";
@@ -72,6 +73,20 @@ export interface TrafficMix {
   partialClearings: number;
   /** Purchases that clear in two or three clearings adding up to the amount (split shipments). */
   multipleClearings: number;
+  /** Purchases the network clears with no authorisation first (offline, force-posted). */
+  clearingsWithoutAuth: number;
+  /** Purchases that clear above their authorised amount by a tip (5 to 20 %). */
+  tips: number;
+  /** Purchases never cleared: their authorisation expires. */
+  expiries: number;
+  /** Purchases whose authorisation is incremented before it clears (hotels, car hire). */
+  incrementalAuths: number;
+  /** Purchases whose (first) clearing the network sends again a day later. */
+  duplicateClearings: number;
+  /** Purchases billed to the cardholder in another currency than the merchant's. */
+  crossBorder: number;
+  /** Days an authorisation left uncleared lasts before the network withdraws it. */
+  authExpiryDays: number;
 }
 
 export const DEFAULT_MIX: TrafficMix = {
@@ -84,7 +99,17 @@ export const DEFAULT_MIX: TrafficMix = {
   unreferencedRefunds: 0.3,
   partialClearings: 0.03,
   multipleClearings: 0.03,
+  clearingsWithoutAuth: 0.02,
+  tips: 0.03,
+  expiries: 0.01,
+  incrementalAuths: 0.01,
+  duplicateClearings: 0.01,
+  crossBorder: 0.05,
+  authExpiryDays: AUTH_EXPIRY_DAYS,
 };
+
+/** The currencies a cross-border purchase is billed in: the cardholder's, never the merchant's. */
+const BILLING_CURRENCIES = ["USD", "EUR", "GBP"];
 
 /** How a purchase planned to clear in parts clears: one part of 50 to 95 % of it, or two or three parts adding up to it. */
 export function clearingParts(amount: number, currency: string, multiple: boolean, random: () => number): number[] {
@@ -222,9 +247,15 @@ export class PurchaseStream {
     const targetingTag = t < tags.new ? "new" : t < tags.new + tags.lapsed ? "lapsed" : t < tags.new + tags.lapsed + tags.existing ? "existing" : null;
 
     const o = faker.number.float();
-    // Draws beyond the stream's own (whether a refund names its purchase, how it clears in parts) come from
-    // the purchase's own random streams, so adding them left the rest of the stream as it was.
+    // Draws beyond the stream's own (whether a refund names its purchase, how it clears in parts, what the
+    // network does beside the plan) come from the purchase's own random streams, so adding them left the
+    // rest of the stream as it was. The network's own behaviours draw on the unsalted id: one seed, one stream.
+    const network = derivedRandom(this.seed, adapter.scheme, drawn, "network");
+    const [incremented, duplicated, abroad] = [network(), network(), network()];
     let plan: Plan;
+    // The outcomes after the auth, one range of `o` each, in the order they were added (the older ones' ranges never move).
+    let from = mix.voids + mix.refunds + mix.partialClearings + mix.multipleClearings;
+    const within = (share: number) => o >= from && o < (from += share);
     if (o < mix.voids) plan = { outcome: "void", afterMs: faker.number.int({ min: 1, max: 12 }) * HOUR_MS };
     else if (o < mix.voids + mix.refunds) {
       const partial = faker.number.float() < 0.4;
@@ -237,7 +268,17 @@ export class PurchaseStream {
     } else if (o < mix.voids + mix.refunds + mix.partialClearings + mix.multipleClearings) {
       const multiple = o >= mix.voids + mix.refunds + mix.partialClearings;
       plan = { outcome: "clear", clearings: clearingParts(amount, currency, multiple, derivedRandom(this.seed, adapter.scheme, id, "clearings")) };
-    } else plan = { outcome: "clear" };
+    } else if (within(mix.clearingsWithoutAuth)) plan = { outcome: "clear", withoutAuth: true };
+    else if (within(mix.tips)) plan = { outcome: "clear", clearings: [roundMoney(amount * (1 + (0.05 + (TIP_BOUND - 0.05) * network())), currency)] };
+    else if (within(mix.expiries)) plan = { outcome: "expire" };
+    else plan = { outcome: "clear" };
+    if (plan.outcome === "clear" && !plan.withoutAuth) {
+      if (!plan.clearings && incremented < mix.incrementalAuths) {
+        plan.increment = { amount: roundMoney(amount * (0.1 + 0.4 * network()), currency), afterMs: (1 + Math.floor(network() * 24)) * HOUR_MS };
+      }
+      if (duplicated < mix.duplicateClearings) plan.duplicate = true;
+    }
+    const billingCurrency = abroad < mix.crossBorder ? BILLING_CURRENCIES.filter((c) => c !== currency)[Math.floor(network() * 2)]! : null;
 
     return {
       purchase: {
@@ -252,6 +293,8 @@ export class PurchaseStream {
         cardPresent,
         wallet,
         targetingTag,
+        billingCurrency,
+        authExpiryDays: mix.authExpiryDays,
       },
       plan,
     };

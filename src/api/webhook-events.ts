@@ -29,6 +29,14 @@ export const WEBHOOK_EVENTS = {
   "transaction.refund": { data: TransactionSchema, when: "Every refund, a transaction of its own with its offer result." },
   "transaction.auth.qualified": { data: TransactionSchema, when: "An authorisation that qualified for an offer (offer.qualified true)." },
   "transaction.clearing.qualified": { data: TransactionSchema, when: "A clearing that qualified for an offer." },
+  "transaction.auth.expired": {
+    data: TransactionSchema,
+    when:
+      "The network withdrew an authorisation left uncleared for its expiry days (7 by default): the transaction with `expired: true` and " +
+      "`expiredAt`. With nothing of it cleared, the cashback its `transaction.auth.qualified` announced is withdrawn: `offer.qualified` false, " +
+      "cashback and performance fee 0, the reason in `offer.message`. Once part of it cleared, those clearings keep their reward and the " +
+      "result stands (only the rest of the hold is released).",
+  },
   "location.status": {
     data: LocationStatusSchema,
     when: "A network reports on a location, once per scheme; in the test environment creating a location sends three location.active.",

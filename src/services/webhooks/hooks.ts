@@ -16,6 +16,7 @@ export const HOOK_EVENTS = [
   "transaction.refund",
   "transaction.auth.qualified",
   "transaction.clearing.qualified",
+  "transaction.auth.expired",
   "location.status",
   "missing-transaction-request.succeeded",
   "missing-transaction-request.failed",
