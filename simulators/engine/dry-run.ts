@@ -44,9 +44,10 @@ export function dryRun(adapter: SchemeAdapter, options: DryRunOptions): string {
     const { purchase, plan } = stream.next(at);
     const key = purchase.card.id;
     const clear = plan.outcome === "clear" ? plan : null;
-    if (clear?.withoutAuth) push(at, adapter.clearing(purchase, at, undefined, { withoutAuth: true }), key);
+    const clearingAt = adapter.clearingDue(purchase.id, at);
+    // A clearing with no authorisation comes when the network clears, with nothing before it.
+    if (clear?.withoutAuth) push(clearingAt, adapter.clearing(purchase, clearingAt, undefined, { withoutAuth: true }), key);
     else push(at, adapter.auth(purchase, at), key);
-    const clearingAt = clear?.withoutAuth ? at : adapter.clearingDue(purchase.id, at);
     const expires = plan.outcome === "expire" || (plan.outcome !== "void" && !clear?.withoutAuth && expiresAt(at, purchase.authExpiryDays) < clearingAt);
     // As the network sends them: an increment before the clearing, which then clears the new amount.
     const cleared = clear?.increment && !expires ? { ...purchase, amount: roundMoney(purchase.amount + clear.increment.amount, purchase.currency) } : purchase;

@@ -256,7 +256,8 @@ export async function messageExists(db: Db, messageId: string): Promise<boolean>
 
 export type Due =
   // Without `amount`, what is left of the purchase; `clearingId` names one clearing of several.
-  | { id: string; kind: "clearing"; dueAt: Date; payload: { purchaseId: string; amount?: number; clearingId?: string } }
+  // `withoutAuth`: the clearing of a purchase the network never authorised (offline, force-posted).
+  | { id: string; kind: "clearing"; dueAt: Date; payload: { purchaseId: string; amount?: number; clearingId?: string; withoutAuth?: boolean } }
   | { id: string; kind: "void"; dueAt: Date; payload: { purchaseId: string } }
   // An authorisation's expiry; an incremental authorisation; a clearing sent again (`part`: which one, null: the whole amount's).
   | { id: string; kind: "expiry"; dueAt: Date; payload: { purchaseId: string } }

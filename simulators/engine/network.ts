@@ -471,18 +471,21 @@ export class NetworkSimulator {
     const withoutAuth = clear?.withoutAuth ?? false;
     // Under the fault, the whole amount clears before the auth (a purchase cleared in parts or incremented clears later).
     const early = plan.outcome !== "void" && plan.outcome !== "expire" && !parts && !withoutAuth && !clear?.increment && this.dice.roll(this.faults.clearingBeforeAuthRate);
-    const cleared = early || withoutAuth;
+    // A clearing with no authorisation goes out at once when a command asks for it (a test purchase); in traffic, when the network clears (in Mastercard's batch).
+    const cleared = early || (withoutAuth && runId === null);
     if (cleared) messages.push(this.send(b, "clearing", this.adapter.clearing(purchase, now, undefined, { withoutAuth }), now));
     if (!withoutAuth) messages.push(this.send(b, "auth", this.adapter.auth(purchase, now), now));
     const id = purchase.id;
     const clearingAt = cleared ? now : this.adapter.clearingDue(id, now);
     const expiry = expiresAt(now, purchase.authExpiryDays);
     // An authorisation the network does not clear, or would clear only after it expired, expires instead.
-    const expires = !cleared && plan.outcome !== "void" && (plan.outcome === "expire" || expiry < clearingAt);
+    const expires = !cleared && !withoutAuth && plan.outcome !== "void" && (plan.outcome === "expire" || expiry < clearingAt);
     const schedule: Due[] = [];
     if (expires) schedule.push(expiryDue(id, expiry));
     else if (parts) schedule.push(...plannedClearings(id, clearingAt, parts));
-    else if (!cleared && plan.outcome !== "void") schedule.push({ id: `clearing:${id}`, kind: "clearing", dueAt: clearingAt, payload: { purchaseId: id } });
+    else if (!cleared && plan.outcome !== "void") {
+      schedule.push({ id: `clearing:${id}`, kind: "clearing", dueAt: clearingAt, payload: { purchaseId: id, ...(withoutAuth ? { withoutAuth } : {}) } });
+    }
     if (clear?.increment && !expires) {
       const { amount, afterMs } = clear.increment;
       schedule.push({ id: `increment:${id}`, kind: "increment", dueAt: new Date(now.getTime() + afterMs), payload: { purchaseId: id, incrementId: `${id}:increment`, amount } });
@@ -588,7 +591,7 @@ export class NetworkSimulator {
     amount: number | null,
     clearingId: string | null,
     at: Date,
-    { takeOver = false, duplicate = false }: { takeOver?: boolean; duplicate?: boolean } = {},
+    { takeOver = false, duplicate = false, withoutAuth = false }: { takeOver?: boolean; duplicate?: boolean; withoutAuth?: boolean } = {},
   ): Promise<void> {
     const record = await this.purchaseOrReject(b, ref);
     // Cleared in full already, or voided (the API refuses that): nothing to send.
@@ -603,7 +606,7 @@ export class NetworkSimulator {
       const messageId = this.adapter.messageId("clearing", part.clearingId);
       if (b.messageIds.has(messageId) || (await messageExists(this.deps.db, messageId))) return;
     }
-    const messages = [this.send(b, "clearing", this.adapter.clearing(record.purchase, at, part), at)];
+    const messages = [this.send(b, "clearing", this.adapter.clearing(record.purchase, at, part, { withoutAuth }), at)];
     // Asked to, the network sends the same clearing again: its own message id, the clearing's reference.
     if (duplicate) messages.push(this.send(b, "clearing", this.adapter.clearing(record.purchase, at, part, { resent: true }), at));
     // What a clearing taken over leaves uncleared expires in its time, as an authorisation the network does not clear.
@@ -727,7 +730,9 @@ export class NetworkSimulator {
   private async runOne(b: Batch, due: DueIn): Promise<void> {
     switch (due.kind) {
       case "clearing":
-        return this.clear(b, due.payload.purchaseId, due.payload.amount ?? null, due.payload.clearingId ?? null, due.dueAt);
+        return this.clear(b, due.payload.purchaseId, due.payload.amount ?? null, due.payload.clearingId ?? null, due.dueAt, {
+          withoutAuth: due.payload.withoutAuth ?? false,
+        });
       case "increment":
         return this.increment(b, due.payload.purchaseId, due.payload.incrementId, due.payload.amount, due.dueAt);
       case "expiry":
