@@ -121,8 +121,8 @@ describe("POST /transactions/{id}/refund, /void and /clear", () => {
     expect(await expectError(await w.client.post(`/v1/transactions/${tx.id}/void`), 409, "conflict")).toBe(
       "transactionId: the purchase has cleared; refund it instead of voiding it",
     );
-    expect(await expectError(await w.client.post(`/v1/transactions/${tx.id}/clear`, { amount: 30 }), 409, "conflict")).toBe(
-      "amount: clears more than remains: 25 GBP of 40 is left to clear",
+    expect(await expectError(await w.client.post(`/v1/transactions/${tx.id}/clear`, { amount: 33.01 }), 409, "conflict")).toBe(
+      "amount: clears more than the authorisation allows: at most 33 GBP (25 left of 40, plus a tip of up to 20% of it)",
     );
     const rest = await expectStatus<Clearing>(await w.client.post(`/v1/transactions/${tx.id}/clear`, {}), 201);
     expect(rest).toMatchObject({ authTransactionId: tx.id, amount: 25 });
