@@ -97,7 +97,8 @@ describe("cardlink trigger", () => {
     expect(tip.transaction).toMatchObject({ authTransactionId: tip.resources.purchaseId, amount: 48.3, offer: { cashback: 4.83 } });
     expect(twice.transaction).toMatchObject({ id: twice.resources.purchaseId, cleared: true, amount: 42 });
     expect(incremented.transaction).toMatchObject({ id: incremented.resources.purchaseId, cleared: true, amount: 60, offer: { cashback: 6 } });
-    const bad = await runCli(["trigger", "transaction.auth", "--behaviour", "tip", "--url", s.url, "--key", account.keys.test]);
-    expect(bad).toMatchObject({ status: 1, stderr: "400 invalid_request: behaviour: tip is a clearing's: it applies to transaction.clearing and transaction.clearing.qualified\n" });
+    expect(await expectError(await account.as("test").post("/v1/trigger", { event: "transaction.auth", behaviour: "tip" }), 400, "invalid_request")).toBe(
+      "behaviour: tip is a clearing's: it applies to transaction.clearing and transaction.clearing.qualified",
+    );
   });
 });
