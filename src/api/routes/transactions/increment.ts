@@ -4,6 +4,8 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { commonErrors, invalidWhen, jsonBody, jsonResponse, uuid } from "../../schemas.ts";
 import { incrementTestPurchase } from "../../../services/simulator-control/index.ts";
+import { getTransaction } from "../../../services/transactions/index.ts";
+import { ownedBy } from "../../middleware/owned.ts";
 import { PendingTransactionSchema, TransactionSchema, followUpConflict } from "./schemas.ts";
 import { answer, depsOf, purchaseAmountSchema } from "./send.ts";
 
@@ -24,6 +26,7 @@ export const route = createRoute({
     "`amount` becomes the new authorised total and the purchase is decided again on it against the offer it was decided on — rewarded " +
     "once, counted once on an activation; when that makes it qualify, its `transaction.auth.qualified` goes out then. Its clearing " +
     "follows with the new amount. 200 with the purchase; an increment after any clearing, of a voided or of an expired purchase is 409.",
+  middleware: [ownedBy("transactionId", getTransaction)] as const,
   request: {
     params: z.object({ transactionId: uuid("transactionId") }),
     body: jsonBody(body),

@@ -44,7 +44,7 @@ const body = z
           "Fewer days than the network takes to clear (48-72 hours) make it expire before its clearing.",
         example: AUTH_EXPIRY_DAYS,
       }),
-    billingCurrency: z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as USD").optional().openapi({
+    billingCurrency: z.string().length(3, "must be an ISO 4217 code such as USD").regex(/^[A-Z]{3}$/, "must be an ISO 4217 code such as USD").optional().openapi({
       description:
         "The currency the card is billed in (default: the currency of the card's countryCode). When it is not the location's, the " +
         "network converts, as for a purchase abroad: its messages carry the billed amount and rate beside the purchase's own amount " +
