@@ -328,7 +328,7 @@ async function testPurchaseOf(ctx: Ctx, transactionId: string) {
   const transaction = toTransaction(row);
   requireTestKey(ctx);
   if (!purchase || purchase.account_id !== ctx.accountId || transaction.type !== "purchase") {
-    throw invalid("transactionId", "only purchases made with POST /transactions/test can be cleared, voided or refunded here");
+    throw invalid("transactionId", "only purchases made with POST /transactions/test can be incremented, cleared, voided, expired or refunded here");
   }
   return { transaction, refunded, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id, environment: purchase.environment } };
 }
