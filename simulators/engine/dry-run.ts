@@ -57,8 +57,11 @@ export function dryRun(adapter: SchemeAdapter, options: DryRunOptions): string {
     }
     const first = clear?.clearings?.[0];
     const firstPart = first === undefined || first === purchase.amount ? undefined : { clearingId: `${purchase.id}:clearing:0`, amount: first };
+    const expiryAt = expiresAt(at, purchase.authExpiryDays);
+    // What its clearings leave of it (a part that never clears) expires in its time.
+    const left = roundMoney(purchase.amount - (clear?.clearings ?? []).reduce((sum, part) => sum + part, 0), purchase.currency);
+    if (!expires && clear?.clearings && left > 0) push(expiryAt, adapter.expiry(purchase, left, expiryAt), key);
     if (expires) {
-      const expiryAt = expiresAt(at, purchase.authExpiryDays);
       push(expiryAt, adapter.expiry(purchase, purchase.amount, expiryAt), key);
     } else if (plan.outcome === "void") {
       push(new Date(at.getTime() + plan.afterMs), adapter.void(purchase, new Date(at.getTime() + plan.afterMs)), key);

@@ -482,7 +482,11 @@ export class NetworkSimulator {
     const expires = !cleared && !withoutAuth && plan.outcome !== "void" && (plan.outcome === "expire" || expiry < clearingAt);
     const schedule: Due[] = [];
     if (expires) schedule.push(expiryDue(id, expiry));
-    else if (parts) schedule.push(...plannedClearings(id, clearingAt, parts));
+    else if (parts) {
+      schedule.push(...plannedClearings(id, clearingAt, parts));
+      // What its clearings leave of it (a part that never clears) expires in its time.
+      if (roundMoney(parts.reduce((sum, part) => sum + part, 0), purchase.currency) < purchase.amount) schedule.push(expiryDue(id, expiry));
+    }
     else if (!cleared && plan.outcome !== "void") {
       schedule.push({ id: `clearing:${id}`, kind: "clearing", dueAt: clearingAt, payload: { purchaseId: id, ...(withoutAuth ? { withoutAuth } : {}) } });
     }
