@@ -9,6 +9,7 @@ import { AUTH_EXPIRY_DAYS, TIP_BOUND } from "../../src/domain/purchase-follow-up
 import { DAY_MS, HOUR_MS, descriptor, type SchemeAdapter } from "./scheme.ts";
 import { derivedRandom, derivedUuid } from "./random.ts";
 import type { Card, Merchant, Plan, Purchase, Scheme } from "./types.ts";
+import type { TrafficOptionsSetting } from "../../src/platform/bus/messages.ts";
 
 const CHUNK = 1000;
 const SCHEME_NUMBER: Record<Scheme, number> = { visa: 1, mastercard: 2, amex: 3 };
@@ -47,47 +48,12 @@ const WALLETS: [string | null, number][] = [
   ["SAMSUNG_PAY", 2],
 ];
 
-export interface TargetingMix {
-  new: number;
-  lapsed: number;
-  existing: number;
-}
-
-/** Shares of generated purchases; the rest are enrolled cards at onboarded locations. */
-export interface TrafficMix {
-  /** Cards the service never enrolled. */
-  unenrolledCards: number;
-  /** Merchants the service does not know at all. */
-  unknownMerchants: number;
-  /** The service's locations that this network has not onboarded (their MIDs are not yet assigned). */
-  notOnboardedLocations: number;
-  /** How often each targeting tag rides on a purchase; the rest carry none. */
-  targetingTags: TargetingMix;
-  /** Purchases voided before clearing. */
-  voids: number;
-  /** Purchases refunded after clearing (some in part). */
-  refunds: number;
-  /** Of the refunds, those the network sends without naming the purchase (Cardlink matches them by rule). */
-  unreferencedRefunds: number;
-  /** Purchases of which only part clears (a tip left out, an order short-shipped). */
-  partialClearings: number;
-  /** Purchases that clear in two or three clearings adding up to the amount (split shipments). */
-  multipleClearings: number;
-  /** Purchases the network clears with no authorisation first (offline, force-posted). */
-  clearingsWithoutAuth: number;
-  /** Purchases that clear above their authorised amount by a tip (5 to 20 %). */
-  tips: number;
-  /** Purchases never cleared: their authorisation expires. */
-  expiries: number;
-  /** Purchases whose authorisation is incremented before it clears (hotels, car hire). */
-  incrementalAuths: number;
-  /** Purchases whose (first) clearing the network sends again a day later. */
-  duplicateClearings: number;
-  /** Purchases billed to the cardholder in another currency than the merchant's. */
-  crossBorder: number;
-  /** Days an authorisation left uncleared lasts before the network withdraws it. */
-  authExpiryDays: number;
-}
+/**
+ * Shares of generated purchases (the rest are enrolled cards at onboarded locations), and the days an
+ * authorisation left uncleared lasts: a traffic run's options beside its rate, seed, length, schemes and
+ * program, each field as the run's setting (src/platform/bus/schemas/simulator-setting.avsc) describes it.
+ */
+export type TrafficMix = Omit<TrafficOptionsSetting, "rate" | "seed" | "durationSeconds" | "schemes" | "programId">;
 
 export const DEFAULT_MIX: TrafficMix = {
   unenrolledCards: 0.1,

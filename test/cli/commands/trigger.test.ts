@@ -1,6 +1,6 @@
 // `cardlink trigger` as a process against a running Cardlink: overrides reach the purchase, --json prints
 // one JSON object and nothing else, a sandbox's key (or the account's with --sandbox) fires in the sandbox,
-// and a bad option is one line, exit 64, no stack trace.
+// a bad option is one line, exit 64, no stack trace, and --behaviour makes the networks' other behaviours.
 import { describe, expect, it } from "vitest";
 import { expectError, expectStatus } from "../../support/harness.ts";
 import { runCli, useServed } from "../../support/served.ts";
