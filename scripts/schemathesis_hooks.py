@@ -63,11 +63,14 @@ DOCUMENTED = [
         LOCATION_WITHOUT_MIDS,
         # TestTransaction.amount: whole cents (its description; purchaseAmount in src/domain/field-rules.ts).
         r"amount: must have at most 2 decimal places",
+        # An authorisation's options with stage clearing (its 400).
+        r"(autoClear|authExpiryDays): applies to an authorisation: leave it out with stage clearing",
     ]),
     (r"POST /v1/trigger(/fixtures)?", 400, [r"trigger: works in the test environment; use a test key \(sk_test_…\)\."]),
     # Trigger's overrides against the event and the fixtures they name (its 400: invalidWhen in routes/trigger/fire.ts).
     (r"POST /v1/trigger", 400, [
         r"\w+: does not apply to [\w.-]+",
+        r"behaviour: [\w-]+ is a clearing's: it applies to transaction\.clearing and transaction\.clearing\.qualified",
         r"scheme: the card \S+ is a \w+ card",
         r"(cardId|locationId): the (card|location) is in program \S+, not \S+",
         LOCATION_WITHOUT_MIDS,
@@ -115,8 +118,8 @@ DOCUMENTED = [
         r"offerId: transactions can be submitted only for offers with transactionSource oaas; others receive network "
         r"transactions at their locations",
     ]),
-    (r"POST /v1/transactions/\{transactionId\}/(clear|void|refund)", 400, [
-        r"transactionId: only purchases made with POST /transactions/test can be cleared, voided or refunded here",
+    (r"POST /v1/transactions/\{transactionId\}/(increment|clear|void|expire|refund)", 400, [
+        r"transactionId: only purchases made with POST /transactions/test can be incremented, cleared, voided, expired or refunded here",
         r"amount: must have at most 2 decimal places",
     ]),
     (r"POST /v1/cards/\{cardId\}/missing-transaction-requests", 400, [
@@ -137,7 +140,7 @@ DOCUMENTED = [
     ]),
     (r"POST /admin/simulators/traffic/start", 400, [
         r"notOnboardedLocations: unknownMerchants \+ notOnboardedLocations must be at most 1",
-        r"multipleClearings: voids \+ refunds \+ partialClearings \+ multipleClearings must be at most 1",
+        r"expiries: voids \+ refunds \+ partialClearings \+ multipleClearings \+ clearingsWithoutAuth \+ tips \+ expiries must be at most 1",
         r"targetingTags: the shares must add up to at most 1",
     ]),
 ]

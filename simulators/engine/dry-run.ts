@@ -5,6 +5,8 @@ import { loadSchema, normalize } from "../../src/platform/bus/avro.ts";
 import { generatePools, PurchaseStream } from "./generator.ts";
 import { seededRandom, hashSeed } from "./random.ts";
 import { DAY_MS, type SchemeAdapter } from "./scheme.ts";
+import { expiresAt } from "../../src/domain/purchase-follow-ups.ts";
+import { roundMoney } from "../../src/domain/money.ts";
 import type { NativeTransaction } from "./types.ts";
 
 export interface DryRunOptions {
@@ -41,19 +43,41 @@ export function dryRun(adapter: SchemeAdapter, options: DryRunOptions): string {
     const at = new Date(time);
     const { purchase, plan } = stream.next(at);
     const key = purchase.card.id;
-    push(at, adapter.auth(purchase, at), key);
+    const clear = plan.outcome === "clear" ? plan : null;
     const clearingAt = adapter.clearingDue(purchase.id, at);
-    if (plan.outcome === "void") {
+    // A clearing with no authorisation comes when the network clears, with nothing before it.
+    if (clear?.withoutAuth) push(clearingAt, adapter.clearing(purchase, clearingAt, undefined, { withoutAuth: true }), key);
+    else push(at, adapter.auth(purchase, at), key);
+    const expires = plan.outcome === "expire" || (plan.outcome !== "void" && !clear?.withoutAuth && expiresAt(at, purchase.authExpiryDays) < clearingAt);
+    // As the network sends them: an increment before the clearing, which then clears the new amount.
+    const cleared = clear?.increment && !expires ? { ...purchase, amount: roundMoney(purchase.amount + clear.increment.amount, purchase.currency) } : purchase;
+    if (clear?.increment && !expires) {
+      const incrementAt = new Date(at.getTime() + clear.increment.afterMs);
+      push(incrementAt, adapter.increment(purchase, `${purchase.id}:increment`, clear.increment.amount, incrementAt), key);
+    }
+    const first = clear?.clearings?.[0];
+    const firstPart = first === undefined || first === purchase.amount ? undefined : { clearingId: `${purchase.id}:clearing:0`, amount: first };
+    const expiryAt = expiresAt(at, purchase.authExpiryDays);
+    // What its clearings leave of it (a part that never clears) expires in its time.
+    const left = roundMoney(purchase.amount - (clear?.clearings ?? []).reduce((sum, part) => sum + part, 0), purchase.currency);
+    if (!expires && clear?.clearings && left > 0) push(expiryAt, adapter.expiry(purchase, left, expiryAt), key);
+    if (expires) {
+      push(expiryAt, adapter.expiry(purchase, purchase.amount, expiryAt), key);
+    } else if (plan.outcome === "void") {
       push(new Date(at.getTime() + plan.afterMs), adapter.void(purchase, new Date(at.getTime() + plan.afterMs)), key);
-    } else if (plan.outcome === "clear" && plan.clearings) {
+    } else if (clear?.clearings) {
       // As the network sends them: the parts a day apart, each its own clearing (the whole amount at once is the purchase's one).
-      plan.clearings.forEach((amount, n) => {
+      clear.clearings.forEach((amount, n) => {
         const partAt = new Date(clearingAt.getTime() + n * DAY_MS);
         const part = amount === purchase.amount ? undefined : { clearingId: `${purchase.id}:clearing:${n}`, amount };
         push(partAt, adapter.clearing(purchase, partAt, part), key);
       });
-    } else {
-      push(clearingAt, adapter.clearing(purchase, clearingAt), key);
+    } else if (!clear?.withoutAuth) {
+      push(clearingAt, adapter.clearing(cleared, clearingAt), key);
+    }
+    if (clear?.duplicate && !expires) {
+      const resentAt = new Date(clearingAt.getTime() + DAY_MS);
+      push(resentAt, adapter.clearing(cleared, resentAt, firstPart, { resent: true, withoutAuth: clear.withoutAuth ?? false }), key);
     }
     if (plan.outcome === "refund") {
       const refundAt = new Date(clearingAt.getTime() + plan.afterClearingMs);

@@ -5,9 +5,11 @@ import { Faker, base, en } from "@faker-js/faker";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { roundMoney } from "../../src/domain/money.ts";
+import { AUTH_EXPIRY_DAYS, TIP_BOUND } from "../../src/domain/purchase-follow-ups.ts";
 import { DAY_MS, HOUR_MS, descriptor, type SchemeAdapter } from "./scheme.ts";
 import { derivedRandom, derivedUuid } from "./random.ts";
 import type { Card, Merchant, Plan, Purchase, Scheme } from "./types.ts";
+import type { TrafficOptionsSetting } from "../../src/platform/bus/messages.ts";
 
 const CHUNK = 1000;
 const SCHEME_NUMBER: Record<Scheme, number> = { visa: 1, mastercard: 2, amex: 3 };
@@ -46,33 +48,12 @@ const WALLETS: [string | null, number][] = [
   ["SAMSUNG_PAY", 2],
 ];
 
-export interface TargetingMix {
-  new: number;
-  lapsed: number;
-  existing: number;
-}
-
-/** Shares of generated purchases; the rest are enrolled cards at onboarded locations. */
-export interface TrafficMix {
-  /** Cards the service never enrolled. */
-  unenrolledCards: number;
-  /** Merchants the service does not know at all. */
-  unknownMerchants: number;
-  /** The service's locations that this network has not onboarded (their MIDs are not yet assigned). */
-  notOnboardedLocations: number;
-  /** How often each targeting tag rides on a purchase; the rest carry none. */
-  targetingTags: TargetingMix;
-  /** Purchases voided before clearing. */
-  voids: number;
-  /** Purchases refunded after clearing (some in part). */
-  refunds: number;
-  /** Of the refunds, those the network sends without naming the purchase (Cardlink matches them by rule). */
-  unreferencedRefunds: number;
-  /** Purchases of which only part clears (a tip left out, an order short-shipped). */
-  partialClearings: number;
-  /** Purchases that clear in two or three clearings adding up to the amount (split shipments). */
-  multipleClearings: number;
-}
+/**
+ * Shares of generated purchases (the rest are enrolled cards at onboarded locations), and the days an
+ * authorisation left uncleared lasts: a traffic run's options beside its rate, seed, length, schemes and
+ * program, each field as the run's setting (src/platform/bus/schemas/simulator-setting.avsc) describes it.
+ */
+export type TrafficMix = Omit<TrafficOptionsSetting, "rate" | "seed" | "durationSeconds" | "schemes" | "programId">;
 
 export const DEFAULT_MIX: TrafficMix = {
   unenrolledCards: 0.1,
@@ -84,7 +65,17 @@ export const DEFAULT_MIX: TrafficMix = {
   unreferencedRefunds: 0.3,
   partialClearings: 0.03,
   multipleClearings: 0.03,
+  clearingsWithoutAuth: 0.02,
+  tips: 0.03,
+  expiries: 0.01,
+  incrementalAuths: 0.01,
+  duplicateClearings: 0.01,
+  crossBorder: 0.05,
+  authExpiryDays: AUTH_EXPIRY_DAYS,
 };
+
+/** The currencies a cross-border purchase is billed in: the cardholder's, never the merchant's. */
+const BILLING_CURRENCIES = ["USD", "EUR", "GBP"];
 
 /** How a purchase planned to clear in parts clears: one part of 50 to 95 % of it, or two or three parts adding up to it. */
 export function clearingParts(amount: number, currency: string, multiple: boolean, random: () => number): number[] {
@@ -222,9 +213,15 @@ export class PurchaseStream {
     const targetingTag = t < tags.new ? "new" : t < tags.new + tags.lapsed ? "lapsed" : t < tags.new + tags.lapsed + tags.existing ? "existing" : null;
 
     const o = faker.number.float();
-    // Draws beyond the stream's own (whether a refund names its purchase, how it clears in parts) come from
-    // the purchase's own random streams, so adding them left the rest of the stream as it was.
+    // Draws beyond the stream's own (whether a refund names its purchase, how it clears in parts, what the
+    // network does beside the plan) come from the purchase's own random streams, so adding them left the
+    // rest of the stream as it was. The network's own behaviours draw on the unsalted id: one seed, one stream.
+    const network = derivedRandom(this.seed, adapter.scheme, drawn, "network");
+    const [incremented, duplicated, abroad] = [network(), network(), network()];
     let plan: Plan;
+    // The outcomes after the auth, one range of `o` each, in the order they were added (the older ones' ranges never move).
+    let from = mix.voids + mix.refunds + mix.partialClearings + mix.multipleClearings;
+    const within = (share: number) => o >= from && o < (from += share);
     if (o < mix.voids) plan = { outcome: "void", afterMs: faker.number.int({ min: 1, max: 12 }) * HOUR_MS };
     else if (o < mix.voids + mix.refunds) {
       const partial = faker.number.float() < 0.4;
@@ -237,7 +234,17 @@ export class PurchaseStream {
     } else if (o < mix.voids + mix.refunds + mix.partialClearings + mix.multipleClearings) {
       const multiple = o >= mix.voids + mix.refunds + mix.partialClearings;
       plan = { outcome: "clear", clearings: clearingParts(amount, currency, multiple, derivedRandom(this.seed, adapter.scheme, id, "clearings")) };
-    } else plan = { outcome: "clear" };
+    } else if (within(mix.clearingsWithoutAuth)) plan = { outcome: "clear", withoutAuth: true };
+    else if (within(mix.tips)) plan = { outcome: "clear", clearings: [roundMoney(amount * (1 + (0.05 + (TIP_BOUND - 0.05) * network())), currency)] };
+    else if (within(mix.expiries)) plan = { outcome: "expire" };
+    else plan = { outcome: "clear" };
+    if (plan.outcome === "clear" && !plan.withoutAuth) {
+      if (!plan.clearings && incremented < mix.incrementalAuths) {
+        plan.increment = { amount: roundMoney(amount * (0.1 + 0.4 * network()), currency), afterMs: (1 + Math.floor(network() * 24)) * HOUR_MS };
+      }
+      if (duplicated < mix.duplicateClearings) plan.duplicate = true;
+    }
+    const billingCurrency = abroad < mix.crossBorder ? BILLING_CURRENCIES.filter((c) => c !== currency)[Math.floor(network() * 2)]! : null;
 
     return {
       purchase: {
@@ -252,6 +259,8 @@ export class PurchaseStream {
         cardPresent,
         wallet,
         targetingTag,
+        billingCurrency,
+        authExpiryDays: mix.authExpiryDays,
       },
       plan,
     };

@@ -4,7 +4,7 @@ import type { OnboardingReply } from "../../src/platform/bus/messages.ts";
 import type { SimulatorDb as Db } from "./store.ts";
 import type { PurchaseStanding, PurchaseState } from "../../src/domain/purchase-follow-ups.ts";
 import type { Delivery } from "./faults.ts";
-import type { Merchant, MessageKind, NativeTransaction, Purchase, Scheme } from "./types.ts";
+import { COUNTED_AS, type CountedKind, type Merchant, type MessageKind, type NativeTransaction, type Purchase, type Scheme } from "./types.ts";
 
 export interface PurchaseRecord {
   purchase: Purchase;
@@ -145,7 +145,7 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
   const due = new Map<string, Record<string, unknown>>();
   const cancel = new Set<string>(done);
   /** Per run and scheme, what this batch adds to its totals. */
-  const counts = new Map<string, { run_id: string; scheme: Scheme; purchases: number; dropped: number; duplicated: number } & Record<MessageKind, number>>();
+  const counts = new Map<string, { run_id: string; scheme: Scheme; purchases: number; dropped: number; duplicated: number } & Record<CountedKind, number>>();
   for (const w of writes) {
     const p = w.purchase;
     if (w.runId !== null) {
@@ -154,7 +154,7 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
       counts.set(key, c);
       if (w.created) c.purchases++;
       for (const m of w.messages) {
-        c[m.kind] += m.delivery.copies;
+        c[COUNTED_AS[m.kind]] += m.delivery.copies;
         if (m.delivery.delivery === "dropped") c.dropped++;
         if (m.delivery.copies > 1) c.duplicated++;
       }
@@ -213,7 +213,8 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
          select id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, cleared, run_id, purchase, environment
          from jsonb_to_recordset($1::jsonb) as p(id text, scheme text, native_id text, card_id text, location_id uuid, amount numeric, local_date date,
            authorized_at timestamptz, state text, refunded numeric, cleared numeric, run_id text, purchase jsonb, environment text)
-         on conflict (id) do update set state = excluded.state, refunded = excluded.refunded, cleared = excluded.cleared`,
+         on conflict (id) do update set state = excluded.state, refunded = excluded.refunded, cleared = excluded.cleared,
+           amount = excluded.amount, purchase = excluded.purchase`,
         [JSON.stringify([...purchases.values()])],
       );
     }
@@ -255,8 +256,13 @@ export async function messageExists(db: Db, messageId: string): Promise<boolean>
 
 export type Due =
   // Without `amount`, what is left of the purchase; `clearingId` names one clearing of several.
-  | { id: string; kind: "clearing"; dueAt: Date; payload: { purchaseId: string; amount?: number; clearingId?: string } }
+  // `withoutAuth`: the clearing of a purchase the network never authorised (offline, force-posted).
+  | { id: string; kind: "clearing"; dueAt: Date; payload: { purchaseId: string; amount?: number; clearingId?: string; withoutAuth?: boolean } }
   | { id: string; kind: "void"; dueAt: Date; payload: { purchaseId: string } }
+  // An authorisation's expiry; an incremental authorisation; a clearing sent again (`part`: which one, null: the whole amount's).
+  | { id: string; kind: "expiry"; dueAt: Date; payload: { purchaseId: string } }
+  | { id: string; kind: "increment"; dueAt: Date; payload: { purchaseId: string; incrementId: string; amount: number } }
+  | { id: string; kind: "resend"; dueAt: Date; payload: { purchaseId: string; part: { clearingId: string; amount: number } | null; withoutAuth: boolean } }
   | { id: string; kind: "refund"; dueAt: Date; payload: { purchaseId: string; refundId: string; amount: number; referenced?: boolean } }
   | { id: string; kind: "onboarding-reply"; dueAt: Date; payload: { reply: OnboardingReply; merchant: Merchant | null } };
 

@@ -14,7 +14,7 @@ import { countryByAlpha3 } from "../../src/domain/countries.ts";
 import { addressFindable, onboardingDelayMs } from "../../src/domain/location-status.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { roundMoney } from "../../src/domain/money.ts";
-import { clearingOf, refundOf, voidRefusal } from "../../src/domain/purchase-follow-ups.ts";
+import { AUTH_EXPIRY_DAYS, clearingOf, expiresAt, expiryOf, incrementOf, refundOf, voidRefusal, type Refusal } from "../../src/domain/purchase-follow-ups.ts";
 import type { SimulatorDb as Db } from "./store.ts";
 import { FaultDice, NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { PurchaseStream } from "./generator.ts";
@@ -42,7 +42,7 @@ import { loadPools } from "./population.ts";
 import { derivedRandom, hashSeed, seededRandom } from "./random.ts";
 import { answerLookup } from "./lookups.ts";
 import { cardEnrolments, lookupRequests, onboardingRequests, parseMessage, simulatorCommands } from "./requests.ts";
-import { DAY_MS, descriptor, type SchemeAdapter } from "./scheme.ts";
+import { DAY_MS, descriptor, type ClearingPart, type SchemeAdapter } from "./scheme.ts";
 import { SERVICE_ENVIRONMENT, clockOf, environmentKey, forgotten, readEnvironments, timeIn, type EnvironmentState } from "./environments.ts";
 import { applySandboxSetting } from "./sandbox-settings.ts";
 import {
@@ -95,6 +95,12 @@ interface Traffic {
 
 /** Mistakes in a message that no retry can fix: the message is dead-lettered with this reason. */
 class Rejected extends Error {}
+
+/** A follow-up the rules refuse for the purchase `ref`, named by its field. */
+const rejected = (ref: string, refusal: Refusal) => new Rejected(`${refusal.field === "amount" ? "amount" : `purchaseId: ${ref}`}: ${refusal.reason}`);
+
+/** The expiry of purchase `purchaseId`'s authorisation, due at `at`. */
+const expiryDue = (purchaseId: string, at: Date): Due => ({ id: `expiry:${purchaseId}`, kind: "expiry", dueAt: at, payload: { purchaseId } });
 
 /**
  * What one batch does (a batch of commands, of due work, or a traffic tick): built step by step in
@@ -311,11 +317,16 @@ export class NetworkSimulator {
         return this.purchaseFromCommand(b, command, environment, now);
       case "CLEAR":
         // A clearing asked for takes over from the one the network scheduled.
-        return this.clear(b, command.purchaseId, command.amount, command.commandId, now, true);
+        return this.clear(b, command.purchaseId, command.amount, command.commandId, now, { takeOver: true, duplicate: command.duplicate ?? false });
       case "VOID":
         return this.voidPurchase(b, command.purchaseId, now);
       case "REFUND":
         return this.refund(b, command.purchaseId, command.commandId, command.amount, now);
+      case "INCREMENT":
+        if (command.amount === null) throw new Rejected("amount: required for INCREMENT");
+        return this.increment(b, command.purchaseId, command.commandId, command.amount, now);
+      case "EXPIRE":
+        return this.expire(b, command.purchaseId, now);
     }
   }
 
@@ -398,8 +409,11 @@ export class NetworkSimulator {
       cardPresent: c.cardPresent ?? true,
       wallet: c.wallet,
       targetingTag: c.targetingTag,
+      billingCurrency: c.card!.billingCurrency,
+      authExpiryDays: c.authExpiryDays ?? AUTH_EXPIRY_DAYS,
     };
-    this.authorize(b, purchase, { outcome: "clear" }, null, environment, now);
+    const plan: Plan = c.withoutAuth ? { outcome: "clear", withoutAuth: true } : c.autoClear === false ? { outcome: "expire" } : { outcome: "clear" };
+    this.authorize(b, purchase, plan, null, environment, now);
   }
 
   /**
@@ -444,40 +458,67 @@ export class NetworkSimulator {
     return merchant;
   }
 
-  /** Publishes a new purchase's auth (after its clearing, under that fault) and plans what follows, at its environment's `now`. */
+  /**
+   * Publishes a new purchase's auth (after its clearing, under that fault; or its clearing alone, when it has
+   * no authorisation) and plans what follows, at its environment's `now`: its clearing (in parts, maybe, or
+   * above it by a tip), void or refund, an increment of its authorisation, a clearing sent again — or, for an
+   * authorisation the network does not clear (or would clear only after it expires), its expiry.
+   */
   private authorize(b: Batch, purchase: Purchase, plan: Plan, runId: string | null, environment: string, now: Date): void {
     const messages: MessageWrite[] = [];
-    const parts = plan.outcome === "clear" ? (plan.clearings ?? null) : null;
-    // Under the fault, the whole amount clears before the auth (a purchase cleared in parts clears later).
-    const early = plan.outcome !== "void" && !parts && this.dice.roll(this.faults.clearingBeforeAuthRate);
-    if (early) messages.push(this.send(b, "clearing", this.adapter.clearing(purchase, now), now));
-    messages.push(this.send(b, "auth", this.adapter.auth(purchase, now), now));
-    const clearingAt = early ? now : this.adapter.clearingDue(purchase.id, now);
+    const clear = plan.outcome === "clear" ? plan : null;
+    const parts = clear?.clearings ?? null;
+    const withoutAuth = clear?.withoutAuth ?? false;
+    // Under the fault, the whole amount clears before the auth (a purchase cleared in parts or incremented clears later).
+    const early = plan.outcome !== "void" && plan.outcome !== "expire" && !parts && !withoutAuth && !clear?.increment && this.dice.roll(this.faults.clearingBeforeAuthRate);
+    // A clearing with no authorisation goes out at once when a command asks for it (a test purchase); in traffic, when the network clears (in Mastercard's batch).
+    const cleared = early || (withoutAuth && runId === null);
+    if (cleared) messages.push(this.send(b, "clearing", this.adapter.clearing(purchase, now, undefined, { withoutAuth }), now));
+    if (!withoutAuth) messages.push(this.send(b, "auth", this.adapter.auth(purchase, now), now));
+    const id = purchase.id;
+    const clearingAt = cleared ? now : this.adapter.clearingDue(id, now);
+    const expiry = expiresAt(now, purchase.authExpiryDays);
+    // An authorisation the network does not clear, or would clear only after it expired, expires instead.
+    const expires = !cleared && !withoutAuth && plan.outcome !== "void" && (plan.outcome === "expire" || expiry < clearingAt);
     const schedule: Due[] = [];
-    if (parts) schedule.push(...plannedClearings(purchase.id, clearingAt, parts));
-    else if (!early && plan.outcome !== "void") {
-      schedule.push({ id: `clearing:${purchase.id}`, kind: "clearing", dueAt: clearingAt, payload: { purchaseId: purchase.id } });
+    if (expires) schedule.push(expiryDue(id, expiry));
+    else if (parts) {
+      schedule.push(...plannedClearings(id, clearingAt, parts));
+      // What its clearings leave of it (a part that never clears) expires in its time.
+      if (roundMoney(parts.reduce((sum, part) => sum + part, 0), purchase.currency) < purchase.amount) schedule.push(expiryDue(id, expiry));
+    }
+    else if (!cleared && plan.outcome !== "void") {
+      schedule.push({ id: `clearing:${id}`, kind: "clearing", dueAt: clearingAt, payload: { purchaseId: id, ...(withoutAuth ? { withoutAuth } : {}) } });
+    }
+    if (clear?.increment && !expires) {
+      const { amount, afterMs } = clear.increment;
+      schedule.push({ id: `increment:${id}`, kind: "increment", dueAt: new Date(now.getTime() + afterMs), payload: { purchaseId: id, incrementId: `${id}:increment`, amount } });
+    }
+    if (clear?.duplicate && !expires) {
+      // The first clearing again, a day after it.
+      const first = parts ? { clearingId: `${id}:clearing:0`, amount: parts[0]! } : null;
+      schedule.push({ id: `resend:${id}`, kind: "resend", dueAt: new Date(clearingAt.getTime() + DAY_MS), payload: { purchaseId: id, part: first, withoutAuth } });
     }
     if (plan.outcome === "void") {
-      schedule.push({ id: `void:${purchase.id}`, kind: "void", dueAt: new Date(now.getTime() + plan.afterMs), payload: { purchaseId: purchase.id } });
+      schedule.push({ id: `void:${id}`, kind: "void", dueAt: new Date(now.getTime() + plan.afterMs), payload: { purchaseId: id } });
     }
     if (plan.outcome === "refund") {
-      const refundId = `${purchase.id}:refund`;
+      const refundId = `${id}:refund`;
       schedule.push({
         id: `refund:${refundId}`,
         kind: "refund",
         dueAt: new Date(clearingAt.getTime() + plan.afterClearingMs),
-        payload: { purchaseId: purchase.id, refundId, amount: plan.amount, referenced: plan.referenced },
+        payload: { purchaseId: id, refundId, amount: plan.amount, referenced: plan.referenced },
       });
     }
     this.record(b, {
       purchase,
-      nativeId: this.adapter.ids(purchase.id).transactionId,
+      nativeId: this.adapter.ids(id).transactionId,
       runId,
       environment,
       created: true,
-      state: early ? "cleared" : "authorized",
-      cleared: early ? purchase.amount : 0,
+      state: cleared ? "cleared" : "authorized",
+      cleared: cleared ? purchase.amount : 0,
       messages,
       schedule,
       cancel: [],
@@ -548,13 +589,20 @@ export class NetworkSimulator {
    * clearing of part of it, under `clearingId` (a command's id, a planned clearing's), or, without one, an
    * id from what was cleared before. `takeOver`: the network's scheduled clearing is not sent any more.
    */
-  private async clear(b: Batch, ref: string, amount: number | null, clearingId: string | null, at: Date, takeOver = false): Promise<void> {
+  private async clear(
+    b: Batch,
+    ref: string,
+    amount: number | null,
+    clearingId: string | null,
+    at: Date,
+    { takeOver = false, duplicate = false, withoutAuth = false }: { takeOver?: boolean; duplicate?: boolean; withoutAuth?: boolean } = {},
+  ): Promise<void> {
     const record = await this.purchaseOrReject(b, ref);
     // Cleared in full already, or voided (the API refuses that): nothing to send.
     if (record.state !== "authorized") return;
     const decided = clearingOf(standingOf(record), amount);
     if ("done" in decided) return;
-    if ("refusal" in decided) throw new Rejected(`${decided.refusal.field === "amount" ? "amount" : `purchaseId: ${ref}`}: ${decided.refusal.reason}`);
+    if ("refusal" in decided) throw rejected(ref, decided.refusal);
     const id = record.purchase.id;
     const part = decided.whole ? undefined : { clearingId: clearingId ?? `${id}:clearing:${record.cleared}`, amount: decided.amount };
     if (part) {
@@ -562,25 +610,61 @@ export class NetworkSimulator {
       const messageId = this.adapter.messageId("clearing", part.clearingId);
       if (b.messageIds.has(messageId) || (await messageExists(this.deps.db, messageId))) return;
     }
-    const message = this.send(b, "clearing", this.adapter.clearing(record.purchase, at, part), at);
+    const messages = [this.send(b, "clearing", this.adapter.clearing(record.purchase, at, part, { withoutAuth }), at)];
+    // Asked to, the network sends the same clearing again: its own message id, the clearing's reference.
+    if (duplicate) messages.push(this.send(b, "clearing", this.adapter.clearing(record.purchase, at, part, { resent: true }), at));
+    // What a clearing taken over leaves uncleared expires in its time, as an authorisation the network does not clear.
+    const leftUncleared = !decided.last && takeOver;
     this.record(
       b,
       this.update(record, {
         state: decided.last ? "cleared" : "authorized",
         cleared: roundMoney(record.cleared + decided.amount, record.purchase.currency),
-        messages: [message],
-        cancel: decided.last || takeOver ? [`clearing:${id}`] : [],
+        messages,
+        schedule: leftUncleared ? [expiryDue(id, expiresAt(new Date(record.purchase.authorizedAt), record.purchase.authExpiryDays))] : [],
+        cancel: decided.last ? [`clearing:${id}`, `expiry:${id}`] : takeOver ? [`clearing:${id}`] : [],
       }),
     );
+  }
+
+  /** An incremental authorisation of `amount` with its own id (a command's, a planned one's), so a redelivery increments once. */
+  private async increment(b: Batch, ref: string, incrementId: string, amount: number, at: Date): Promise<void> {
+    const record = await this.purchaseOrReject(b, ref);
+    const messageId = this.adapter.messageId("increment", incrementId);
+    if (b.messageIds.has(messageId) || (await messageExists(this.deps.db, messageId))) return;
+    const decided = incrementOf(standingOf(record), amount);
+    if ("refusal" in decided) throw rejected(ref, decided.refusal);
+    const message = this.send(b, "increment", this.adapter.increment(record.purchase, incrementId, decided.amount, at), at);
+    this.record(b, this.update(record, { purchase: { ...record.purchase, amount: decided.total }, messages: [message] }));
+  }
+
+  /** The network withdraws what is left uncleared of an authorisation (its expiry fell due, or a command asks for it now). */
+  private async expire(b: Batch, ref: string, at: Date): Promise<void> {
+    const record = await this.purchaseOrReject(b, ref);
+    if (record.state === "expired") return; // a redelivered command
+    const decided = expiryOf(standingOf(record));
+    if ("refusal" in decided) throw rejected(ref, decided.refusal);
+    const id = record.purchase.id;
+    const message = this.send(b, "expiry", this.adapter.expiry(record.purchase, decided.amount, at), at);
+    this.record(b, this.update(record, { state: "expired", messages: [message], cancel: [`clearing:${id}`, `expiry:${id}`, `increment:${id}`] }));
+  }
+
+  /** A clearing the network sends again (a day after it, as planned): its own message id, the clearing's reference. */
+  private async resend(b: Batch, ref: string, part: ClearingPart | null, withoutAuth: boolean, at: Date): Promise<void> {
+    const record = await this.purchaseOrReject(b, ref);
+    if (record.cleared <= 0) return; // it never cleared (voided or expired first): nothing to send again
+    const message = this.send(b, "clearing", this.adapter.clearing(record.purchase, at, part ?? undefined, { resent: true, withoutAuth }), at);
+    this.record(b, this.update(record, { messages: [message] }));
   }
 
   private async voidPurchase(b: Batch, ref: string, at: Date): Promise<void> {
     const record = await this.purchaseOrReject(b, ref);
     if (record.state === "voided") return;
     const refusal = voidRefusal(record);
-    if (refusal) throw new Rejected(`purchaseId: ${ref}: ${refusal.reason}`);
+    if (refusal) throw rejected(ref, refusal);
     const message = this.send(b, "void", this.adapter.void(record.purchase, at), at);
-    this.record(b, this.update(record, { state: "voided", messages: [message], cancel: [`clearing:${record.purchase.id}`] }));
+    const id = record.purchase.id;
+    this.record(b, this.update(record, { state: "voided", messages: [message], cancel: [`clearing:${id}`, `expiry:${id}`, `increment:${id}`] }));
   }
 
   /**
@@ -592,7 +676,7 @@ export class NetworkSimulator {
     const messageId = this.adapter.messageId("refund", refundId);
     if (b.messageIds.has(messageId) || (await messageExists(this.deps.db, messageId))) return;
     const decided = refundOf(standingOf(record), amount);
-    if ("refusal" in decided) throw new Rejected(`${decided.refusal.field === "amount" ? "amount" : `purchaseId: ${ref}`}: ${decided.refusal.reason}`);
+    if ("refusal" in decided) throw rejected(ref, decided.refusal);
     const refund = decided.amount;
     const message = this.send(b, "refund", this.adapter.refund(record.purchase, refundId, refund, at, referenced), at);
     this.record(b, this.update(record, { refunded: record.refunded + refund, messages: [message] }));
@@ -650,7 +734,15 @@ export class NetworkSimulator {
   private async runOne(b: Batch, due: DueIn): Promise<void> {
     switch (due.kind) {
       case "clearing":
-        return this.clear(b, due.payload.purchaseId, due.payload.amount ?? null, due.payload.clearingId ?? null, due.dueAt);
+        return this.clear(b, due.payload.purchaseId, due.payload.amount ?? null, due.payload.clearingId ?? null, due.dueAt, {
+          withoutAuth: due.payload.withoutAuth ?? false,
+        });
+      case "increment":
+        return this.increment(b, due.payload.purchaseId, due.payload.incrementId, due.payload.amount, due.dueAt);
+      case "expiry":
+        return this.expire(b, due.payload.purchaseId, due.dueAt);
+      case "resend":
+        return this.resend(b, due.payload.purchaseId, due.payload.part, due.payload.withoutAuth, due.dueAt);
       case "void":
         return this.voidPurchase(b, due.payload.purchaseId, due.dueAt);
       case "refund": {

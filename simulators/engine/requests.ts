@@ -4,7 +4,8 @@
 import type { z } from "zod";
 import * as wire from "../../src/platform/bus/validators.generated.ts";
 import { describeZodError } from "../../src/domain/field-errors.ts";
-import { atLeast, countryCode, currencyCode, date, digits, instant, localDateTime, matches, nonEmpty, positive, uuid, withFieldRules } from "../../src/domain/field-rules.ts";
+import { AUTH_EXPIRY_DAYS_RANGE } from "../../src/domain/purchase-follow-ups.ts";
+import { atLeast, between, countryCode, currencyCode, date, digits, instant, localDateTime, matches, nonEmpty, positive, uuid, withFieldRules } from "../../src/domain/field-rules.ts";
 
 export const onboardingRequests = withFieldRules(wire.onboardingRequestSchema, {
   requestId: nonEmpty,
@@ -39,13 +40,15 @@ export const cardEnrolments = withFieldRules(wire.cardEnrolmentSchema, {
 export const simulatorCommands = withFieldRules(wire.simulatorCommandSchema, {
   commandId: nonEmpty,
   purchaseId: nonEmpty,
-  card: { id: nonEmpty, firstSix: digits(6), lastFour: digits(4) },
+  card: { id: nonEmpty, firstSix: digits(6), lastFour: digits(4), billingCurrency: currencyCode },
   location: { id: uuid, name: nonEmpty, address: nonEmpty, city: nonEmpty, postcode: nonEmpty, countryCode },
   amount: positive,
   currency: currencyCode,
   datetime: localDateTime,
+  authExpiryDays: between(AUTH_EXPIRY_DAYS_RANGE.min, AUTH_EXPIRY_DAYS_RANGE.max, `must be ${AUTH_EXPIRY_DAYS_RANGE.min} to ${AUTH_EXPIRY_DAYS_RANGE.max} days`),
   issuedAt: instant,
 }).superRefine((c, ctx) => {
+  if (c.action === "INCREMENT" && c.amount === null) ctx.addIssue({ code: "custom", path: ["amount"], message: "required for INCREMENT" });
   if (c.action !== "PURCHASE") return;
   if (!c.card) ctx.addIssue({ code: "custom", path: ["card"], message: "required for PURCHASE" });
   if (!c.location) ctx.addIssue({ code: "custom", path: ["location"], message: "required for PURCHASE" });

@@ -5,11 +5,24 @@ import { localAt } from "../../src/domain/local-dates.ts";
 import { clearingKeyOf } from "../../src/domain/transaction-id.ts";
 import type { Merchant, MerchantIds, MessageKind, NativeTransaction, Purchase, Scheme } from "./types.ts";
 
-/** One clearing of part of a purchase: its own id (the messages' ids derive from it) and amount. */
+/** One clearing of part of a purchase (or of more than it, by a tip): its own id (the messages' ids derive from it) and amount. */
 export interface ClearingPart {
   clearingId: string;
   amount: number;
 }
+
+/**
+ * How a clearing goes out: `withoutAuth`, with no authorisation before it (an offline or force-posted
+ * transaction: no auth code); `resent`, the network sending a clearing again (its own message id, the
+ * clearing's reference as the first time).
+ */
+export interface ClearingOptions {
+  withoutAuth?: boolean;
+  resent?: boolean;
+}
+
+/** The message id of a clearing the network sends again. */
+export const resentMessageId = (messageId: string) => `${messageId}-RESENT`;
 
 /** The network's own ids for one purchase, derived from its purchase id. */
 export interface PurchaseIds {
@@ -35,13 +48,20 @@ export interface SchemeAdapter {
   /** The id of the message of `kind` about purchase (or, for a refund, refund) `id`. */
   messageId(kind: MessageKind, id: string): string;
   auth(purchase: Purchase, at: Date): NativeTransaction;
-  /** The clearing of the whole amount at once, or, with `part`, one clearing of part of it (one of several, maybe). */
-  clearing(purchase: Purchase, at: Date, part?: ClearingPart): NativeTransaction;
-  /** What tells the clearing made with `part.clearingId` from the purchase's other clearings (src/domain/transaction-id.ts clearingKeyOf). */
+  /** An incremental authorisation: `amount` more authorised on the purchase, in a message of its own (`incrementId`). */
+  increment(purchase: Purchase, incrementId: string, amount: number, at: Date): NativeTransaction;
+  /** The clearing of the whole amount at once, or, with `part`, one clearing of part of it (one of several, maybe, or more than it). */
+  clearing(purchase: Purchase, at: Date, part?: ClearingPart, options?: ClearingOptions): NativeTransaction;
+  /**
+   * What tells the clearing made with `part.clearingId` (the purchase's id for its clearing of the whole) from the
+   * purchase's other clearings, and what a clearing sent again repeats (src/domain/transaction-id.ts clearingKeyOf).
+   */
   clearingKey(clearingId: string): string;
   /** A refund; `referenced` false leaves out the purchase it refunds, as networks often do (Cardlink matches it). */
   refund(purchase: Purchase, refundId: string, amount: number, at: Date, referenced?: boolean): NativeTransaction;
   void(purchase: Purchase, at: Date): NativeTransaction;
+  /** The network's withdrawal of an authorisation left uncleared: `amount` is what was left of it. */
+  expiry(purchase: Purchase, amount: number, at: Date): NativeTransaction;
   /** When the purchase authorised at `authorizedAt` clears (48 to 72 hours later). */
   clearingDue(purchaseId: string, authorizedAt: Date): Date;
   networkStatus(merchant: Merchant): LookupTransaction["networkStatus"];
@@ -65,39 +85,48 @@ export const descriptor = (name: string, city: string) =>
 
 /** What a network with one transaction id and one code per purchase (Visa, Amex) calls its messages' parts. */
 export interface MessageNames<T> {
-  /** The message types of a clearing, a refund and a void. */
-  types: { clearing: string; refund: string; void: string };
+  /** The message types of an incremental authorisation, a clearing, a refund, a void and an authorisation's expiry. */
+  types: { increment: string; clearing: string; refund: string; void: string; expiry: string };
   /** The field of the date a clearing or refund settles on. */
   settledOn: keyof T & string;
   /** The field of the purchase's code (a refund and a void carry none). */
   code: keyof T & string;
+  /** The field of a clearing's reference, and its value for a clearing id (the same every time it is sent). */
+  reference: keyof T & string;
+  referenceOf: (clearingId: string) => string;
 }
 
 /**
- * The auth, clearing, refund and void of a network with one transaction id and one code per purchase,
- * from the scheme's `message` (its shape with the purchase's fields) and its ids.
+ * The auth, increment, clearing, refund, void and expiry of a network with one transaction id and one code
+ * per purchase, from the scheme's `message` (its shape with the purchase's fields) and its ids.
  */
 export function idAndCodeMessages<T extends NativeTransaction>(
   message: (p: Purchase, at: Date, fields: Partial<T> & { messageType: string; messageId: string }) => T,
   ids: (purchaseId: string) => PurchaseIds,
   messageId: (kind: MessageKind, id: string) => string,
   names: MessageNames<T>,
-): Pick<SchemeAdapter, "auth" | "clearing" | "clearingKey" | "refund" | "void"> {
+): Pick<SchemeAdapter, "auth" | "increment" | "clearing" | "clearingKey" | "refund" | "void" | "expiry"> {
   const fields = (f: Record<string, unknown>) => f as Partial<T> & { messageType: string; messageId: string };
   return {
     auth: (p, at) => message(p, at, fields({ messageId: messageId("auth", p.id), messageType: "AUTH" })),
-    clearing: (p, at, part) =>
-      message(
+    increment: (p, incrementId, amount, at) =>
+      message(p, at, fields({ messageId: messageId("increment", incrementId), messageType: names.types.increment, amount })),
+    clearing: (p, at, part, options = {}) => {
+      const id = messageId("clearing", part?.clearingId ?? p.id);
+      return message(
         p,
         at,
         fields({
-          messageId: messageId("clearing", part?.clearingId ?? p.id),
+          messageId: options.resent ? resentMessageId(id) : id,
           messageType: names.types.clearing,
           [names.settledOn]: isoDate(at),
+          [names.reference]: names.referenceOf(part?.clearingId ?? p.id),
+          ...(options.withoutAuth ? { [names.code]: null } : {}),
           ...(part ? { amount: part.amount } : {}),
         }),
-      ),
-    clearingKey: (clearingId) => clearingKeyOf({ messageId: messageId("clearing", clearingId), sequenceNumber: null }),
+      );
+    },
+    clearingKey: (clearingId) => clearingKeyOf({ messageId: messageId("clearing", clearingId), sequenceNumber: null, reference: names.referenceOf(clearingId) }),
     refund: (p, refundId, amount, at, referenced = true) =>
       message(
         p,
@@ -115,6 +144,7 @@ export function idAndCodeMessages<T extends NativeTransaction>(
         }),
       ),
     void: (p, at) => message(p, at, fields({ messageId: messageId("void", p.id), messageType: names.types.void, [names.code]: null })),
+    expiry: (p, amount, at) => message(p, at, fields({ messageId: messageId("expiry", p.id), messageType: names.types.expiry, amount })),
   };
 }
 

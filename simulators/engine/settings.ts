@@ -8,7 +8,8 @@ import type { SimulatorDb as Db } from "./store.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { DEFAULT_MIX, type TrafficMix } from "./generator.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
-import type { MessageKind, Scheme } from "./types.ts";
+import { AUTH_EXPIRY_DAYS, AUTH_EXPIRY_DAYS_RANGE } from "../../src/domain/purchase-follow-ups.ts";
+import type { CountedKind, Scheme } from "./types.ts";
 
 export async function readFaults(db: Db, scheme: Scheme): Promise<Faults> {
   const [row] = await db.query<{ faults: unknown }>("select faults from simulator_faults where scheme = $1", [scheme]);
@@ -74,13 +75,26 @@ export const trafficOptionsSchema = z
       .describe("Share (0 to 1) of the refunds that the network sends without naming the purchase; Cardlink links them by card, location, MID, amount and time."),
     partialClearings: share("of which only part clears (each clearing its own transaction)").default(DEFAULT_MIX.partialClearings),
     multipleClearings: share("that clear in two or three clearings adding up to the amount").default(DEFAULT_MIX.multipleClearings),
+    clearingsWithoutAuth: share("that the network clears with no authorisation first (offline, force-posted)").default(DEFAULT_MIX.clearingsWithoutAuth),
+    tips: share("that clear above their authorised amount by a tip of 5 to 20 %").default(DEFAULT_MIX.tips),
+    expiries: share("never cleared: their authorisation expires after authExpiryDays").default(DEFAULT_MIX.expiries),
+    incrementalAuths: share("whose authorisation is incremented (10 to 50 % more) before it clears").default(DEFAULT_MIX.incrementalAuths),
+    duplicateClearings: share("whose clearing the network sends again a day later").default(DEFAULT_MIX.duplicateClearings),
+    crossBorder: share("billed to the cardholder in another currency (the messages carry the converted amount too)").default(DEFAULT_MIX.crossBorder),
+    authExpiryDays: z
+      .number()
+      .int("must be a whole number")
+      .min(AUTH_EXPIRY_DAYS_RANGE.min, `must be at least ${AUTH_EXPIRY_DAYS_RANGE.min}`)
+      .max(AUTH_EXPIRY_DAYS_RANGE.max, `must be at most ${AUTH_EXPIRY_DAYS_RANGE.max}`)
+      .default(AUTH_EXPIRY_DAYS)
+      .describe("Days of the service clock an authorisation left uncleared lasts before the network withdraws it."),
   })
   .superRefine((o, ctx) => {
     if (o.unknownMerchants + o.notOnboardedLocations > 1) {
       ctx.addIssue({ code: "custom", path: ["notOnboardedLocations"], message: "unknownMerchants + notOnboardedLocations must be at most 1" });
     }
-    if (o.voids + o.refunds + o.partialClearings + o.multipleClearings > 1) {
-      ctx.addIssue({ code: "custom", path: ["multipleClearings"], message: "voids + refunds + partialClearings + multipleClearings must be at most 1" });
+    if (outcomeShares(o) > 1) {
+      ctx.addIssue({ code: "custom", path: ["expiries"], message: `${OUTCOMES.join(" + ")} must be at most 1` });
     }
     const t = o.targetingTags;
     if (t.new + t.lapsed + t.existing > 1) {
@@ -89,6 +103,10 @@ export const trafficOptionsSchema = z
   });
 
 export type TrafficOptions = z.infer<typeof trafficOptionsSchema>;
+
+/** What may follow an auth, one of them per purchase: their shares add up to at most 1 (the rest clear as authorised). */
+const OUTCOMES = ["voids", "refunds", "partialClearings", "multipleClearings", "clearingsWithoutAuth", "tips", "expiries"] as const;
+const outcomeShares = (o: Pick<TrafficOptions, (typeof OUTCOMES)[number]>) => OUTCOMES.reduce((sum, k) => sum + o[k], 0);
 
 export const mixOf = (o: TrafficOptions): TrafficMix => ({
   unenrolledCards: o.unenrolledCards,
@@ -100,6 +118,13 @@ export const mixOf = (o: TrafficOptions): TrafficMix => ({
   unreferencedRefunds: o.unreferencedRefunds,
   partialClearings: o.partialClearings,
   multipleClearings: o.multipleClearings,
+  clearingsWithoutAuth: o.clearingsWithoutAuth,
+  tips: o.tips,
+  expiries: o.expiries,
+  incrementalAuths: o.incrementalAuths,
+  duplicateClearings: o.duplicateClearings,
+  crossBorder: o.crossBorder,
+  authExpiryDays: o.authExpiryDays,
 });
 
 /** How many purchases one scheme's share of a run makes in all, or null when it runs until stopped. */
@@ -197,7 +222,7 @@ export interface SchemeCounts {
   /** Null while the run has no end. */
   planned: number | null;
   /** Messages published, duplicates counted, by kind. */
-  sent: Record<MessageKind, number>;
+  sent: Record<CountedKind, number>;
   /** Messages a drop fault kept from the bus. */
   dropped: number;
   /** Messages published a second time by a duplicate fault. */
@@ -206,7 +231,7 @@ export interface SchemeCounts {
 
 /** What the network has done for a run so far: the report it publishes on simulator.traffic.progress. */
 export async function runProgress(db: Db, scheme: Scheme, runId: string, now: Date): Promise<TrafficProgress> {
-  const [row] = await db.query<{ purchases: number; dropped: number; duplicated: number } & Record<MessageKind, number>>(
+  const [row] = await db.query<{ purchases: number; dropped: number; duplicated: number } & Record<CountedKind, number>>(
     "select purchases, auth, clearing, refund, void, dropped, duplicated from simulator_run_counts where run_id = $1 and scheme = $2",
     [runId, scheme],
   );

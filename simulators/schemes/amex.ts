@@ -1,9 +1,11 @@
-// The Amex network's message shapes: auth and submission with the 10-digit SE number and the
-// approval code; credits (refunds, negative) and reversals (voids).
+// The Amex network's message shapes: auth, incremental auth and submission with the 10-digit SE number
+// and the approval code; the submission's record of charge id; credits (refunds, negative), reversals
+// (voids) and the auth's expiry; the Card Member's billed amount when converted.
 import type { AmexTransaction } from "../../src/platform/bus/messages.ts";
 import { transactionTopic } from "../../src/platform/bus/topics.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
-import { derivedRandom, digits } from "../engine/random.ts";
+import { alphanumeric, derivedRandom, digits } from "../engine/random.ts";
+import { billed } from "../engine/fx.ts";
 import { baseEntry, clearingDelayMs, idAndCodeMessages, type SchemeAdapter } from "../engine/scheme.ts";
 import { emptyMids, type MessageKind, type Purchase } from "../engine/types.ts";
 
@@ -12,12 +14,15 @@ const ids = (purchaseId: string) => {
   return { transactionId: digits(random, 15), authCode: digits(random, 6) };
 };
 
-const SUFFIX = { auth: "AUTH", clearing: "SUB", refund: "CR", void: "REV" } as const;
+const SUFFIX = { auth: "AUTH", increment: "INC", clearing: "SUB", refund: "CR", void: "REV", expiry: "EXP" } as const;
 const messageId = (kind: MessageKind, id: string) => `${ids(id).transactionId}-${SUFFIX[kind]}`;
+
+/** A submission's record of charge id: 12 characters, the same for the same clearing. */
+export const rocId = (clearingId: string) => alphanumeric(derivedRandom("amex-roc", clearingId), 12);
 
 function message(p: Purchase, at: Date, fields: Partial<AmexTransaction> & Pick<AmexTransaction, "messageType" | "messageId">): AmexTransaction {
   const m = p.merchant;
-  return {
+  const value: AmexTransaction = {
     transactionId: ids(p.id).transactionId,
     originalTransactionId: null,
     cardToken: p.card.id,
@@ -40,8 +45,16 @@ function message(p: Purchase, at: Date, fields: Partial<AmexTransaction> & Pick<
     },
     submissionDate: null,
     targetingTag: p.targetingTag,
+    rocId: null,
+    cardmemberBillingAmount: null,
+    cardmemberBillingCurrencyCode: null,
+    conversionRate: null,
     ...fields,
   };
+  const converted = billed(value.amount, value.currencyCode, p.billingCurrency, at);
+  return converted
+    ? { ...value, cardmemberBillingAmount: converted.amount, cardmemberBillingCurrencyCode: converted.currency, conversionRate: converted.rate }
+    : value;
 }
 
 export const amex: SchemeAdapter = {
@@ -55,9 +68,11 @@ export const amex: SchemeAdapter = {
   ids,
   messageId,
   ...idAndCodeMessages<AmexTransaction>(message, ids, messageId, {
-    types: { clearing: "SUBMISSION", refund: "CREDIT", void: "REVERSAL" },
+    types: { increment: "INCREMENTAL_AUTH", clearing: "SUBMISSION", refund: "CREDIT", void: "REVERSAL", expiry: "AUTH_EXPIRY" },
     settledOn: "submissionDate",
     code: "approvalCode",
+    reference: "rocId",
+    referenceOf: rocId,
   }),
   clearingDue: (purchaseId, authorizedAt) =>
     new Date(authorizedAt.getTime() + clearingDelayMs(derivedRandom("amex-clearing", purchaseId))),

@@ -1,14 +1,16 @@
-// The Mastercard network's message shapes: authorization and clearing joined by the reference number,
-// the transaction sequence number on clearing only (one per clearing: a purchase may clear more than
-// once), location id and acquiring MID; clearing goes out in a daily batch at 12:00 UTC, the first at
-// least 48 hours after the authorization.
+// The Mastercard network's message shapes: authorization, incremental authorization and clearing joined by
+// the reference number, the transaction sequence number on clearing only (one per clearing: a purchase may
+// clear more than once; a clearing sent again repeats it), location id and acquiring MID; refunds,
+// reversals and the authorization's expiry; the cardholder's billed amount when converted. Clearing goes
+// out in a daily batch at 12:00 UTC, the first at least 48 hours after the authorization.
 import type { MastercardTransaction } from "../../src/platform/bus/messages.ts";
 import { transactionTopic } from "../../src/platform/bus/topics.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
 import { clearingKeyOf } from "../../src/domain/transaction-id.ts";
 import { alphanumeric, derivedRandom, digits } from "../engine/random.ts";
-import { DAY_MS, HOUR_MS, baseEntry, isoDate, type SchemeAdapter } from "../engine/scheme.ts";
+import { billed } from "../engine/fx.ts";
+import { DAY_MS, HOUR_MS, baseEntry, isoDate, resentMessageId, type SchemeAdapter } from "../engine/scheme.ts";
 import { emptyMids, type MessageKind, type Purchase } from "../engine/types.ts";
 
 const BANKNET_PREFIXES = ["MCC", "MDS", "MWE"];
@@ -23,7 +25,7 @@ const ids = (purchaseId: string) => {
   };
 };
 
-const SUFFIX = { auth: "AUTH", clearing: "CLR", refund: "REF", void: "REV" } as const;
+const SUFFIX = { auth: "AUTH", increment: "INC", clearing: "CLR", refund: "REF", void: "REV", expiry: "EXP" } as const;
 const messageId = (kind: MessageKind, id: string) => `${ids(id).transactionId}-${SUFFIX[kind]}`;
 
 function message(
@@ -32,7 +34,7 @@ function message(
   fields: Partial<MastercardTransaction> & Pick<MastercardTransaction, "messageType" | "messageId">,
 ): MastercardTransaction {
   const m = p.merchant;
-  return {
+  const value: MastercardTransaction = {
     refNumber: ids(p.id).transactionId,
     originalRefNumber: null,
     transactionSequenceNumber: null,
@@ -57,8 +59,15 @@ function message(
     },
     clearingBatchDate: null,
     targetingTag: p.targetingTag,
+    cardholderBillingAmount: null,
+    cardholderBillingCurrencyCode: null,
+    conversionRate: null,
     ...fields,
   };
+  const converted = billed(value.transactionAmount, value.currencyCode, p.billingCurrency, at);
+  return converted
+    ? { ...value, cardholderBillingAmount: converted.amount, cardholderBillingCurrencyCode: converted.currency, conversionRate: converted.rate }
+    : value;
 }
 
 /** The first daily 12:00 UTC batch at or after `from`. */
@@ -86,15 +95,20 @@ export const mastercard: SchemeAdapter = {
   ids,
   messageId,
   auth: (p, at) => message(p, at, { messageId: messageId("auth", p.id), messageType: "AUTHORIZATION" }),
+  increment: (p, incrementId, amount, at) =>
+    message(p, at, { messageId: messageId("increment", incrementId), messageType: "INCREMENTAL_AUTHORIZATION", transactionAmount: amount }),
   // Each clearing of a purchase has its own transaction sequence number; the reference number joins them all to the authorization.
-  clearing: (p, at, part) =>
-    message(p, at, {
-      messageId: messageId("clearing", part?.clearingId ?? p.id),
+  clearing: (p, at, part, options = {}) => {
+    const id = messageId("clearing", part?.clearingId ?? p.id);
+    return message(p, at, {
+      messageId: options.resent ? resentMessageId(id) : id,
       messageType: "CLEARING",
       transactionSequenceNumber: ids(part?.clearingId ?? p.id).sequenceNumber,
       clearingBatchDate: isoDate(at),
+      ...(options.withoutAuth ? { authCode: null } : {}),
       ...(part ? { transactionAmount: part.amount } : {}),
-    }),
+    });
+  },
   clearingKey: (clearingId) => clearingKeyOf({ messageId: messageId("clearing", clearingId), sequenceNumber: ids(clearingId).sequenceNumber }),
   refund: (p, refundId, amount, at, referenced = true) =>
     message(p, at, {
@@ -110,6 +124,7 @@ export const mastercard: SchemeAdapter = {
       clearingBatchDate: isoDate(at),
     }),
   void: (p, at) => message(p, at, { messageId: messageId("void", p.id), messageType: "REVERSAL", authCode: null }),
+  expiry: (p, amount, at) => message(p, at, { messageId: messageId("expiry", p.id), messageType: "AUTHORIZATION_EXPIRY", transactionAmount: amount }),
   clearingDue: (_purchaseId, authorizedAt) => nextBatch(new Date(authorizedAt.getTime() + 48 * HOUR_MS)),
   networkStatus: (m) => (m.mids.mcLocationId ? "SUCCEED" : "MID-NOT-ASSIGNED"),
   lookupEntries: (p, _cleared, matchScore) => [

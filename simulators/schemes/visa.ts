@@ -1,9 +1,12 @@
-// The Visa network's message shapes: auth and settlement carrying vmid, vsid, CAID (acquiring MID),
-// acquirer BIN, auth code and the card-present flag; refunds (negative) and voids.
+// The Visa network's message shapes: auth, incremental auth and settlement carrying vmid, vsid, CAID
+// (acquiring MID), acquirer BIN, auth code and the card-present flag; the settlement's acquirer reference
+// number; refunds (negative), voids and the auth's expiry; the cardholder's billed amount when converted.
 import type { VisaTransaction } from "../../src/platform/bus/messages.ts";
 import { transactionTopic } from "../../src/platform/bus/topics.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
+import { luhnCheckDigit } from "../../src/domain/luhn.ts";
 import { alphanumeric, derivedRandom, digits } from "../engine/random.ts";
+import { billed } from "../engine/fx.ts";
 import { baseEntry, clearingDelayMs, descriptor, idAndCodeMessages, type SchemeAdapter } from "../engine/scheme.ts";
 import { emptyMids, type MessageKind, type Purchase } from "../engine/types.ts";
 
@@ -12,12 +15,18 @@ const ids = (purchaseId: string) => {
   return { transactionId: digits(random, 15), authCode: alphanumeric(random, 6) };
 };
 
-const SUFFIX = { auth: "A", clearing: "S", refund: "R", void: "V" } as const;
+const SUFFIX = { auth: "A", increment: "I", clearing: "S", refund: "R", void: "V", expiry: "X" } as const;
 const messageId = (kind: MessageKind, id: string) => `${ids(id).transactionId}-${SUFFIX[kind]}`;
+
+/** A settlement's acquirer reference number: 23 digits, format code 7, a Luhn check digit last; the same for the same clearing. */
+export const acquirerReferenceNumber = (clearingId: string) => {
+  const payload = `7${digits(derivedRandom("visa-arn", clearingId), 21)}`;
+  return payload + luhnCheckDigit(payload);
+};
 
 function message(p: Purchase, at: Date, fields: Partial<VisaTransaction> & Pick<VisaTransaction, "messageType" | "messageId">): VisaTransaction {
   const m = p.merchant;
-  return {
+  const value: VisaTransaction = {
     transactionId: ids(p.id).transactionId,
     originalTransactionId: null,
     cardId: p.card.id,
@@ -43,8 +52,14 @@ function message(p: Purchase, at: Date, fields: Partial<VisaTransaction> & Pick<
     },
     settlementDate: null,
     targetingTag: p.targetingTag,
+    acquirerReferenceNumber: null,
+    billingAmount: null,
+    billingCurrencyCode: null,
+    conversionRate: null,
     ...fields,
   };
+  const converted = billed(value.amount, value.currencyCode, p.billingCurrency, at);
+  return converted ? { ...value, billingAmount: converted.amount, billingCurrencyCode: converted.currency, conversionRate: converted.rate } : value;
 }
 
 export const visa: SchemeAdapter = {
@@ -70,9 +85,11 @@ export const visa: SchemeAdapter = {
   ids,
   messageId,
   ...idAndCodeMessages<VisaTransaction>(message, ids, messageId, {
-    types: { clearing: "SETTLEMENT", refund: "REFUND", void: "VOID" },
+    types: { increment: "INCREMENTAL_AUTH", clearing: "SETTLEMENT", refund: "REFUND", void: "VOID", expiry: "AUTH_EXPIRY" },
     settledOn: "settlementDate",
     code: "authCode",
+    reference: "acquirerReferenceNumber",
+    referenceOf: acquirerReferenceNumber,
   }),
   clearingDue: (purchaseId, authorizedAt) =>
     new Date(authorizedAt.getTime() + clearingDelayMs(derivedRandom("visa-clearing", purchaseId))),

@@ -39,6 +39,14 @@ export const WEBHOOK_EVENTS = {
       "`offer.cashback` and `offer.performanceFee` (in proportion to the amount refunded). Sent with its `transaction.refund`; for a " +
       "purchase still in its offer's return period, when the period ends in its favour.",
   },
+  "transaction.auth.expired": {
+    data: TransactionSchema,
+    when:
+      "The network withdrew an authorisation left uncleared for its expiry days (7 by default): the transaction with `expired: true` and " +
+      "`expiredAt`. With nothing of it cleared, the cashback its `transaction.auth.qualified` announced is withdrawn: `offer.qualified` false, " +
+      "cashback and performance fee 0, the reason in `offer.message`. Once part of it cleared, those clearings keep their reward and the " +
+      "result stands (only the rest of the hold is released).",
+  },
   "location.status": {
     data: LocationStatusSchema,
     when: "A network reports on a location, once per scheme; in the test environment creating a location sends three location.active.",

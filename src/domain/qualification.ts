@@ -1,6 +1,7 @@
 // The qualification decision: which offers a transaction qualifies for and which one wins.
 // Pure functions over plain data; the qualifier gathers the facts, this decides.
 import { roundMoney } from "./money.ts";
+import { TIP_BOUND } from "./purchase-follow-ups.ts";
 
 import type { Scheme } from "./scheme.ts";
 
@@ -299,24 +300,60 @@ export function refundResult(original: OfferResult, originalAmount: number, refu
   };
 }
 
+/** Whether a result earns, or will once its return period passes: what a refund reverses and an expiry withdraws. */
+export const earns = (result: OfferResult): boolean => result.qualified || result.qualificationDate !== null;
+
+// ---------------------------------------------------------------------------------------------------------
+// What the networks do after an authorisation, and the qualifier's rules for each (docs/transactions-and-
+// webhooks.md, "Networks as they behave"):
+//
+// - Which amount earns cashback: what clears. A purchase is decided at its authorisation on the authorised
+//   amount; a clearing of exactly that amount is a stage of the same transaction and changes nothing. Any
+//   other clearing (part of it, more than it by a tip, one of several) is a transaction of its own decided
+//   on its own amount against the authorisation's offer. A clearing that comes with no authorisation is a
+//   purchase decided on its own amount, like any other. A clearing converted into the cardholder's currency
+//   is decided on the purchase's own amount and currency (the network's), never the billed one.
+// - Rewarded once: the clearings of one authorisation together earn at most what the whole purchase earns on
+//   the larger of its authorised amount and what cleared, no more than the tip bound above the authorised
+//   amount (`rewardBase`). An increment is no new transaction: it raises the authorisation's amount, which
+//   is decided again against the offer it was decided on (`incrementedResult`), and counts on an activation
+//   only if it earns now and did not before. A clearing the network sends again (the same reference: Visa's
+//   acquirer reference number, Mastercard's transaction sequence number, Amex's ROC id) records nothing and
+//   rewards nothing (`isRepeatedClearing`).
+// - When a qualified authorisation's cashback is withdrawn: when the network withdraws the authorisation,
+//   left uncleared for its expiry days, with nothing of it cleared (`expiredResult`). A clearing earns on
+//   its own, so once part of a purchase cleared its expiry withdraws only the rest of the hold.
+// ---------------------------------------------------------------------------------------------------------
+
 /** What the clearings of one authorisation have come to so far, and what they took of its reward. */
 export interface ClearingsSoFar {
   amount: number;
   count: number;
   cashback: number;
   performanceFee: number;
+  /** Each clearing's reference (src/domain/transaction-id.ts clearingKeyOf): a clearing sent again is known by it. Absent on rows kept before. */
+  keys?: string[];
 }
 
 export const NO_CLEARINGS: ClearingsSoFar = { amount: 0, count: 0, cashback: 0, performanceFee: 0 };
 
 /**
- * A clearing of part of an authorisation (or one of several), decided against the authorisation's offer on
- * its own amount (`own`), and rewarded once across them: the clearings of one authorisation together never
- * take more than the whole authorisation earns (`whole`). A discount pays its percentage of each clearing
- * up to its cap; an amount offer pays the first clearing that qualifies, and later ones are told why not.
+ * The amount the clearings of an authorisation are rewarded on together, once one more of `clearing` is
+ * added to `soFar`: the larger of the authorised amount and what cleared, capped at the tip bound above it.
+ */
+export function rewardBase(authorised: number, soFar: number, clearing: number, currency: string): number {
+  return Math.min(Math.max(authorised, roundMoney(soFar + clearing, currency)), roundMoney(authorised * (1 + TIP_BOUND), currency));
+}
+
+/**
+ * A clearing of its own (part of an authorisation, more than it, or one of several), decided against the
+ * authorisation's offer on its own amount (`own`), and rewarded once across them: the clearings of one
+ * authorisation together never take more than the whole purchase earns on its reward base (`whole`, see
+ * `rewardBase`). A discount pays its percentage of each clearing up to that; an amount offer pays the first
+ * clearing that qualifies, and later ones are told why not.
  */
 export function clearingResult(own: OfferResult, whole: OfferResult, soFar: ClearingsSoFar, currency: string): OfferResult {
-  if (!own.qualified && own.qualificationDate === null) return own;
+  if (!earns(own)) return own;
   const cashback = roundMoney(Math.min(own.cashback, Math.max(whole.cashback - soFar.cashback, 0)), currency);
   const performanceFee = roundMoney(Math.min(own.performanceFee, Math.max(whole.performanceFee - soFar.performanceFee, 0)), currency);
   if (cashback <= 0 && own.cashback > 0) {
@@ -325,12 +362,37 @@ export function clearingResult(own: OfferResult, whole: OfferResult, soFar: Clea
   return { ...own, cashback, performanceFee };
 }
 
-/** What the clearings of an authorisation come to with one more. */
-export function addClearing(soFar: ClearingsSoFar, amount: number, result: OfferResult, currency: string): ClearingsSoFar {
+/** What the clearings of an authorisation come to with one more (`key`: its reference, kept to know it if sent again). */
+export function addClearing(soFar: ClearingsSoFar, amount: number, result: OfferResult, currency: string, key?: string | null): ClearingsSoFar {
+  const keys = key ? [...(soFar.keys ?? []), key] : soFar.keys;
   return {
     amount: roundMoney(soFar.amount + amount, currency),
     count: soFar.count + 1,
     cashback: roundMoney(soFar.cashback + result.cashback, currency),
     performanceFee: roundMoney(soFar.performanceFee + result.performanceFee, currency),
+    ...(keys ? { keys } : {}),
   };
+}
+
+/** Whether a clearing with this reference was recorded for the authorisation already: the network sent it again. */
+export const isRepeatedClearing = (soFar: ClearingsSoFar | null, key: string | null): boolean => key !== null && (soFar?.keys?.includes(key) ?? false);
+
+/**
+ * An authorisation after an increment: `redecided` is its offer's decision on the new authorised amount (the
+ * offer it was decided on, an activation it passed kept). An authorisation decided against no offer stays
+ * as it was. `newlyEarned`: it earns now and did not before, so it counts on the card's activation now.
+ */
+export function incrementedResult(previous: OfferResult, redecided: OfferResult): { result: OfferResult; newlyEarned: boolean } {
+  if (previous.id === null) return { result: previous, newlyEarned: false };
+  return { result: redecided, newlyEarned: earns(redecided) && !earns(previous) };
+}
+
+/**
+ * An authorisation the network withdrew, left uncleared for its expiry days: with nothing of it cleared, the
+ * cashback it earned (or would earn after its return period) is withdrawn; once part of it cleared, those
+ * clearings keep what they earned and the authorisation's result stands.
+ */
+export function expiredResult(result: OfferResult, cleared: number): OfferResult {
+  if (cleared > 0 || !earns(result)) return result;
+  return notQualified(result.id, "The authorisation expired uncleared: the network withdrew it, and its cashback with it.");
 }

@@ -12,10 +12,13 @@ export function transactionIdFor(scheme: string, kind: TransactionKind, key: str
 }
 
 /**
- * What tells one clearing of an authorisation from another: Mastercard's transaction sequence number
- * (clearing only), else the message's id (Visa and Amex send one settlement or submission per clearing).
+ * What tells one clearing of an authorisation from another, and what a clearing the network sends again
+ * repeats: Mastercard's transaction sequence number (clearing only), else the clearing's reference (Visa's
+ * acquirer reference number, Amex's ROC id), else — in messages from before the networks sent one — the
+ * message's id (Visa and Amex send one settlement or submission per clearing).
  */
-export const clearingKeyOf = (m: { messageId: string; sequenceNumber: string | null }): string => m.sequenceNumber ?? m.messageId;
+export const clearingKeyOf = (m: { messageId: string; sequenceNumber: string | null; reference?: string | null }): string =>
+  m.sequenceNumber ?? m.reference ?? m.messageId;
 
 /** The id of a clearing that is a transaction of its own (part of an authorisation, or one of several). */
 export const clearingTransactionIdFor = (scheme: string, purchaseKey: string, clearingKey: string): string =>

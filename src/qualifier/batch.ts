@@ -36,6 +36,7 @@ import type { Db } from "../platform/db.ts";
 import type { Clock } from "../platform/clock/index.ts";
 import { claimStages, stageKey } from "../platform/outbox.ts";
 import { roundMoney } from "../domain/money.ts";
+import { earns } from "../domain/qualification.ts";
 import {
   indexVersions,
   insertTransactionRows,
@@ -261,7 +262,7 @@ async function resolveFacts(db: Db, indexes: Indexes | undefined, items: Item[],
   for (const item of items) {
     const { tx } = item;
     const card = cards.get(tx.cardId);
-    if (!card || tx.stage === "void" || item.submitted) continue;
+    if (!card || tx.stage === "void" || tx.stage === "increment" || tx.stage === "expiry" || item.submitted) continue;
     if (tx.stage === "refund" ? existing.has(originalIdOf(tx) ?? "") : existing.has(purchaseIdOf(tx))) continue;
     const location = locationOf(card.program_id, tx);
     if (location) locations.set(item, location);
@@ -281,6 +282,13 @@ async function resolveFacts(db: Db, indexes: Indexes | undefined, items: Item[],
     for (const offer of offers.get(location.id) ?? []) if (offer.activation.enabled) pairs.push({ offerId: offer.id, cardId: item.tx.cardId });
   }
   for (const { tx, submitted } of items) if (submitted?.offer.activation.enabled) pairs.push({ offerId: submitted.offer.id, cardId: tx.cardId });
+  // An increment may make its authorisation earn on an activation offer it did not earn on before.
+  for (const { tx } of items) {
+    const auth = tx.stage === "increment" ? existing.get(purchaseIdOf(tx)) : undefined;
+    if (!auth?.offer.id || earns(auth.offer)) continue;
+    const offer = (offers.get(auth.location_id ?? "") ?? []).find((o) => o.id === auth.offer.id);
+    if (offer?.activation.enabled) pairs.push({ offerId: offer.id, cardId: tx.cardId });
+  }
   // Network messages carry no environment: their cards' accounts say which have a clock of their own.
   const accounts = located ? [...new Set(cardRows.map((c) => c.account_id))] : [];
   const [mids, activationRows, clocks] = await Promise.all([
@@ -301,7 +309,7 @@ async function resolveFacts(db: Db, indexes: Indexes | undefined, items: Item[],
 async function writeBatch(db: Db, plan: Plan, now: Date): Promise<Map<Item, string[]>> {
   const [, , , , won] = await Promise.all([
     insertTransactionRows(db, [...plan.inserted.values()]),
-    updateTransactionStages(db, [...plan.updated.values()], plan.messages),
+    updateTransactionStages(db, [...plan.updated.values()], plan.messages, plan.redecided),
     recordTransactionsSeen(db, [...plan.midTouches.values()], now),
     saveActivationCounts(db, [...plan.activations.values()], now),
     // A stage's event exists at most once per transaction, whatever is redelivered: claims that lose

@@ -3,9 +3,11 @@
 // the clearings of one authorisation too; refunds are linked to their purchases. Memory only: the rules are
 // the domain's (src/domain/qualification.ts), the facts are what the resolve step read.
 //
-// `decideInOrder` sends each message to its case: a void, a refund, a clearing of part of its own
-// authorisation, the other stage of a recorded purchase, or a new purchase (a network's or a publisher's
-// submission). Each case adds to the one `Decision` the batch's messages share.
+// `decideInOrder` sends each message to its case: a void, a refund, an increment or the expiry of a
+// recorded authorisation, a clearing of its own (part of its authorisation, more than it, one of several),
+// a clearing the network sent again, the other stage of a recorded purchase, or a new purchase (a
+// network's — with an authorisation or a clearing with none — or a publisher's submission). Each case adds
+// to the one `Decision` the batch's messages share.
 import {
   NO_CLEARINGS,
   addClearing,
@@ -13,8 +15,13 @@ import {
   consideredOfResult,
   decide,
   decision,
+  earns,
+  expiredResult,
+  incrementedResult,
+  isRepeatedClearing,
   liveActivationGate,
   refundResult,
+  rewardBase,
   type ActivationState,
   type OfferResult,
 } from "../domain/qualification.ts";
@@ -76,6 +83,8 @@ export interface Plan {
   claims: StageClaim[];
   claimItems: Item[];
   marks: MessageMark[];
+  /** Recorded rows whose offer result the batch decided again (an increment, an expiry): their update writes it. */
+  redecided: Set<string>;
   /** The native messages of stages this batch adds to recorded rows (an inserted row carries its own). */
   messages: Map<string, NativeMessages>;
   midTouches: Map<string, MidTouch>;
@@ -109,6 +118,7 @@ export function decideInOrder(items: Item[], facts: Facts, at: Pick<Clock, "now"
     claims: [],
     claimItems: [],
     marks: [],
+    redecided: new Set(),
     messages: new Map(),
     midTouches: new Map(),
     activations: new Map(),
@@ -141,9 +151,13 @@ function decideItem(d: Decision, item: Item): Verdict {
   if (tx.stage === "refund") return decideRefund(d, item, card);
   const id = purchaseIdOf(tx);
   const existing = rowOf(d, id);
+  if (tx.stage === "increment") return decideIncrement(d, item, card, existing);
+  if (tx.stage === "expiry") return decideExpiry(d, item, existing);
   if (!existing) return decidePurchase(d, item, card, id, tx.stage);
   // A reference submitted before: its transaction stands as recorded.
   if (item.submitted) return DUPLICATE;
+  // The network sent a clearing again (its own message id, the clearing's reference): recorded and rewarded once.
+  if (tx.stage === "clearing" && isRepeatedClearing(existing.clearings, tx.clearingKey)) return DUPLICATE;
   if (tx.stage === "clearing" && isClearingOfItsOwn(existing, tx)) return decideClearingOfAuth(d, item, card, existing);
   return decideOtherStage(d, item, existing, tx.stage);
 }
@@ -217,7 +231,7 @@ function decideClearingOfAuth(d: Decision, item: Item, card: StoredCard, auth: T
     purchaseKey: `${tx.purchaseKey}:clearing:${tx.clearingKey ?? tx.messageId}`,
   });
   plan.inserted.set(clearingId, row);
-  auth.clearings = addClearing(auth.clearings ?? NO_CLEARINGS, tx.amount, result, tx.currency);
+  auth.clearings = addClearing(auth.clearings ?? NO_CLEARINGS, tx.amount, result, tx.currency, tx.clearingKey);
   changed(d, auth);
   touchMid(d, tx, auth.program_id, clearingId, auth.location?.timezone ?? "UTC");
   emitStageEvents(d, item, row, "clearing");
@@ -230,13 +244,58 @@ function decideOtherStage(d: Decision, item: Item, purchase: TransactionRow, sta
   if (stage === "auth") purchase.auth = true;
   else {
     purchase.cleared = true;
-    purchase.clearings = addClearing(NO_CLEARINGS, tx.amount, purchase.offer, tx.currency);
+    purchase.clearings = addClearing(NO_CLEARINGS, tx.amount, purchase.offer, tx.currency, tx.clearingKey);
   }
   purchase.identifiers = mergeIdentifiers(purchase.identifiers, tx.identifiers);
   changed(d, purchase);
   touchMid(d, tx, purchase.program_id, purchase.id, purchase.location?.timezone ?? "UTC");
   emitStageEvents(d, item, purchase, stage);
   return recorded(d, item, purchase.id);
+}
+
+/**
+ * An incremental authorisation raises a recorded authorisation's amount; the authorisation is decided again on
+ * it against its offer (src/domain/qualification.ts incrementedResult). No transaction of its own: it sends
+ * the authorisation's `.qualified` event when it made it qualify (its `transaction.auth` went before).
+ */
+function decideIncrement(d: Decision, item: Item, card: StoredCard, auth: TransactionRow | undefined): Verdict {
+  const { tx } = item;
+  if (!auth || auth.kind !== "purchase" || auth.auth_id !== null) return drop("increment of an authorisation Cardlink did not record");
+  auth.amount = roundMoney(auth.amount + tx.amount, auth.currency);
+  const offer = offerOf(d, auth, card.live);
+  if (offer) {
+    const passed = earns(auth.offer);
+    const activation = activationOf(d, card.id);
+    const facts = { amount: auth.amount, currency: auth.currency, localDateTime: auth.datetime, scheme: tx.scheme, targetingTag: auth.targeting_tag, created: auth.created.toISOString() };
+    const redecided = decide([offer], facts, (offerId) => (passed ? "activated" : activation(offerId)), d.nowIso);
+    const { result, newlyEarned } = incrementedResult(auth.offer, redecided);
+    auth.offer = result;
+    auth.qualification_due = result.qualified ? null : result.qualificationDate;
+    d.plan.redecided.add(auth.id);
+    if (newlyEarned && result.qualified) countActivation(d, [offer], offer.id, card.id);
+  }
+  changed(d, auth);
+  emitStageEvents(d, item, auth, "auth");
+  return recorded(d, item, auth.id);
+}
+
+/**
+ * The network withdrew an authorisation left uncleared: the transaction is marked expired and, with nothing
+ * of it cleared, its cashback is withdrawn (src/domain/qualification.ts expiredResult); `transaction.auth.expired`.
+ */
+function decideExpiry(d: Decision, item: Item, auth: TransactionRow | undefined): Verdict {
+  if (!auth || auth.kind !== "purchase" || auth.auth_id !== null) return drop("expiry of an authorisation Cardlink did not record");
+  if (auth.expired_at) return DUPLICATE;
+  auth.expired_at = d.now;
+  const result = expiredResult(auth.offer, auth.cleared ? auth.amount : (auth.clearings?.amount ?? 0));
+  if (result !== auth.offer) {
+    auth.offer = result;
+    auth.qualification_due = null;
+    d.plan.redecided.add(auth.id);
+  }
+  changed(d, auth);
+  emitStageEvents(d, item, auth, "expiry");
+  return recorded(d, item, auth.id);
 }
 
 /** A purchase Cardlink has not recorded: decided against its site's offers, counted on the activation it earns. */
@@ -370,14 +429,20 @@ function matchedPurchase(d: Decision, tx: NetworkTransaction, cardId: string, lo
  */
 function clearingDecision(d: Decision, auth: TransactionRow, tx: NetworkTransaction, live: boolean, activation: (offerId: string) => ActivationState): OfferResult {
   if (!auth.offer.id) return { ...auth.offer };
-  const offer = (d.facts.offers.get(auth.location_id ?? "") ?? []).find((o) => o.id === auth.offer.id && o.live === live);
+  const offer = offerOf(d, auth, live);
   if (!offer) return { id: auth.offer.id, cashback: 0, performanceFee: 0, qualified: false, qualificationDate: null, message: ["The offer no longer applies at the location."] };
-  const passed = auth.offer.qualified || auth.offer.qualificationDate !== null;
+  const passed = earns(auth.offer);
   const activationOfClearing = (offerId: string): ActivationState => (passed ? "activated" : activation(offerId));
   const factsOf = (amount: number) => ({ amount, currency: tx.currency, localDateTime: tx.localDateTime, scheme: tx.scheme, targetingTag: tx.targetingTag, created: d.nowIso });
+  const soFar = auth.clearings ?? NO_CLEARINGS;
   const own = decide([offer], factsOf(tx.amount), activationOfClearing, d.nowIso);
-  const whole = decide([offer], factsOf(auth.amount), activationOfClearing, d.nowIso);
-  return clearingResult(own, whole, auth.clearings ?? NO_CLEARINGS, tx.currency);
+  const whole = decide([offer], factsOf(rewardBase(auth.amount, soFar.amount, tx.amount, tx.currency)), activationOfClearing, d.nowIso);
+  return clearingResult(own, whole, soFar, tx.currency);
+}
+
+/** The live offer a recorded authorisation was decided on, as the batch's offer index has it; undefined when it no longer applies. */
+function offerOf(d: Decision, auth: TransactionRow, live: boolean): Offer | undefined {
+  return auth.offer.id === null ? undefined : (d.facts.offers.get(auth.location_id ?? "") ?? []).find((o) => o.id === auth.offer.id && o.live === live);
 }
 
 /**

@@ -1,7 +1,23 @@
 // Clearings of part of an authorisation (src/domain/qualification.ts clearingResult): each decided on its
-// own amount, the purchase rewarded once across them.
+// own amount, the purchase rewarded once across them. And the networks' behaviours beside authorise-then-
+// clear, as rules over plain data: what may follow an authorisation (src/domain/purchase-follow-ups.ts: a
+// tip up to the bound, increments before clearing, the expiry of what is left uncleared) and how the
+// qualifier rewards them (what clears earns, rewarded once across increments, tips and clearings sent
+// again; an expiry withdraws).
 import { describe, expect, it } from "vitest";
-import { NO_CLEARINGS, addClearing, clearingResult, decide, type CandidateOffer, type OfferResult } from "../../src/domain/qualification.ts";
+import { AUTH_EXPIRY_DAYS, TIP_BOUND, clearingOf, expiresAt, expiryOf, incrementOf, mostToClear, refundOf, voidRefusal } from "../../src/domain/purchase-follow-ups.ts";
+import {
+  NO_CLEARINGS,
+  addClearing,
+  clearingResult,
+  decide,
+  expiredResult,
+  incrementedResult,
+  isRepeatedClearing,
+  rewardBase,
+  type CandidateOffer,
+  type OfferResult,
+} from "../../src/domain/qualification.ts";
 
 const offer = (over: Partial<CandidateOffer> = {}): CandidateOffer => ({
   id: "offer-1",
@@ -68,5 +84,86 @@ describe("clearings of part of an authorisation", () => {
   it("leaves a pending return period pending, with its share of the reward", () => {
     const [result] = clearInParts(offer({ returnPeriod: 14 }), 40, [20]);
     expect(result).toMatchObject({ qualified: false, cashback: 2, qualificationDate: "2026-01-19" });
+  });
+});
+
+const p = { state: "authorized" as const, amount: 50, currency: "GBP", refunded: 0 };
+
+describe("what may follow an authorisation", () => {
+  it(`clears up to ${TIP_BOUND * 100}% above the authorised amount (a tip), in one clearing of its own or after a part`, () => {
+    expect(mostToClear(p)).toBe(60);
+    expect(clearingOf(p, 60)).toEqual({ amount: 60, whole: false, last: true });
+    expect(clearingOf(p, 60.01)).toMatchObject({ refusal: { field: "amount", reason: "clears more than the authorisation allows: at most 60 GBP (50 left of 50, plus a tip of up to 20% of it)" } });
+    expect(clearingOf({ ...p, cleared: 30 }, 29.5)).toEqual({ amount: 29.5, whole: false, last: true });
+    expect(clearingOf({ ...p, cleared: 30 }, 19)).toEqual({ amount: 19, whole: false, last: false });
+  });
+
+  it("increments an authorisation before it clears, never after, nor a voided or an expired one", () => {
+    expect(incrementOf(p, 12.345)).toEqual({ amount: 12.35, total: 62.35 });
+    expect(incrementOf({ ...p, cleared: 10 }, 5)).toMatchObject({ refusal: { reason: "the purchase has cleared; an authorisation is incremented before it clears" } });
+    expect(incrementOf({ ...p, state: "voided" }, 5)).toMatchObject({ refusal: { reason: "the purchase was voided; it cannot be incremented" } });
+    expect(incrementOf({ ...p, state: "expired" }, 5)).toMatchObject({ refusal: { reason: "the authorisation expired; it cannot be incremented" } });
+    expect(incrementOf(p, 0)).toMatchObject({ refusal: { field: "amount" } });
+  });
+
+  it(`expires what is left uncleared, ${AUTH_EXPIRY_DAYS} days after the authorisation by default; then nothing clears, voids or (uncleared) refunds`, () => {
+    expect(expiresAt(new Date("2026-01-05T12:00:00Z")).toISOString()).toBe("2026-01-12T12:00:00.000Z");
+    expect(expiresAt(new Date("2026-01-05T12:00:00Z"), 1).toISOString()).toBe("2026-01-06T12:00:00.000Z");
+    expect(expiryOf(p)).toEqual({ amount: 50 });
+    expect(expiryOf({ ...p, cleared: 20 })).toEqual({ amount: 30 });
+    expect(expiryOf({ ...p, state: "cleared", cleared: 50 })).toMatchObject({ refusal: { reason: "the purchase is already cleared in full; nothing is left to expire" } });
+    expect(expiryOf({ ...p, state: "expired" })).toMatchObject({ refusal: { reason: "the authorisation expired already" } });
+    const expired = { ...p, state: "expired" as const };
+    expect(clearingOf(expired, null)).toMatchObject({ refusal: { reason: "the authorisation expired; the network withdrew what was left of it, so it cannot clear" } });
+    expect(voidRefusal(expired)?.reason).toBe("the authorisation expired; there is nothing left to void");
+    expect(refundOf(expired, null)).toMatchObject({ refusal: { reason: "the authorisation expired uncleared; there is nothing to refund" } });
+    expect(refundOf({ ...expired, cleared: 20 }, 20)).toEqual({ amount: 20 });
+  });
+});
+
+describe("how the qualifier rewards them", () => {
+  it("rewards what clears: a tip earns too, up to the bound; the clearings together never more than the purchase on its reward base", () => {
+    expect(rewardBase(50, 0, 60, "GBP")).toBe(60);
+    expect(rewardBase(50, 0, 30, "GBP")).toBe(50);
+    expect(rewardBase(50, 55, 20, "GBP")).toBe(60);
+    const tip = clearingResult(on(offer(), 60), on(offer(), rewardBase(50, 0, 60, "GBP")), NO_CLEARINGS, "GBP");
+    expect([tip.qualified, tip.cashback, tip.performanceFee]).toEqual([true, 6, 1.2]);
+    // A part, then the rest with a tip: 30 earns 3, 28 earns 2.8 (58 in all, within 60).
+    const first = clearingResult(on(offer(), 30), on(offer(), rewardBase(50, 0, 30, "GBP")), NO_CLEARINGS, "GBP");
+    const soFar = addClearing(NO_CLEARINGS, 30, first, "GBP", "c1");
+    expect(clearingResult(on(offer(), 28), on(offer(), rewardBase(50, 30, 28, "GBP")), soFar, "GBP").cashback).toBe(2.8);
+  });
+
+  it("knows a clearing sent again by its reference", () => {
+    const soFar = addClearing(addClearing(NO_CLEARINGS, 20, on(offer(), 20), "GBP", "arn-1"), 10, on(offer(), 10), "GBP", "arn-2");
+    expect(soFar.keys).toEqual(["arn-1", "arn-2"]);
+    expect([isRepeatedClearing(soFar, "arn-1"), isRepeatedClearing(soFar, "arn-3"), isRepeatedClearing(null, "arn-1"), isRepeatedClearing(soFar, null)]).toEqual([true, false, false, false]);
+    expect(addClearing(NO_CLEARINGS, 20, on(offer(), 20), "GBP")).not.toHaveProperty("keys");
+  });
+
+  it("decides an increment again on the authorisation's offer, counting it on an activation only when it earns for the first time", () => {
+    const minimum = offer({ minTransactionAmount: 60 });
+    const below = on(minimum, 50);
+    expect(below.qualified).toBe(false);
+    expect(incrementedResult(below, on(minimum, 70))).toEqual({ result: on(minimum, 70), newlyEarned: true });
+    expect(incrementedResult(on(offer(), 50), on(offer(), 70))).toEqual({ result: on(offer(), 70), newlyEarned: false });
+    const none: OfferResult = { id: null, cashback: 0, performanceFee: 0, qualified: false, qualificationDate: null, message: ["No live offer is linked to this location."] };
+    expect(incrementedResult(none, on(offer(), 70))).toEqual({ result: none, newlyEarned: false });
+  });
+
+  it("withdraws an expired authorisation's cashback when nothing of it cleared, and one still in its return period too", () => {
+    expect(expiredResult(on(offer(), 50), 0)).toEqual({
+      id: "offer-1",
+      cashback: 0,
+      performanceFee: 0,
+      qualified: false,
+      qualificationDate: null,
+      message: ["The authorisation expired uncleared: the network withdrew it, and its cashback with it."],
+    });
+    const pending = on(offer({ returnPeriod: 14 }), 50);
+    expect(expiredResult(pending, 0)).toMatchObject({ qualified: false, cashback: 0, qualificationDate: null });
+    expect(expiredResult(on(offer(), 50), 20)).toEqual(on(offer(), 50));
+    const rejected = on(offer({ minTransactionAmount: 60 }), 50);
+    expect(expiredResult(rejected, 0)).toBe(rejected);
   });
 });

@@ -165,7 +165,7 @@ describe("decideInOrder", () => {
       dropped("refund already recorded"),
       VERDICT_OK,
       dropped("refund at no onboarded location of the card's program"),
-      dropped("clearing already recorded"),
+      { kind: "drop", outcome: { kind: "duplicate" } },
     ]);
     // The amount offer rewards the purchase once: the clearing of part of it after the whole is told why not.
     expect(plan.claims.map((c) => [c.transactionId, c.event])).toEqual([
@@ -194,7 +194,7 @@ describe("decideInOrder", () => {
     const purchase = plan.inserted.get(p2)!;
     expect(purchase).toMatchObject({ auth: true, cleared: true, voided: true, refund_id: r1, location_id: location.id });
     expect(purchase.offer).toMatchObject({ id: offer.id, cashback: 5, qualified: true });
-    expect(purchase.clearings).toEqual({ amount: 55, count: 2, cashback: 5, performanceFee: purchase.offer.performanceFee });
+    expect(purchase.clearings).toEqual({ amount: 55, count: 2, cashback: 5, performanceFee: purchase.offer.performanceFee, keys: ["c2"] });
     expect(purchase.native_messages).toEqual({ auth: auth.raw!.value, clearing: clearing.raw!.value, void: voided.raw!.value });
     expect(plan.inserted.get(c2)).toMatchObject({ auth_id: p2, amount: 15, location_id: location.id, offer: { cashback: 0, qualified: false } });
     expect(plan.inserted.get(r1)).toMatchObject({ kind: "refund", original_id: p2, amount: -40, offer: { cashback: -5, qualified: true } });
@@ -243,6 +243,66 @@ describe("decideInOrder", () => {
     expect(plan.claims.map((c) => c.created)).toEqual([later, later]);
     const frozen = decideInOrder([auth], facts({ locations: new Map([[auth, location]]), clocks: new Map([[card.account_id, { frozen: true, offsetMs: Date.parse("2027-01-01T00:00:00Z") }]]) }), AT);
     expect(frozen.claims[0]!.created).toEqual(new Date("2027-01-01T00:00:00Z"));
+  });
+});
+
+describe("decideInOrder: the networks' other behaviours", () => {
+  const recordedAuth = (key: string, result = { ...offerResult(), qualified: true, cashback: 5, performanceFee: 1 }, amount = 40): TransactionRow => ({
+    ...transactionRowOf({ id: purchaseId(key), kind: "purchase", tx: message("auth", key, { amount }).tx, card, now: NOW, result, originalId: null, qualificationDue: null, place: placeAt(location) }),
+  });
+
+  it("takes a clearing with no authorisation for a purchase of its own, cleared and decided on its amount", () => {
+    const clearing = message("clearing", "p-offline", { amount: 30, clearingKey: "arn-1" });
+    const plan = decideInOrder([clearing], facts({ locations: new Map([[clearing, location]]) }), AT);
+    expect(plan.inserted.get(purchaseId("p-offline"))).toMatchObject({ auth: false, cleared: true, amount: 30, auth_id: null, offer: { qualified: true, cashback: 5 } });
+    expect(plan.claims.map((c) => c.event)).toEqual(["transaction.clearing", "transaction.clearing.qualified"]);
+  });
+
+  it("knows a clearing sent again by its reference, whole or part, and records and rewards nothing for it", () => {
+    const auth = recordedAuth("p-dup");
+    const whole = message("clearing", "p-dup", { clearingKey: "arn-whole" });
+    const again = message("clearing", "p-dup", { clearingKey: "arn-whole" });
+    const plan = decideInOrder([whole, again], facts({ existing: new Map([[auth.id, auth]]) }), AT);
+    expect(plan.verdicts).toEqual([VERDICT_OK, { kind: "drop", outcome: { kind: "duplicate" } }]);
+    expect(plan.updated.get(auth.id)!.clearings).toMatchObject({ amount: 40, count: 1, keys: ["arn-whole"] });
+    expect(plan.inserted.size).toBe(0);
+    expect(plan.claims.map((c) => c.event)).toEqual(["transaction.clearing", "transaction.clearing.qualified"]);
+  });
+
+  it("raises an authorisation's amount on an increment, decides it again and sends its .qualified event when it makes it qualify", () => {
+    const minimum = { ...offer, minTransactionAmount: 50 };
+    const auth = recordedAuth("p-inc", { ...offerResult(), message: ["The amount 40 is below the minimum transaction amount of 50."] });
+    const increment = message("increment", "p-inc", { amount: 20 });
+    const plan = decideInOrder([increment], facts({ existing: new Map([[auth.id, auth]]), offers: new Map([[location.id, [minimum]]]) }), AT);
+    expect(plan.verdicts).toEqual([VERDICT_OK]);
+    expect(plan.updated.get(auth.id)).toMatchObject({ amount: 60, offer: { qualified: true, cashback: 5 } });
+    expect([...plan.redecided]).toEqual([auth.id]);
+    expect(plan.inserted.size).toBe(0);
+    // Its transaction.auth went before (the claim loses in the database); its .qualified goes now.
+    expect(plan.claims.map((c) => c.event)).toEqual(["transaction.auth", "transaction.auth.qualified"]);
+    expect(plan.marks.map((m) => m.stage)).toEqual(["increment"]);
+    expect(plan.messages.get(auth.id)).toEqual({ increment: increment.raw!.value });
+    expect(decideInOrder([message("increment", "p-never", { amount: 5 })], facts(), AT).verdicts).toEqual([dropped("increment of an authorisation Cardlink did not record")]);
+  });
+
+  it("marks an authorisation expired and withdraws its cashback when nothing of it cleared; a second expiry is a duplicate", () => {
+    const auth = recordedAuth("p-exp");
+    const partly = { ...recordedAuth("p-part"), clearings: { amount: 25, count: 1, cashback: 5, performanceFee: 1 } };
+    const [expiry, again, partExpiry] = [message("expiry", "p-exp"), message("expiry", "p-exp"), message("expiry", "p-part", { amount: 15 })];
+    const plan = decideInOrder([expiry, again, partExpiry], facts({ existing: new Map([[auth.id, auth], [partly.id, partly]]) }), AT);
+    expect(plan.verdicts).toEqual([VERDICT_OK, { kind: "drop", outcome: { kind: "duplicate" } }, VERDICT_OK]);
+    expect(plan.updated.get(auth.id)).toMatchObject({
+      expired_at: NOW,
+      offer: { qualified: false, cashback: 0, performanceFee: 0, message: ["The authorisation expired uncleared: the network withdrew it, and its cashback with it."] },
+    });
+    // Part of it cleared: those clearings keep their reward, and the authorisation its result.
+    expect(plan.updated.get(partly.id)).toMatchObject({ expired_at: NOW, offer: { qualified: true, cashback: 5 } });
+    expect([...plan.redecided]).toEqual([auth.id]);
+    const data = (c: (typeof plan.claims)[number]) => c.data as { expired: boolean; offer: { cashback: number } };
+    expect(plan.claims.map((c) => [c.transactionId, c.event, data(c).expired, data(c).offer.cashback])).toEqual([
+      [auth.id, "transaction.auth.expired", true, 0],
+      [partly.id, "transaction.auth.expired", true, 5],
+    ]);
   });
 });
 

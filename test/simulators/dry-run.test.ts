@@ -61,49 +61,79 @@ describe("simulate (dry run)", () => {
     }
   });
 
-  it("settles Visa 48 to 72 hours after the auth (in parts for some), refunds negative and after settlement, voids instead of settling", () => {
+  it("settles Visa 48 to 72 hours after the auth (in parts, with a tip or after an increment for some), refunds negative and after settlement, voids or expires instead of settling, settles some with no auth and some twice", () => {
     const lines = parse<VisaTransaction>(dryRun(ADAPTERS.visa, options(3, 400)));
     const auths = lines.filter((l) => l.value.messageType === "AUTH");
-    expect(auths).toHaveLength(400);
-    const byTxn = (id: string, type: VisaTransaction["messageType"]) => lines.find((l) => l.value.transactionId === id && l.value.messageType === type);
-    let voids = 0;
-    let refunds = 0;
-    let partial = 0;
-    let multiple = 0;
+    const of = (id: string, type: VisaTransaction["messageType"]) => lines.filter((l) => l.value.transactionId === id && l.value.messageType === type);
+    const resent = (l: Line<VisaTransaction>) => l.value.messageId.endsWith("-RESENT");
+    // A purchase begins with its auth, or — with no authorisation — with its settlement (no auth code).
+    const withoutAuth = lines.filter((l) => l.value.messageType === "SETTLEMENT" && l.value.authCode === null && !resent(l));
+    expect(auths.length + withoutAuth.length).toBe(400);
+    for (const s of withoutAuth) expect(of(s.value.transactionId, "AUTH")).toEqual([]);
+    const counts = { voids: 0, refunds: 0, partial: 0, multiple: 0, tips: 0, increments: 0, expiries: 0, resent: 0 };
     for (const auth of auths) {
-      const settlements = lines.filter((l) => l.value.transactionId === auth.value.transactionId && l.value.messageType === "SETTLEMENT");
+      const id = auth.value.transactionId;
+      const settlements = of(id, "SETTLEMENT").filter((l) => !resent(l));
       const settlement = settlements[0];
-      const voided = byTxn(auth.value.transactionId, "VOID");
-      expect(Boolean(settlement) !== Boolean(voided)).toBe(true);
-      if (voided) voids++;
+      const [voided] = of(id, "VOID");
+      const [expired] = of(id, "AUTH_EXPIRY");
+      // Each purchase settles, is voided, or expires: one of them — or settles in part, and what is left expires.
+      expect(Boolean(settlement && voided) || Boolean(voided && expired)).toBe(false);
+      expect(Boolean(settlement || voided || expired)).toBe(true);
+      if (voided) counts.voids++;
+      if (expired) {
+        expect(Date.parse(expired.at) - Date.parse(auth.at)).toBe(7 * 24 * HOUR_MS);
+        if (!settlement) counts.expiries++;
+      }
+      const increments = of(id, "INCREMENTAL_AUTH");
+      const authorised = roundMoney(increments.reduce((sum, i) => sum + i.value.amount, auth.value.amount), auth.value.currencyCode);
+      if (increments.length) counts.increments++;
       if (settlement) {
         const delay = Date.parse(settlement.at) - Date.parse(auth.at);
         expect(delay).toBeGreaterThanOrEqual(48 * HOUR_MS);
         expect(delay).toBeLessThanOrEqual(72 * HOUR_MS);
-        for (const s of settlements) expect(s.value).toMatchObject({ authCode: auth.value.authCode, settlementDate: s.at.slice(0, 10) });
-        // The whole amount in one settlement, or parts of it (each its own message), never more than the auth.
+        for (const i of increments) expect(Date.parse(i.at)).toBeLessThan(Date.parse(settlement.at));
+        for (const s of settlements) {
+          expect(s.value).toMatchObject({ authCode: auth.value.authCode, settlementDate: s.at.slice(0, 10) });
+          expect(s.value.acquirerReferenceNumber).toMatch(/^\d{23}$/);
+        }
+        // The whole amount authorised in one settlement, or parts of it (each its own message), or more by a tip of at most 20%.
         const settled = roundMoney(settlements.reduce((sum, s) => sum + s.value.amount, 0), auth.value.currencyCode);
-        expect(settled).toBeLessThanOrEqual(auth.value.amount);
+        expect(settled).toBeLessThanOrEqual(roundMoney(authorised * 1.2, auth.value.currencyCode));
         expect(new Set(settlements.map((s) => s.value.messageId)).size).toBe(settlements.length);
         if (settlements.length > 1) {
-          multiple++;
+          counts.multiple++;
           expect(settled).toBe(auth.value.amount);
-        } else if (settled < auth.value.amount) partial++;
+        } else if (settled < authorised) counts.partial++;
+        else if (settled > authorised) counts.tips++;
+        else expect(settled).toBe(authorised);
+        // The expiry withdraws exactly what never settled; a purchase settled in full does not expire.
+        if (expired) expect(expired.value.amount).toBe(roundMoney(authorised - settled, auth.value.currencyCode));
+        else expect(settled).toBeGreaterThanOrEqual(authorised);
       }
-      const refund = lines.find((l) => l.value.messageType === "REFUND" && l.value.originalTransactionId === auth.value.transactionId);
+      const refund = lines.find((l) => l.value.messageType === "REFUND" && l.value.originalTransactionId === id);
       if (refund) {
-        refunds++;
+        counts.refunds++;
         expect(refund.value.amount).toBeLessThan(0);
         expect(-refund.value.amount).toBeLessThanOrEqual(auth.value.amount);
         expect(Date.parse(refund.at)).toBeGreaterThan(Date.parse(settlement!.at));
       }
     }
-    expect(voids).toBeGreaterThan(0);
-    expect(refunds).toBeGreaterThan(0);
-    expect(partial).toBeGreaterThan(0);
-    expect(multiple).toBeGreaterThan(0);
+    // A settlement sent again: a day after the first, its own message id, the same acquirer reference number and amount.
+    for (const again of lines.filter(resent)) {
+      counts.resent++;
+      const first = of(again.value.transactionId, "SETTLEMENT").find((l) => l.value.acquirerReferenceNumber === again.value.acquirerReferenceNumber && !resent(l))!;
+      expect(Date.parse(again.at) - Date.parse(first.at)).toBe(24 * HOUR_MS);
+      expect([again.value.amount, again.value.messageId]).toEqual([first.value.amount, `${first.value.messageId}-RESENT`]);
+    }
+    for (const [what, n] of Object.entries(counts)) expect(n, what).toBeGreaterThan(0);
+    expect(withoutAuth.length).toBeGreaterThan(0);
     // Some refunds name no purchase, as networks send them.
     expect(lines.some((l) => l.value.messageType === "REFUND" && l.value.originalTransactionId === null)).toBe(true);
+    // Some purchases are billed abroad: the cardholder's amount and currency beside the purchase's own.
+    const abroad = auths.filter((a) => a.value.billingCurrencyCode !== null);
+    expect(abroad.length).toBeGreaterThan(0);
+    for (const a of abroad) expect(a.value.billingCurrencyCode).not.toBe(a.value.currencyCode);
     // Noise and variety: several currencies, wallets, card-present both ways, targeting tags.
     expect(new Set(auths.map((a) => a.value.currencyCode)).size).toBeGreaterThan(2);
     expect(new Set(auths.map((a) => a.value.wallet)).size).toBeGreaterThan(2);
@@ -114,10 +144,11 @@ describe("simulate (dry run)", () => {
 
   it("clears Mastercard in its 12:00 UTC batch with a sequence number, and Amex submissions 48 to 72 hours on", () => {
     const mc = parse<MastercardTransaction>(dryRun(ADAPTERS.mastercard, options(5, 200)));
-    const clearings = mc.filter((l) => l.value.messageType === "CLEARING");
+    // Every clearing in the batch, one with no authorization or sent again too; the first of each (sent again: its own message id, the same sequence number).
+    for (const clearing of mc.filter((l) => l.value.messageType === "CLEARING")) expect(clearing.at.slice(11)).toBe("12:00:00.000Z");
+    const clearings = mc.filter((l) => l.value.messageType === "CLEARING" && l.value.authCode !== null && !l.value.messageId.endsWith("-RESENT"));
     for (const clearing of clearings) {
       const auth = mc.find((l) => l.value.messageType === "AUTHORIZATION" && l.value.refNumber === clearing.value.refNumber)!;
-      expect(clearing.at.slice(11)).toBe("12:00:00.000Z");
       // The first clearing of a purchase; further ones (a purchase cleared in parts) a day apart after it.
       const first = clearings.find((c) => c.value.refNumber === clearing.value.refNumber)!;
       const delay = Date.parse(first.at) - Date.parse(auth.at);
@@ -130,7 +161,7 @@ describe("simulate (dry run)", () => {
     expect(new Set(clearings.map((c) => c.value.transactionSequenceNumber)).size).toBe(clearings.length);
     expect(new Set(clearings.map((c) => c.value.refNumber)).size).toBeLessThan(clearings.length);
     const amex = parse<AmexTransaction>(dryRun(ADAPTERS.amex, options(5, 200)));
-    const submissions = amex.filter((l) => l.value.messageType === "SUBMISSION");
+    const submissions = amex.filter((l) => l.value.messageType === "SUBMISSION" && l.value.approvalCode !== null && !l.value.messageId.endsWith("-RESENT"));
     for (const submission of submissions) {
       const auth = amex.find((l) => l.value.messageType === "AUTH" && l.value.transactionId === submission.value.transactionId)!;
       const first = submissions.find((c) => c.value.transactionId === submission.value.transactionId)!;

@@ -163,7 +163,7 @@ describe("test purchases through the scheme simulators", () => {
     expect(dead.values.at(-1)!.reason).toBe(`purchaseId: ${other.purchaseId}: the purchase has cleared; refund it instead of voiding it`);
   });
 
-  it("clears a Mastercard purchase in parts, each clearing its own message and sequence number, never more than was authorised", async () => {
+  it("clears a Mastercard purchase in parts, each clearing its own message and sequence number, never more than the tip bound allows", async () => {
     const card = sampleCard("mastercard");
     const receipt = await h.services.simulators.purchase({ scheme: "mastercard", card, location: sampleLocation(), amount: 50 });
     const ref = { scheme: "mastercard" as const, cardId: card.id, purchaseId: receipt.purchaseId };
@@ -173,7 +173,7 @@ describe("test purchases through the scheme simulators", () => {
     await new Promise((r) => setTimeout(r, 50));
     const before = dead.messages.length;
     const first = await h.services.simulators.clear({ ...ref, amount: 20 });
-    await h.services.simulators.clear({ ...ref, amount: 40 });
+    await h.services.simulators.clear({ ...ref, amount: 40.01 });
     const rest = await h.services.simulators.clear(ref);
     await waitFor(() => ofPurchase().length === 3);
     const [, one, two] = ofPurchase();
@@ -182,7 +182,7 @@ describe("test purchases through the scheme simulators", () => {
     expect(one!.transactionSequenceNumber).not.toBe(two!.transactionSequenceNumber);
     expect(one!.messageId).not.toBe(two!.messageId);
     await dead.until(before + 1);
-    expect(dead.values.at(-1)!.reason).toBe("amount: clears more than remains: 30 GBP of 50 is left to clear");
+    expect(dead.values.at(-1)!.reason).toBe("amount: clears more than the authorisation allows: at most 40 GBP (30 left of 50, plus a tip of up to 20% of it)");
     // Cleared in full: the clearing it had scheduled is not sent.
     await advance(4 * DAY_MS);
     await new Promise((r) => setTimeout(r, 50));

@@ -1,6 +1,8 @@
 // Each network's own message shapes and identifiers, checked without a bus: every kind of message
 // matches its Avro schema, ids join auth to clearing (every clearing of a purchase cleared in parts too,
-// each told apart as the qualifier reads it), MIDs have the formats the spec and networks use.
+// each told apart as the qualifier reads it), MIDs have the formats the spec and networks use; and each
+// network behaviour in each scheme's shape — an incremental authorisation, an authorisation's expiry, a
+// clearing with no authorisation, a clearing sent again, a purchase billed in another currency.
 import { describe, expect, it } from "vitest";
 import { loadSchema, normalize } from "../../src/platform/bus/avro.ts";
 import type { LookupRequest } from "../../src/platform/bus/messages.ts";
@@ -14,6 +16,7 @@ import { SCHEMES } from "../../src/domain/scheme.ts";
 import { ADAPTERS } from "../../simulators/schemes/index.ts";
 import type { Purchase } from "../../simulators/engine/types.ts";
 import { normalise } from "../../src/qualifier/normalise/index.ts";
+import { luhnValid } from "../../src/domain/luhn.ts";
 
 const AT = new Date("2026-03-10T15:20:00Z");
 const purchaseFor = (scheme: (typeof SCHEMES)[number], seed = 1): Purchase => {
@@ -90,8 +93,79 @@ describe.each(SCHEMES)("%s messages", (scheme) => {
     if (scheme === "mastercard") {
       expect(first!.clearingKey).toBe(first!.identifiers.mastercardTransactionSequenceNumber);
       expect(first!.clearingKey).toMatch(/^\d{13}$/);
-    } else expect(first!.clearingKey).toBe(first!.messageId);
+    } else expect(first!.clearingKey).toBe(reference(parts[0]!));
     for (const value of parts) expect(normalize(adapter.topic, schema, value)).toEqual(value);
+  });
+
+  const NAMES = {
+    visa: { increment: "INCREMENTAL_AUTH", expiry: "AUTH_EXPIRY", code: "authCode", billed: ["billingAmount", "billingCurrencyCode"] },
+    mastercard: { increment: "INCREMENTAL_AUTHORIZATION", expiry: "AUTHORIZATION_EXPIRY", code: "authCode", billed: ["cardholderBillingAmount", "cardholderBillingCurrencyCode"] },
+    amex: { increment: "INCREMENTAL_AUTH", expiry: "AUTH_EXPIRY", code: "approvalCode", billed: ["cardmemberBillingAmount", "cardmemberBillingCurrencyCode"] },
+  }[scheme];
+  const fields = (m: unknown) => m as Record<string, unknown>;
+  const amountOf = (m: unknown) => fields(m).amount ?? fields(m).transactionAmount;
+  const joinKey = (m: unknown) => fields(m).transactionId ?? fields(m).refNumber;
+  /** What a clearing sent again repeats: Visa's acquirer reference number, Mastercard's sequence number, Amex's ROC id. */
+  const reference = (m: unknown) => String(fields(m).acquirerReferenceNumber ?? fields(m).transactionSequenceNumber ?? fields(m).rocId);
+  const checked = (value: unknown) => {
+    expect(normalize(adapter.topic, schema, value)).toEqual(value);
+    const n = normalise(scheme, value);
+    expect(n.ok ? "" : n.reason).toBe("");
+    return n.ok ? n.value : undefined!;
+  };
+
+  it("increment an authorisation in the scheme's incremental message: the purchase's join key, the increment's amount, its own message id", () => {
+    const increment = adapter.increment(purchase, "inc-1", 12.5, later);
+    expect(fields(increment)).toMatchObject({ messageType: NAMES.increment, [NAMES.code]: fields(messages.auth)[NAMES.code] });
+    expect(joinKey(increment)).toBe(joinKey(messages.auth));
+    expect(amountOf(increment)).toBe(12.5);
+    expect(increment.messageId).toBe(adapter.messageId("increment", "inc-1"));
+    expect(increment.messageId).not.toBe(adapter.messageId("increment", "inc-2"));
+    expect(checked(increment)).toMatchObject({ stage: "increment", purchaseKey: adapter.ids(purchase.id).transactionId, amount: 12.5 });
+  });
+
+  it("withdraw an authorisation left uncleared in the scheme's expiry message, for what was left of it", () => {
+    const expiry = adapter.expiry(purchase, 7.25, later);
+    expect(fields(expiry).messageType).toBe(NAMES.expiry);
+    expect(joinKey(expiry)).toBe(joinKey(messages.auth));
+    expect(amountOf(expiry)).toBe(7.25);
+    expect(new Set([expiry.messageId, ...Object.values(messages).map((m) => m.messageId)]).size).toBe(5);
+    expect(checked(expiry)).toMatchObject({ stage: "expiry", purchaseKey: adapter.ids(purchase.id).transactionId });
+  });
+
+  it("clear with no authorisation: the scheme's clearing with no code, that the qualifier takes for a purchase", () => {
+    const clearing = adapter.clearing(purchase, later, undefined, { withoutAuth: true });
+    expect(fields(clearing)[NAMES.code]).toBeNull();
+    expect(fields(clearing).messageType).toBe(fields(messages.clearing).messageType);
+    expect(checked(clearing)).toMatchObject({ stage: "clearing", purchaseKey: adapter.ids(purchase.id).transactionId, amount: purchase.amount });
+  });
+
+  it("send a clearing again with its own message id and the clearing's reference, whole or part, so the qualifier knows it", () => {
+    const part = { clearingId: "c-3", amount: 1.25 };
+    for (const [first, again] of [
+      [messages.clearing, adapter.clearing(purchase, new Date(later.getTime() + 24 * HOUR_MS), undefined, { resent: true })],
+      [adapter.clearing(purchase, later, part), adapter.clearing(purchase, new Date(later.getTime() + 24 * HOUR_MS), part, { resent: true })],
+    ] as const) {
+      expect(again.messageId).not.toBe(first.messageId);
+      expect(reference(again)).toBe(reference(first));
+      expect(checked(again).clearingKey).toBe(checked(first).clearingKey);
+    }
+    expect(checked(messages.clearing).clearingKey).toBe(adapter.clearingKey(purchase.id));
+  });
+
+  it("bill a purchase abroad in the cardholder's currency beside the purchase's own amount and currency, which the qualifier keeps", () => {
+    const billingCurrency = purchase.currency === "USD" ? "EUR" : "USD";
+    const abroad = { ...purchase, billingCurrency };
+    const [auth, clearing] = [adapter.auth(abroad, AT), adapter.clearing(abroad, later)];
+    for (const m of [auth, clearing]) {
+      expect(fields(m)[NAMES.billed[1]!]).toBe(billingCurrency);
+      expect(fields(m).conversionRate).toEqual(expect.any(Number));
+      expect(fields(m)[NAMES.billed[0]!]).toBeCloseTo(Number(amountOf(m)) * Number(fields(m).conversionRate), 1);
+      expect(checked(m)).toMatchObject({ amount: purchase.amount, currency: purchase.currency });
+    }
+    // The rate of the day each was processed: the clearing, days later, is billed a little differently.
+    expect(fields(clearing).conversionRate).not.toBe(fields(auth).conversionRate);
+    for (const m of Object.values(messages)) expect([fields(m)[NAMES.billed[0]!], fields(m).conversionRate]).toEqual([null, null]);
   });
 });
 
@@ -131,6 +205,14 @@ describe("per-scheme identifiers", () => {
       expect(new Set(delays).size).toBeGreaterThan(150);
       expect(ADAPTERS[scheme].clearingDue("p-1", AT)).toEqual(ADAPTERS[scheme].clearingDue("p-1", AT));
     }
+  });
+
+  it("Visa: a settlement's acquirer reference number is 23 digits with a Luhn check digit; Amex: a submission's ROC id is 12 characters", () => {
+    const settlement = ADAPTERS.visa.clearing(purchaseFor("visa"), AT) as { acquirerReferenceNumber: string };
+    expect(settlement.acquirerReferenceNumber).toMatch(/^7\d{22}$/);
+    expect(luhnValid(settlement.acquirerReferenceNumber)).toBe(true);
+    expect((ADAPTERS.visa.auth(purchaseFor("visa"), AT) as { acquirerReferenceNumber: string | null }).acquirerReferenceNumber).toBeNull();
+    expect((ADAPTERS.amex.clearing(purchaseFor("amex"), AT) as { rocId: string }).rocId).toMatch(/^[0-9A-Z]{12}$/);
   });
 
   it("Amex: a 10-digit SE number and a 6-digit approval code", () => {

@@ -97,7 +97,7 @@ describe("traffic runs", () => {
       "notOnboardedLocations: unknownMerchants + notOnboardedLocations must be at most 1",
     );
     expect(await bad({ rate: 5, seed: 1, refunds: 0.6, partialClearings: 0.5 })).toBe(
-      "multipleClearings: voids + refunds + partialClearings + multipleClearings must be at most 1",
+      "expiries: voids + refunds + partialClearings + multipleClearings + clearingsWithoutAuth + tips + expiries must be at most 1",
     );
     expect(await bad({ rate: 5, seed: 1, unreferencedRefunds: 1.5 })).toBe("unreferencedRefunds: must be between 0 and 1");
     expect(await bad({ rate: 5, seed: 1, speed: 2 })).toBe("speed: unknown field");

@@ -3824,7 +3824,7 @@ export interface paths {
                     limit?: string;
                     /** @description The `last` cursor of the previous page, as given: cursors are opaque, and a value that is not one of them is 400. */
                     start?: string;
-                    event?: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
+                    event?: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "transaction.auth.expired" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
                     /** @description Only the events of this transaction (one per stage). */
                     transactionId?: string;
                     status?: "delivered" | "failed" | "pending" | "no_hooks";
@@ -4293,7 +4293,7 @@ export interface paths {
         put?: never;
         /**
          * Make a test purchase
-         * @description Test keys only. The card's scheme simulator publishes a native authorisation for the purchase at the location (its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now). Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s (less when publishing took long: the answer comes within about 6 s of the request once the purchase is published). When the service is busy, test purchases, clearings, voids and refunds take fair turns among accounts (a sandbox's count toward its owner): an account under its share starts at once, the rest wait; an account with ADMISSION_QUEUE_PER_ACCOUNT (default 1000) already waiting is answered 429 rate_limit_exceeded with Retry-After: 1.
+         * @description Test keys only. The card's scheme simulator publishes a native authorisation for the purchase at the location (its MIDs on that scheme); the qualifier matches it like any network message and sends the transaction webhooks. The clearing follows 48-72 hours later on the service clock (POST /transactions/{id}/clear clears it now), unless `autoClear` is false or the authorisation expires first (`authExpiryDays`); `stage: clearing` makes a clearing with no authorisation instead. Answers 201 with the recorded transaction, or 202 with its id if the qualifier takes longer than 5 s (less when publishing took long: the answer comes within about 6 s of the request once the purchase is published). When the service is busy, test purchases, clearings, voids and refunds take fair turns among accounts (a sandbox's count toward its owner): an account under its share starts at once, the rest wait; an account with ADMISSION_QUEUE_PER_ACCOUNT (default 1000) already waiting is answered 429 rate_limit_exceeded with Retry-After: 1.
          */
         post: {
             parameters: {
@@ -4329,7 +4329,7 @@ export interface paths {
                         "application/json": components["schemas"]["PendingTransaction"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key (test keys only); locationId: a location that is not in the card's program; locationId: a location whose MIDs on the card's scheme were removed after onboarding (PATCH /locations/{locationId} mids); one whose onboarding the test network has not answered yet is waited for, then 503 with Retry-After; amount: more than 2 decimal places (the networks carry whole cents). */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key (test keys only); locationId: a location that is not in the card's program; locationId: a location whose MIDs on the card's scheme were removed after onboarding (PATCH /locations/{locationId} mids); one whose onboarding the test network has not answered yet is waited for, then 503 with Retry-After; amount: more than 2 decimal places (the networks carry whole cents); autoClear, authExpiryDays: given with stage clearing (they apply to an authorisation). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4411,7 +4411,7 @@ export interface paths {
         put?: never;
         /**
          * Clear a test purchase now, in whole or in part
-         * @description The simulator sends the scheme's clearing message (Visa settlement, Mastercard clearing, Amex submission) now instead of at its scheduled time, which it replaces. Clearing the whole amount at once (no `amount`, or the purchase's amount) gives the same transaction its clearing stage and webhooks: 200 with the purchase. Clearing part of it, as networks do for tips left out or split shipments, is a clearing of its own: a new transaction (`auth` false, `cleared` true, `authTransactionId` naming the purchase, its own `transaction.clearing` webhook), qualified against the purchase's offer on its own amount, the purchase rewarded once across its clearings: 201 with that transaction. An authorisation may be cleared again up to its amount (Mastercard gives each clearing its own transaction sequence number); the purchase's `clearedAmount` adds them up. Clearing a cleared purchase again without `amount` answers it again; clearing more than remains, or a voided purchase, is 409.
+         * @description The simulator sends the scheme's clearing message (Visa settlement, Mastercard clearing, Amex submission) now instead of at its scheduled time, which it replaces. Clearing the whole amount at once (no `amount`, or the purchase's amount) gives the same transaction its clearing stage and webhooks: 200 with the purchase. Clearing part of it (a tip left out, split shipments) or more than it (a tip added, up to 20% above the authorised amount) is a clearing of its own: a new transaction (`auth` false, `cleared` true, `authTransactionId` naming the purchase, its own `transaction.clearing` webhook), qualified against the purchase's offer on its own amount — what clears is what earns — the purchase rewarded once across its clearings: 201 with that transaction. An authorisation may be cleared again up to its amount (Mastercard gives each clearing its own transaction sequence number); the purchase's `clearedAmount` adds them up. A purchase billed in another currency clears in the purchase's own amount and currency, the billed amount beside them in the native message. Clearing a cleared purchase again without `amount` answers it again; clearing more than the bound allows, a voided or an expired purchase, is 409.
          */
         post: {
             parameters: {
@@ -4485,7 +4485,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void, of a purchase cleared in full, or of more than remains to clear; or a purchase the network has not taken yet. */
+                /** @description It cannot apply, the message names why: a refund of a voided, an expired uncleared or an already fully refunded purchase, or of more than remains to refund; a void after clearing or expiry; clearing after a void or expiry, of a purchase cleared in full, or of more than the tip bound allows; an increment after clearing, a void or expiry; an expiry of a voided or fully cleared purchase; or a purchase the network has not taken yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4605,7 +4605,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void, of a purchase cleared in full, or of more than remains to clear; or a purchase the network has not taken yet. */
+                /** @description It cannot apply, the message names why: a refund of a voided, an expired uncleared or an already fully refunded purchase, or of more than remains to refund; a void after clearing or expiry; clearing after a void or expiry, of a purchase cleared in full, or of more than the tip bound allows; an increment after clearing, a void or expiry; an expiry of a voided or fully cleared purchase; or a purchase the network has not taken yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4721,7 +4721,243 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than remains to refund; a void after clearing; clearing after a void, of a purchase cleared in full, or of more than remains to clear; or a purchase the network has not taken yet. */
+                /** @description It cannot apply, the message names why: a refund of a voided, an expired uncleared or an already fully refunded purchase, or of more than remains to refund; a void after clearing or expiry; clearing after a void or expiry, of a purchase cleared in full, or of more than the tip bound allows; an increment after clearing, a void or expiry; an expiry of a voided or fully cleared purchase; or a purchase the network has not taken yet. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transactions/{transactionId}/increment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Increment a test purchase's authorisation
+         * @description The simulator sends the scheme's incremental authorisation (Visa INCREMENTAL_AUTH, Mastercard INCREMENTAL_AUTHORIZATION, Amex INCREMENTAL_AUTH) for `amount` more on the purchase, as Marqeta and Lithic simulate it. It is no transaction of its own: the purchase's `amount` becomes the new authorised total and the purchase is decided again on it against the offer it was decided on — rewarded once, counted once on an activation; when that makes it qualify, its `transaction.auth.qualified` goes out then. Its clearing follows with the new amount. 200 with the purchase; an increment after any clearing, of a voided or of an expired purchase is 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path: {
+                    transactionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TestIncrement"];
+                };
+            };
+            responses: {
+                /** @description The purchase with its new authorised amount. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Transaction"];
+                    };
+                };
+                /** @description Sent; not recorded yet. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PendingTransaction"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: transactionId: a transaction not made with POST /transactions/test; amount: more than 2 decimal places (the networks carry whole cents). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description It cannot apply, the message names why: a refund of a voided, an expired uncleared or an already fully refunded purchase, or of more than remains to refund; a void after clearing or expiry; clearing after a void or expiry, of a purchase cleared in full, or of more than the tip bound allows; an increment after clearing, a void or expiry; an expiry of a voided or fully cleared purchase; or a purchase the network has not taken yet. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_key_reused: the Idempotency-Key was used with a different request; the message names it. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded: the account's request budget (RATE_LIMIT_PER_SECOND, bursts of RATE_LIMIT_BURST; test and live keys together, on every replica) is spent, or the client address has failed authentication too often; retry after Retry-After seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency (PostgreSQL, the bus) is unavailable; nothing was changed. Retry after Retry-After seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transactions/{transactionId}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire a test purchase's authorisation now
+         * @description The simulator sends the scheme's expiry of the authorisation (Visa AUTH_EXPIRY, Mastercard AUTHORIZATION_EXPIRY, Amex AUTH_EXPIRY) now, as the network does by itself once it has been left uncleared for its `authExpiryDays` (default 7) of your environment's clock. The purchase reads `expired: true` with `expiredAt`; with nothing of it cleared, its cashback is withdrawn (`offer.qualified` false, cashback and fee 0, the reason in `offer.message`) and `transaction.auth.expired` goes out — once part of it cleared, those clearings keep what they earned and only the rest of the hold is released. Its scheduled clearing is cancelled. Expiring an expired purchase answers it again; a purchase cleared in full or voided is 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retry safe: the same key with the same request (method, path, body) answers the first answer again, with `Idempotent-Replayed: true`; the same key with another request is 422 `idempotency_key_reused` naming the key; 409 while the first request with the key is still running. A request that failed (5xx, 429) made nothing and frees its key. Keys are kept per account and environment for 24 hours of service time. 1-255 visible ASCII characters. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
+                path: {
+                    transactionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The expired purchase. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Transaction"];
+                    };
+                };
+                /** @description Sent; not recorded yet. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PendingTransaction"];
+                    };
+                };
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: transactionId: a transaction not made with POST /transactions/test. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid key. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource for this account and environment. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description It cannot apply, the message names why: a refund of a voided, an expired uncleared or an already fully refunded purchase, or of more than remains to refund; a void after clearing or expiry; clearing after a void or expiry, of a purchase cleared in full, or of more than the tip bound allows; an increment after clearing, a void or expiry; an expiry of a voided or fully cleared purchase; or a purchase the network has not taken yet. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5511,7 +5747,7 @@ export interface paths {
         put?: never;
         /**
          * Fire a webhook event on the fixtures
-         * @description Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, cleared or refunded the same way (`transaction.refund.qualified`: the refund of a qualified purchase); `location.status` adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card (10.01, the test network's transaction-not-found, for .failed); `brand.consent` makes a brand (a test brand consents at once); `card.linked` enrols the fixtures test number of the scheme again, `card.failed` the scheme's first failing test number (issuer_declined); `program.status` syncs the fixtures program (the test networks answer at once: syncing, then idle); `marketplace.offer.live` puts a marketplace offer only you see (an oaas offer of the brand "Cardlink fixtures marketplace") on the marketplace and adds it to the program, live at once; `marketplace.offer.updated` has its content provider extend the newest of those by a day. The optional fields change the purchase or request: its scheme, amount, currency, card, location, program, targeting tag and local datetime; a field the event does not use is refused, naming it. Waits up to 30 s for the event and the first attempt of each delivery, and answers the ids and the delivery outcome. 409 when a `.qualified` event was asked for and the transaction was recorded as not qualified (a datetime past the offer's end, say): it will not come. 503 with Retry-After when the pipeline did not record it in time.
+         * @description Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, cleared or refunded the same way (`transaction.refund.qualified`: the refund of a qualified purchase); `transaction.auth.expired` is a 42.00 GBP purchase left uncleared whose authorisation the network then withdraws (its cashback with it); `behaviour` makes the network clear it with no authorisation, with a tip, after an increment, twice, or bill it in another currency; `location.status` adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later; missing-transaction-request events are requests for the fixtures card (10.01, the test network's transaction-not-found, for .failed); `brand.consent` makes a brand (a test brand consents at once); `card.linked` enrols the fixtures test number of the scheme again, `card.failed` the scheme's first failing test number (issuer_declined); `program.status` syncs the fixtures program (the test networks answer at once: syncing, then idle); `marketplace.offer.live` puts a marketplace offer only you see (an oaas offer of the brand "Cardlink fixtures marketplace") on the marketplace and adds it to the program, live at once; `marketplace.offer.updated` has its content provider extend the newest of those by a day. The optional fields change the purchase or request: its scheme, amount, currency, card, location, program, targeting tag and local datetime; a field the event does not use is refused, naming it. Waits up to 30 s for the event and the first attempt of each delivery, and answers the ids and the delivery outcome. 409 when a `.qualified` event was asked for and the transaction was recorded as not qualified (a datetime past the offer's end, say): it will not come. 503 with Retry-After when the pipeline did not record it in time.
          */
         post: {
             parameters: {
@@ -5538,7 +5774,7 @@ export interface paths {
                         "application/json": components["schemas"]["TriggerResult"];
                     };
                 };
-                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key: trigger works in the test environment only; a field the event does not use (`scheme: does not apply to offer.extended`); scheme: not the given card's scheme; cardId, locationId: not in the program; locationId: a location whose MIDs on the card's scheme were removed after onboarding (PATCH /locations/{locationId} mids); currency: not the currency of the location's country; amount: a failing test amount (10.01–10.06) for missing-transaction-request.succeeded, or another for .failed. */
+                /** @description Invalid request: the message names the field and the rule. Beyond the schema, also 400: a live key: trigger works in the test environment only; a field the event does not use (`scheme: does not apply to offer.extended`; `behaviour`: a clearing's behaviour for another event); scheme: not the given card's scheme; cardId, locationId: not in the program; locationId: a location whose MIDs on the card's scheme were removed after onboarding (PATCH /locations/{locationId} mids); currency: not the currency of the location's country; amount: a failing test amount (10.01–10.06) for missing-transaction-request.succeeded, or another for .failed. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8430,6 +8666,82 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "transaction.auth.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * transaction.auth.expired
+         * @description The network withdrew an authorisation left uncleared for its expiry days (7 by default): the transaction with `expired: true` and `expiredAt`. With nothing of it cleared, the cashback its `transaction.auth.qualified` announced is withdrawn: `offer.qualified` false, cashback and performance fee 0, the reason in `offer.message`. Once part of it cleared, those clearings keep their reward and the result stands (only the rest of the hold is released). Sent to every hook registered for `transaction.auth.expired` on the program (offer and brand events without a program: on every program of yours), signed per Standard Webhooks. Answer 2xx within 20 s; anything else is retried with the same `webhook-id`. A non-2xx answer or a timeout is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h of service time (each delay stretched by a random jitter of up to 20%, never shortened); then the delivery is `failed`. A 429 or 503 with `Retry-After` (seconds or an HTTP date) is retried no earlier than it asks, at most 10 h later, and pauses the hook as long; the number of attempts stays the same. A 410 Gone fails the delivery and disables the hook at once; so does failing on every attempt for 5 days of service time. A disabled hook sends `hook.disabled` to the program's other hooks registered for that event.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event id (Standard Webhooks). */
+                    "webhook-id": string;
+                    /** @description Seconds since the epoch when this attempt was signed (wall clock). */
+                    "webhook-timestamp": string;
+                    /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the hook's `whsec_` secret (base64 after the prefix). Verify with any Standard Webhooks library, or `verifyWebhook` of the TypeScript client in clients/typescript. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionAuthExpiredEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: delivered. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Gone: the delivery fails and the hook is disabled (`hook.disabled` to the program's other hooks). */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests: retried, no earlier than its `Retry-After`. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Unavailable: retried, no earlier than its `Retry-After`. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Anything else, or no answer within 20 s: retried. */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "location.status": {
         parameters: {
             query?: never;
@@ -9380,6 +9692,8 @@ export interface components {
          *       "auth": true,
          *       "cleared": false,
          *       "voided": false,
+         *       "expired": false,
+         *       "expiredAt": null,
          *       "cardPresent": true,
          *       "amount": 12.5,
          *       "currency": "GBP",
@@ -9474,11 +9788,22 @@ export interface components {
             updated: string;
             /** @description The network's authorisation was received. */
             auth: boolean;
-            /** @description The network's clearing (Visa settlement, Amex submission) of this transaction was received: for a purchase, of its whole amount at once. A purchase cleared in parts stays false; each part is a transaction of its own (see authTransactionId) and clearedAmount adds them up. */
+            /** @description The network's clearing (Visa settlement, Amex submission) of this transaction was received: for a purchase, of its whole amount at once. A purchase cleared in parts, or above its amount by a tip, stays false; each such clearing is a transaction of its own (see authTransactionId) and clearedAmount adds them up. A clearing that came with no authorisation is `auth: false`, `cleared: true`, with no authTransactionId. */
             cleared: boolean;
             voided: boolean;
+            /** @description The network withdrew the authorisation, left uncleared for its expiry days (7 by default): with nothing of it cleared, its cashback is withdrawn (see offer) and `transaction.auth.expired` was sent; once part of it cleared, only the rest of the hold. */
+            expired: boolean;
+            /**
+             * Format: date-time
+             * @description When the network withdrew the authorisation (service time); null until then.
+             * @example null
+             */
+            expiredAt: string | null;
             cardPresent: boolean;
-            /** @example 42 */
+            /**
+             * @description A purchase's authorised amount, its increments included; a clearing's or a refund's own. Always in the purchase's own currency, never the cardholder's billed one.
+             * @example 42
+             */
             amount: number;
             /** @example GBP */
             currency: string;
@@ -9630,6 +9955,24 @@ export interface components {
              * @enum {string}
              */
             event: "transaction.refund.qualified";
+            /**
+             * Format: date-time
+             * @description When the event happened, in service time.
+             */
+            created: string;
+            data: components["schemas"]["Transaction"];
+        };
+        TransactionAuthExpiredEvent: {
+            /**
+             * Format: uuid
+             * @description The event id; also the `webhook-id` header, the same on every retry.
+             */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "transaction.auth.expired";
             /**
              * Format: date-time
              * @description When the event happened, in service time.
@@ -10126,7 +10469,7 @@ export interface components {
              * @example transaction.auth.qualified
              * @enum {string}
              */
-            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "transaction.auth.expired" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
             /** @example https://example.com/webhooks/cardlink */
             url: string;
             live: boolean;
@@ -10390,7 +10733,7 @@ export interface components {
             created: string;
             data: components["schemas"]["Offer"];
         };
-        WebhookEvent: components["schemas"]["TransactionAuthEvent"] | components["schemas"]["TransactionClearingEvent"] | components["schemas"]["TransactionRefundEvent"] | components["schemas"]["TransactionAuthQualifiedEvent"] | components["schemas"]["TransactionClearingQualifiedEvent"] | components["schemas"]["TransactionRefundQualifiedEvent"] | components["schemas"]["LocationStatusEvent"] | components["schemas"]["MissingTransactionRequestSucceededEvent"] | components["schemas"]["MissingTransactionRequestFailedEvent"] | components["schemas"]["OfferTargetingUpdatedEvent"] | components["schemas"]["OfferExtendedEvent"] | components["schemas"]["HookDisabledEvent"] | components["schemas"]["BrandConsentEvent"] | components["schemas"]["CardLinkedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["ProgramStatusEvent"] | components["schemas"]["MarketplaceOfferLiveEvent"] | components["schemas"]["MarketplaceOfferUpdatedEvent"];
+        WebhookEvent: components["schemas"]["TransactionAuthEvent"] | components["schemas"]["TransactionClearingEvent"] | components["schemas"]["TransactionRefundEvent"] | components["schemas"]["TransactionAuthQualifiedEvent"] | components["schemas"]["TransactionClearingQualifiedEvent"] | components["schemas"]["TransactionRefundQualifiedEvent"] | components["schemas"]["TransactionAuthExpiredEvent"] | components["schemas"]["LocationStatusEvent"] | components["schemas"]["MissingTransactionRequestSucceededEvent"] | components["schemas"]["MissingTransactionRequestFailedEvent"] | components["schemas"]["OfferTargetingUpdatedEvent"] | components["schemas"]["OfferExtendedEvent"] | components["schemas"]["HookDisabledEvent"] | components["schemas"]["BrandConsentEvent"] | components["schemas"]["CardLinkedEvent"] | components["schemas"]["CardFailedEvent"] | components["schemas"]["ProgramStatusEvent"] | components["schemas"]["MarketplaceOfferLiveEvent"] | components["schemas"]["MarketplaceOfferUpdatedEvent"];
         Error: {
             error: {
                 /** @enum {string} */
@@ -11127,7 +11470,7 @@ export interface components {
              * @example transaction.auth.qualified
              * @enum {string}
              */
-            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "transaction.auth.expired" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
             /**
              * Format: uri
              * @description Where deliveries are POSTed; http or https, without credentials (`user:password@` is refused: deliveries are authenticated by their signature). The host must be one the webhook target policy allows (`WEBHOOK_TARGETS`): under `local` (the default of `npm start`) public, loopback and private addresses; under `public` (the default in docker compose and whenever `HOST` is not loopback) public unicast addresses only. Link-local, cloud metadata (169.254.169.254, metadata.google.internal, fd00:ec2::254, …), 0.0.0.0/8, multicast, broadcast and every numeric, IPv4-mapped or NAT64 form of them are refused in every mode. A name is checked again on the addresses it resolves to at each delivery; a refused delivery is a failed attempt saying so.
@@ -11697,7 +12040,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "transaction.auth.expired" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
             /**
              * Format: uuid
              * @description Null for offer events, which go to the publisher's hooks on every program.
@@ -11760,7 +12103,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
+            event: "transaction.auth" | "transaction.clearing" | "transaction.refund" | "transaction.auth.qualified" | "transaction.clearing.qualified" | "transaction.refund.qualified" | "transaction.auth.expired" | "location.status" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "offer.targeting.updated" | "offer.extended" | "hook.disabled" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
             /**
              * Format: uuid
              * @description Null for offer events, which go to the publisher's hooks on every program.
@@ -11990,6 +12333,23 @@ export interface components {
             cardPresent?: boolean;
             /** @enum {string|null} */
             wallet?: "APPLE_PAY" | "GOOGLE_PAY" | "SAMSUNG_PAY" | null;
+            /**
+             * @description `auth` (default): the network authorises the purchase and clears it later. `clearing`: the network clears it with no authorisation first, as offline and force-posted transactions (and much of Amex's traffic) come: a transaction with `auth: false`, `cleared: true`, qualified on its own amount.
+             * @enum {string}
+             */
+            stage?: "auth" | "clearing";
+            /** @description true (default): the network clears the authorisation 48-72 hours later (service clock), unless it expires first. false: it leaves it uncleared until you clear it (POST /transactions/{id}/clear) or it expires after `authExpiryDays`. */
+            autoClear?: boolean;
+            /**
+             * @description Days of your environment's clock the authorisation lasts uncleared before the network withdraws it (default 7): the transaction then reads `expired: true` and, with nothing of it cleared, its cashback is withdrawn (`transaction.auth.expired`). Fewer days than the network takes to clear (48-72 hours) make it expire before its clearing.
+             * @example 7
+             */
+            authExpiryDays?: number;
+            /**
+             * @description The currency the card is billed in (default: the currency of the card's countryCode). When it is not the location's, the network converts, as for a purchase abroad: its messages carry the billed amount and rate beside the purchase's own amount and currency, which the transaction keeps (see GET /transactions/{id}/qualification, nativeMessages).
+             * @example USD
+             */
+            billingCurrency?: string;
         };
         /**
          * @example {
@@ -11998,10 +12358,12 @@ export interface components {
          */
         TestClearing: {
             /**
-             * @description How much of the authorisation to clear, in whole cents; what is left of it when absent.
+             * @description How much to clear, in whole cents; what is left of the authorisation when absent. Less than what is left clears part of it; more clears it with a tip: the clearings of an authorisation may come to at most 20% above its authorised amount (increments included), the tolerance networks give restaurants, taxis and fuel pumps.
              * @example 42.5
              */
             amount?: number;
+            /** @description true: the network sends this clearing twice, the second time as networks resend one — its own message id, the clearing's reference (Visa's acquirer reference number, Mastercard's transaction sequence number, Amex's ROC id). Cardlink records and rewards it once: one clearing, one `transaction.clearing` webhook. */
+            duplicate?: boolean;
         };
         /**
          * @example {
@@ -12014,6 +12376,18 @@ export interface components {
              * @example 42.5
              */
             amount?: number;
+        };
+        /**
+         * @example {
+         *       "amount": 80
+         *     }
+         */
+        TestIncrement: {
+            /**
+             * @description How much more to authorise, in whole cents.
+             * @example 42.5
+             */
+            amount: number;
         };
         TransactionList: {
             items: components["schemas"]["Transaction"][];
@@ -12107,7 +12481,7 @@ export interface components {
              * @example 0
              */
             moreConsidered: number;
-            /** @description The network's own message each stage was made from, as Cardlink received it, in stage order: a purchase keeps its auth and its clearing (and a void); a clearing of its own and a refund keep their own. The first message of a stage is kept. Empty for a transaction a publisher submitted (no network message) and for transactions recorded before Cardlink kept them. */
+            /** @description The network's own message each stage was made from, as Cardlink received it, in stage order: a purchase keeps its auth, its first increment, its clearing (and a void or its expiry); a clearing of its own and a refund keep their own. The first message of a stage is kept. Empty for a transaction a publisher submitted (no network message) and for transactions recorded before Cardlink kept them. */
             nativeMessages: components["schemas"]["NativeMessage"][];
         };
         ConsideredOffer: {
@@ -12138,14 +12512,14 @@ export interface components {
         };
         NativeMessage: {
             /**
-             * @description The stage of the transaction the message made.
+             * @description The stage of the transaction the message made: `increment` an incremental authorisation, `expiry` the network's withdrawal of the authorisation.
              * @enum {string}
              */
-            stage: "auth" | "clearing" | "void" | "refund";
+            stage: "auth" | "increment" | "clearing" | "void" | "expiry" | "refund";
             /** @enum {string} */
             scheme: "visa" | "mastercard" | "amex";
             /**
-             * @description The scheme's own name for the message (its `messageType`): Visa AUTH, SETTLEMENT, REFUND, VOID; Mastercard AUTHORIZATION, CLEARING, REFUND, REVERSAL; Amex AUTH, SUBMISSION, CREDIT, REVERSAL.
+             * @description The scheme's own name for the message (its `messageType`): Visa AUTH, INCREMENTAL_AUTH, SETTLEMENT, REFUND, VOID, AUTH_EXPIRY; Mastercard AUTHORIZATION, INCREMENTAL_AUTHORIZATION, CLEARING, REFUND, REVERSAL, AUTHORIZATION_EXPIRY; Amex AUTH, INCREMENTAL_AUTH, SUBMISSION, CREDIT, REVERSAL, AUTH_EXPIRY.
              * @example AUTH
              */
             kind: string | null;
@@ -12200,7 +12574,7 @@ export interface components {
         };
         TriggerResult: {
             /** @enum {string} */
-            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "transaction.refund.qualified" | "location.status" | "offer.extended" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
+            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "transaction.refund.qualified" | "transaction.auth.expired" | "location.status" | "offer.extended" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
             /** @description The events fired: one, three for location.status (one per scheme), two for program.status (syncing, then idle). */
             eventIds: string[];
             /** @example purchase 42 GBP, qualified for offer …: cashback 4.2 GBP, performance fee 0.42 GBP */
@@ -12272,7 +12646,7 @@ export interface components {
          */
         Trigger: {
             /** @enum {string} */
-            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "transaction.refund.qualified" | "location.status" | "offer.extended" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
+            event: "transaction.auth.qualified" | "transaction.auth" | "transaction.clearing" | "transaction.clearing.qualified" | "transaction.refund" | "transaction.refund.qualified" | "transaction.auth.expired" | "location.status" | "offer.extended" | "missing-transaction-request.succeeded" | "missing-transaction-request.failed" | "brand.consent" | "card.linked" | "card.failed" | "program.status" | "marketplace.offer.live" | "marketplace.offer.updated";
             /**
              * @description The purchase's network: the fixtures card of that scheme (made on first use). With `cardId`, must be the card's scheme.
              * @enum {string}
@@ -12307,6 +12681,11 @@ export interface components {
             targeting?: "new" | "lapsed" | "existing";
             /** @description When the purchase was made, local to the location (default: the service clock's now); a request's transactionDate is its date. */
             datetime?: string;
+            /**
+             * @description What the network does beside a plain purchase. For transaction.clearing and .qualified: `without-auth`, a clearing with no authorisation first (offline, force-posted); `tip`, a clearing 15% above the authorisation; `incremented`, an incremental authorisation of 20% before the clearing; `duplicate-clearing`, the clearing sent twice (recorded once). For any transaction event: `converted`, the card billed in another currency than the location's (USD, or EUR at a US location).
+             * @enum {string}
+             */
+            behaviour?: "without-auth" | "tip" | "incremented" | "duplicate-clearing" | "converted";
         };
         SandboxWithKeys: components["schemas"]["Sandbox"] & {
             /** @description The sandbox's own keys, shown only in this answer. */
@@ -12785,6 +13164,41 @@ export interface components {
              * @default 0.03
              */
             multipleClearings: number;
+            /**
+             * @description Share (0 to 1) of purchases that the network clears with no authorisation first (offline, force-posted).
+             * @default 0.02
+             */
+            clearingsWithoutAuth: number;
+            /**
+             * @description Share (0 to 1) of purchases that clear above their authorised amount by a tip of 5 to 20 %.
+             * @default 0.03
+             */
+            tips: number;
+            /**
+             * @description Share (0 to 1) of purchases never cleared: their authorisation expires after authExpiryDays.
+             * @default 0.01
+             */
+            expiries: number;
+            /**
+             * @description Share (0 to 1) of purchases whose authorisation is incremented (10 to 50 % more) before it clears.
+             * @default 0.01
+             */
+            incrementalAuths: number;
+            /**
+             * @description Share (0 to 1) of purchases whose clearing the network sends again a day later.
+             * @default 0.01
+             */
+            duplicateClearings: number;
+            /**
+             * @description Share (0 to 1) of purchases billed to the cardholder in another currency (the messages carry the converted amount too).
+             * @default 0.05
+             */
+            crossBorder: number;
+            /**
+             * @description Days of the service clock an authorisation left uncleared lasts before the network withdraws it.
+             * @default 7
+             */
+            authExpiryDays: number;
         };
         /**
          * @example {

@@ -26,7 +26,10 @@ const EXPORTS = [
 
 const TARGETING = ["new", "lapsed", "existing"] as const;
 
-type OverrideValues = Partial<Record<"scheme" | "amount" | "currency" | "card" | "location" | "program" | "targeting" | "datetime", string>>;
+type OverrideValues = Partial<Record<"scheme" | "amount" | "currency" | "card" | "location" | "program" | "targeting" | "datetime" | "behaviour", string>>;
+
+/** The network's behaviours a trigger can ask for (src/services/simulator-control/trigger.ts TRIGGER_BEHAVIOURS). */
+const BEHAVIOURS = ["without-auth", "tip", "incremented", "duplicate-clearing", "converted"] as const;
 
 /** The options' overrides, each checked here so a bad one is a one-line error naming it. */
 function overridesOf(values: OverrideValues): TriggerOverrides {
@@ -55,6 +58,10 @@ function overridesOf(values: OverrideValues): TriggerOverrides {
     if (!(TARGETING as readonly string[]).includes(values.targeting)) throw bad("targeting", `must be ${TARGETING.join(", ")}`);
     o.targeting = values.targeting as (typeof TARGETING)[number];
   }
+  if (values.behaviour !== undefined) {
+    if (!(BEHAVIOURS as readonly string[]).includes(values.behaviour)) throw bad("behaviour", `must be ${BEHAVIOURS.join(", ")}`);
+    o.behaviour = values.behaviour as (typeof BEHAVIOURS)[number];
+  }
   if (values.datetime !== undefined) {
     if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(values.datetime)) throw bad("datetime", "must be YYYY-MM-DDThh:mm:ss, local to the location");
     o.datetime = values.datetime;
@@ -67,15 +74,19 @@ const text = { type: "string" } as const;
 export const trigger = command({
   usage: `  trigger <event> [--key K] [--sandbox ID] [--url URL] [--json] [--scheme visa|mastercard|amex] [--amount N] [--currency C]
           [--card ID] [--location ID] [--program ID] [--targeting new|lapsed|existing] [--datetime LOCAL]
+          [--behaviour without-auth|tip|incremented|duplicate-clearing|converted]
                             fire transaction.auth.qualified, transaction.auth, transaction.clearing,
                             transaction.clearing.qualified, transaction.refund, transaction.refund.qualified,
-                            location.status, offer.extended, missing-transaction-request.succeeded,
-                            missing-transaction-request.failed, brand.consent, card.linked, card.failed,
-                            program.status, marketplace.offer.live or marketplace.offer.updated
-                            through the simulators, the qualifier and the dispatcher on a fixtures program
-                            (made on first use); prints the event id, export lines of the ids, the delivery
-                            (--json: the whole answer as one JSON object, nothing else); a sandbox's test
-                            key, or the account's with --sandbox, fires it in that sandbox
+                            transaction.auth.expired, location.status, offer.extended,
+                            missing-transaction-request.succeeded, missing-transaction-request.failed,
+                            brand.consent, card.linked, card.failed, program.status,
+                            marketplace.offer.live or marketplace.offer.updated through the simulators, the
+                            qualifier and the dispatcher on a fixtures program (made on first use);
+                            --behaviour: what the network does beside a plain purchase (a clearing's: with
+                            no authorisation, with a tip, after an increment, sent twice; any purchase's:
+                            billed in another currency); prints the event id, export lines of the ids, the
+                            delivery (--json: the whole answer as one JSON object, nothing else); a
+                            sandbox's test key, or the account's with --sandbox, fires it in that sandbox
 `,
   options: {
     key: text,
@@ -89,6 +100,7 @@ export const trigger = command({
     program: text,
     targeting: text,
     datetime: text,
+    behaviour: text,
     json: { type: "boolean", default: false },
   },
   positionals: true,

@@ -28,13 +28,31 @@ export const ACTIONS = {
   link: { method: "POST", path: "/v1/offers/{offerId}/locations/{locationId}", description: "Link a location to an offer." },
   activate: { method: "POST", path: "/v1/offers/{offerId}/cards/{cardId}", description: "Activate an activation offer on a card." },
   hook: { method: "POST", path: "/v1/programs/{programId}/hooks", description: "Register a hook of your own (the runner registers its own already)." },
-  purchase: { method: "POST", path: "/v1/transactions/test", description: "A test purchase through the card's scheme simulator (POST /v1/transactions/test)." },
+  purchase: {
+    method: "POST",
+    path: "/v1/transactions/test",
+    description:
+      "A test purchase through the card's scheme simulator (POST /v1/transactions/test): `stage: clearing` for a clearing with no " +
+      "authorisation; `autoClear: false` and `authExpiryDays` for an authorisation left to expire; `billingCurrency` for one billed abroad.",
+  },
+  increment: {
+    method: "POST",
+    path: "/v1/transactions/{transactionId}/increment",
+    description: "An incremental authorisation of a test purchase: `amount` more authorised before it clears.",
+  },
   clear: {
     method: "POST",
     path: "/v1/transactions/{transactionId}/clear",
-    description: "Clear a test purchase (what is left, or `amount` of it: a clearing of part of it is a transaction of its own).",
+    description:
+      "Clear a test purchase (what is left, or `amount` of it — less, or more by a tip of up to 20%: such a clearing is a transaction of its own); " +
+      "`duplicate: true` has the network send it twice.",
   },
   void: { method: "POST", path: "/v1/transactions/{transactionId}/void", description: "Void a test purchase." },
+  expire: {
+    method: "POST",
+    path: "/v1/transactions/{transactionId}/expire",
+    description: "The network withdraws a test purchase's authorisation now, as it does once left uncleared for its authExpiryDays.",
+  },
   refund: { method: "POST", path: "/v1/transactions/{transactionId}/refund", description: "Refund a test purchase (all that is left, or `amount`)." },
   "missing-transaction-request": {
     method: "POST",

@@ -21,7 +21,7 @@ import { qualifyingPurchase, type QualifyingPurchase } from "../../domain/test-p
 import { localAt } from "../../domain/local-dates.ts";
 import type { OfferActivation } from "../../services/offers/index.ts";
 
-const stageOf = (t: Transaction) => (t.type === "refund" ? "refund" : t.cleared ? "clearing" : "auth");
+const stageOf = (t: Transaction) => (t.type === "refund" ? "refund" : t.expired ? "expired" : t.cleared ? "clearing" : "auth");
 
 export function OfferResult({ t }: { t: Transaction }) {
   return t.offer.qualified ? (
@@ -414,7 +414,7 @@ export function mountTransactions(dash: Hono<DashEnv>) {
         </dl>
         {c.var.session.kind === "key" && !c.var.session.caller.live && t.type === "purchase" && (
           <div class="actions">
-            {!t.cleared && <ActionButton action={`${back}/clear`} label="Clear now" />}
+            {!t.cleared && !t.expired && <ActionButton action={`${back}/clear`} label="Clear now" />}
             <form method="post" action={`${back}/refund`} class="inline">
               <label for="refund-amount">Refund amount</label>
               <input id="refund-amount" name="amount" placeholder={String(t.amount)} />

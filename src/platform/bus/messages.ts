@@ -23,6 +23,8 @@ export type {
   TrafficProgress,
   VisaTransaction,
 } from "./messages.generated.ts";
+/** A traffic run's options as its setting carries them (the simulators' engine has a zod schema of its own named TrafficOptions). */
+export type { TrafficOptions as TrafficOptionsSetting } from "./messages.generated.ts";
 
 // The schemas' Scheme enum is the domain's (a test compares the two types).
 export type { Scheme } from "../../domain/scheme.ts";

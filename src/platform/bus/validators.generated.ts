@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type * as M from "./messages.generated.ts";
 
-export const amexMessageTypeSchema = z.enum(["AUTH", "SUBMISSION", "CREDIT", "REVERSAL"]) satisfies z.ZodType<M.AmexMessageType>;
+export const amexMessageTypeSchema = z.enum(["AUTH", "SUBMISSION", "CREDIT", "REVERSAL", "INCREMENTAL_AUTH", "AUTH_EXPIRY"]) satisfies z.ZodType<M.AmexMessageType>;
 
 export const amexMerchantSchema = z.object({
   seNumber: z.string(),
@@ -34,6 +34,10 @@ export const amexTransactionSchema = z.object({
   cardPresent: z.boolean(),
   wallet: z.string().nullable().default(null),
   targetingTag: z.enum(["new", "lapsed", "existing"]).nullable().default(null),
+  rocId: z.string().nullable().default(null),
+  cardmemberBillingAmount: z.number().nullable().default(null),
+  cardmemberBillingCurrencyCode: z.string().nullable().default(null),
+  conversionRate: z.number().nullable().default(null),
 }) satisfies z.ZodType<M.AmexTransaction>;
 
 export const schemeSchema = z.enum(["visa", "mastercard", "amex"]) satisfies z.ZodType<M.Scheme>;
@@ -132,7 +136,7 @@ export const lookupRequestSchema = z.object({
   environment: z.string().nullable().default(null),
 }) satisfies z.ZodType<M.LookupRequest>;
 
-export const mastercardMessageTypeSchema = z.enum(["AUTHORIZATION", "CLEARING", "REFUND", "REVERSAL"]) satisfies z.ZodType<M.MastercardMessageType>;
+export const mastercardMessageTypeSchema = z.enum(["AUTHORIZATION", "CLEARING", "REFUND", "REVERSAL", "INCREMENTAL_AUTHORIZATION", "AUTHORIZATION_EXPIRY"]) satisfies z.ZodType<M.MastercardMessageType>;
 
 export const mastercardMerchantSchema = z.object({
   locationId: z.string().nullable().default(null),
@@ -163,6 +167,9 @@ export const mastercardTransactionSchema = z.object({
   cardPresent: z.boolean(),
   wallet: z.string().nullable().default(null),
   targetingTag: z.enum(["new", "lapsed", "existing"]).nullable().default(null),
+  cardholderBillingAmount: z.number().nullable().default(null),
+  cardholderBillingCurrencyCode: z.string().nullable().default(null),
+  conversionRate: z.number().nullable().default(null),
 }) satisfies z.ZodType<M.MastercardTransaction>;
 
 export const onboardingStatusSchema = z.enum(["ACTIVE", "NOT_FOUND"]) satisfies z.ZodType<M.OnboardingStatus>;
@@ -193,12 +200,13 @@ export const onboardingRequestSchema = z.object({
   environment: z.string().nullable().default(null),
 }) satisfies z.ZodType<M.OnboardingRequest>;
 
-export const simulatorActionSchema = z.enum(["PURCHASE", "CLEAR", "REFUND", "VOID"]) satisfies z.ZodType<M.SimulatorAction>;
+export const simulatorActionSchema = z.enum(["PURCHASE", "CLEAR", "REFUND", "VOID", "INCREMENT", "EXPIRE"]) satisfies z.ZodType<M.SimulatorAction>;
 
 export const commandCardSchema = z.object({
   id: z.string(),
   firstSix: z.string(),
   lastFour: z.string(),
+  billingCurrency: z.string().nullable().default(null),
 }) satisfies z.ZodType<M.CommandCard>;
 
 export const commandLocationSchema = z.object({
@@ -225,6 +233,10 @@ export const simulatorCommandSchema = z.object({
   cardPresent: z.boolean().nullable().default(null),
   wallet: z.string().nullable().default(null),
   targetingTag: z.enum(["new", "lapsed", "existing"]).nullable().default(null),
+  withoutAuth: z.boolean().nullable().default(null),
+  autoClear: z.boolean().nullable().default(null),
+  authExpiryDays: z.int32().nullable().default(null),
+  duplicate: z.boolean().nullable().default(null),
   issuedAt: z.string(),
   environment: z.string().nullable().default(null),
 }) satisfies z.ZodType<M.SimulatorCommand>;
@@ -262,6 +274,13 @@ export const trafficOptionsSchema = z.object({
   unreferencedRefunds: z.number().default(0.3),
   partialClearings: z.number().default(0.03),
   multipleClearings: z.number().default(0.03),
+  clearingsWithoutAuth: z.number().default(0.02),
+  tips: z.number().default(0.03),
+  expiries: z.number().default(0.01),
+  incrementalAuths: z.number().default(0.01),
+  duplicateClearings: z.number().default(0.01),
+  crossBorder: z.number().default(0.05),
+  authExpiryDays: z.int32().default(7),
 }) satisfies z.ZodType<M.TrafficOptions>;
 
 export const trafficRunSchema = z.object({
@@ -302,7 +321,7 @@ export const trafficProgressSchema = z.object({
   reportedAt: z.string(),
 }) satisfies z.ZodType<M.TrafficProgress>;
 
-export const visaMessageTypeSchema = z.enum(["AUTH", "SETTLEMENT", "REFUND", "VOID"]) satisfies z.ZodType<M.VisaMessageType>;
+export const visaMessageTypeSchema = z.enum(["AUTH", "SETTLEMENT", "REFUND", "VOID", "INCREMENTAL_AUTH", "AUTH_EXPIRY"]) satisfies z.ZodType<M.VisaMessageType>;
 
 export const visaMerchantSchema = z.object({
   vmid: z.string().nullable().default(null),
@@ -334,4 +353,8 @@ export const visaTransactionSchema = z.object({
   cardPresent: z.boolean(),
   wallet: z.string().nullable().default(null),
   targetingTag: z.enum(["new", "lapsed", "existing"]).nullable().default(null),
+  acquirerReferenceNumber: z.string().nullable().default(null),
+  billingAmount: z.number().nullable().default(null),
+  billingCurrencyCode: z.string().nullable().default(null),
+  conversionRate: z.number().nullable().default(null),
 }) satisfies z.ZodType<M.VisaTransaction>;

@@ -27,6 +27,8 @@ const visa = withFieldRules(visaTransactionSchema, {
   transactionDateTime: localDateTime,
   authCode: nonEmpty,
   merchant: { vmid: nonEmpty, vsid: nonEmpty, caid: nonEmpty, acquirerBin: digits(6) },
+  acquirerReferenceNumber: digits(23),
+  billingCurrencyCode: currencyCode,
 });
 
 const mastercard = withFieldRules(mastercardTransactionSchema, {
@@ -38,6 +40,7 @@ const mastercard = withFieldRules(mastercardTransactionSchema, {
   transactionLocalDateTime: localDateTime,
   authCode: nonEmpty,
   merchant: { locationId: nonEmpty, acquiringMid: nonEmpty },
+  cardholderBillingCurrencyCode: currencyCode,
 });
 
 const amex = withFieldRules(amexTransactionSchema, {
@@ -48,6 +51,8 @@ const amex = withFieldRules(amexTransactionSchema, {
   transactionDateTime: localDateTime,
   approvalCode: nonEmpty,
   merchant: { seNumber: digits(10) },
+  rocId: nonEmpty,
+  cardmemberBillingCurrencyCode: currencyCode,
 });
 
 const noIds = {
@@ -61,10 +66,12 @@ const noIds = {
 const noMerchant = { vmid: null, vsid: null, visaAcquiringMid: null, visaBin: null, mcLocationId: null, mcAcquiringMid: null, seNumber: null };
 
 function fromVisa(m: VisaTransaction): NetworkTransaction {
-  const stage: Stage = ({ AUTH: "auth", SETTLEMENT: "clearing", REFUND: "refund", VOID: "void" } as const)[m.messageType];
+  const stage: Stage = ({ AUTH: "auth", INCREMENTAL_AUTH: "increment", SETTLEMENT: "clearing", REFUND: "refund", VOID: "void", AUTH_EXPIRY: "expiry" } as const)[
+    m.messageType
+  ];
   return {
     ...shared(m, "visa", stage),
-    clearingKey: stage === "clearing" ? clearingKeyOf({ messageId: m.messageId, sequenceNumber: null }) : null,
+    clearingKey: stage === "clearing" ? clearingKeyOf({ messageId: m.messageId, sequenceNumber: null, reference: m.acquirerReferenceNumber }) : null,
     purchaseKey: m.transactionId,
     originalKey: m.originalTransactionId,
     cardId: m.cardId,
@@ -76,7 +83,16 @@ function fromVisa(m: VisaTransaction): NetworkTransaction {
 }
 
 function fromMastercard(m: MastercardTransaction): NetworkTransaction {
-  const stage: Stage = ({ AUTHORIZATION: "auth", CLEARING: "clearing", REFUND: "refund", REVERSAL: "void" } as const)[m.messageType];
+  const stage: Stage = (
+    {
+      AUTHORIZATION: "auth",
+      INCREMENTAL_AUTHORIZATION: "increment",
+      CLEARING: "clearing",
+      REFUND: "refund",
+      REVERSAL: "void",
+      AUTHORIZATION_EXPIRY: "expiry",
+    } as const
+  )[m.messageType];
   return {
     ...shared(m, "mastercard", stage),
     clearingKey: stage === "clearing" ? clearingKeyOf({ messageId: m.messageId, sequenceNumber: m.transactionSequenceNumber }) : null,
@@ -97,10 +113,12 @@ function fromMastercard(m: MastercardTransaction): NetworkTransaction {
 }
 
 function fromAmex(m: AmexTransaction): NetworkTransaction {
-  const stage: Stage = ({ AUTH: "auth", SUBMISSION: "clearing", CREDIT: "refund", REVERSAL: "void" } as const)[m.messageType];
+  const stage: Stage = ({ AUTH: "auth", INCREMENTAL_AUTH: "increment", SUBMISSION: "clearing", CREDIT: "refund", REVERSAL: "void", AUTH_EXPIRY: "expiry" } as const)[
+    m.messageType
+  ];
   return {
     ...shared(m, "amex", stage),
-    clearingKey: stage === "clearing" ? clearingKeyOf({ messageId: m.messageId, sequenceNumber: null }) : null,
+    clearingKey: stage === "clearing" ? clearingKeyOf({ messageId: m.messageId, sequenceNumber: null, reference: m.rocId }) : null,
     purchaseKey: m.transactionId,
     originalKey: m.originalTransactionId,
     cardId: m.cardToken,

@@ -24,7 +24,8 @@ export { trafficOptionsSchema } from "../../../simulators/engine/settings.ts";
 
 export interface PurchaseInput {
   scheme: Scheme;
-  card: { id: string; firstSix: string; lastFour: string };
+  /** `billingCurrency`: what the card is billed in, when the network is to convert (a purchase abroad). */
+  card: { id: string; firstSix: string; lastFour: string; billingCurrency?: string | null };
   location: {
     id: string;
     /** The brand's name: what the network calls the merchant. */
@@ -44,6 +45,12 @@ export interface PurchaseInput {
   cardPresent?: boolean;
   wallet?: string | null;
   targetingTag?: SimulatorCommand["targetingTag"];
+  /** The network clears it with no authorisation first (offline, force-posted); the clearing goes out at once. */
+  withoutAuth?: boolean;
+  /** false: the network does not clear it (it stays authorised until cleared by request, or it expires). */
+  autoClear?: boolean;
+  /** Days the authorisation lasts uncleared before the network withdraws it (AUTH_EXPIRY_DAYS when absent). */
+  authExpiryDays?: number;
   /** Choose it to make the call idempotent; a new one otherwise. */
   purchaseId?: string;
   /** The sandbox the card is in (its account id); null or absent for an account's own environments. */
@@ -99,7 +106,11 @@ export interface SimulatorControl {
    * Clears `amount` of the purchase (what is left when absent) now, instead of at its scheduled clearing,
    * which it replaces: the whole amount at once, or one clearing of part of it.
    */
-  clear(ref: PurchaseRef & { amount?: number }): Promise<PurchaseReceipt>;
+  clear(ref: PurchaseRef & { amount?: number; duplicate?: boolean }): Promise<PurchaseReceipt>;
+  /** Authorises `amount` more on the purchase (an incremental authorisation), before it clears. */
+  increment(ref: PurchaseRef & { amount: number }): Promise<PurchaseReceipt>;
+  /** The network withdraws what is left uncleared of the authorisation now, as when its expiry falls due. */
+  expire(ref: PurchaseRef): Promise<PurchaseReceipt>;
   /** Refunds `amount` (default: what is left) as a negative transaction. */
   refund(ref: PurchaseRef & { amount?: number }): Promise<PurchaseReceipt>;
   /** Voids an authorised purchase that has not cleared. */
@@ -176,6 +187,10 @@ export function createSimulatorControl({
       cardPresent: null,
       wallet: null,
       targetingTag: null,
+      withoutAuth: null,
+      autoClear: null,
+      authExpiryDays: null,
+      duplicate: null,
       issuedAt: clock.now().toISOString(),
       environment,
     };
@@ -185,15 +200,20 @@ export function createSimulatorControl({
     return { purchaseId, scheme, transactionId, authCode: ADAPTERS[scheme].ids(purchaseId).authCode, messageId };
   }
 
-  /** The steps after a purchase name it by id; the messages they cause derive from that id. */
-  async function follow(ref: PurchaseRef, action: "CLEAR" | "VOID" | "REFUND", amount?: number): Promise<PurchaseReceipt> {
+  /** The steps after a purchase name it by id; the messages they cause derive from that id (a step's own, from its command's). */
+  async function follow(ref: PurchaseRef, action: "CLEAR" | "VOID" | "REFUND" | "INCREMENT" | "EXPIRE", amount?: number, duplicate?: boolean): Promise<PurchaseReceipt> {
     const adapter = ADAPTERS[ref.scheme];
     const commandId = randomUUID();
-    await bus.publish(commandTopic(ref.scheme), ref.cardId, { ...command(ref.scheme, action, ref.purchaseId, commandId, ref.environment ?? null), amount: amount ?? null });
+    await bus.publish(commandTopic(ref.scheme), ref.cardId, {
+      ...command(ref.scheme, action, ref.purchaseId, commandId, ref.environment ?? null),
+      amount: amount ?? null,
+      duplicate: duplicate ?? null,
+    });
     if (action === "REFUND") {
       return receipt(ref.scheme, ref.purchaseId, adapter.ids(commandId).transactionId, adapter.messageId("refund", commandId));
     }
-    const kind = action === "CLEAR" ? "clearing" : "void";
+    if (action === "INCREMENT") return receipt(ref.scheme, ref.purchaseId, adapter.ids(ref.purchaseId).transactionId, adapter.messageId("increment", commandId));
+    const kind = action === "CLEAR" ? "clearing" : action === "EXPIRE" ? "expiry" : "void";
     const made = receipt(ref.scheme, ref.purchaseId, adapter.ids(ref.purchaseId).transactionId, adapter.messageId(kind, ref.purchaseId));
     // A clearing of part of the purchase is made under the command's id (simulators/engine/network.ts clear).
     return action === "CLEAR" ? { ...made, clearingKey: adapter.clearingKey(commandId) } : made;
@@ -219,7 +239,7 @@ export function createSimulatorControl({
       const purchaseId = input.purchaseId ?? randomUUID();
       const value: SimulatorCommand = {
         ...command(input.scheme, "PURCHASE", purchaseId, randomUUID(), input.environment ?? null),
-        card: input.card,
+        card: { id: input.card.id, firstSix: input.card.firstSix, lastFour: input.card.lastFour, billingCurrency: input.card.billingCurrency ?? null },
         location: {
           id: input.location.id,
           name: input.location.name,
@@ -236,13 +256,18 @@ export function createSimulatorControl({
         cardPresent: input.cardPresent ?? null,
         wallet: input.wallet ?? null,
         targetingTag: input.targetingTag ?? null,
+        withoutAuth: input.withoutAuth ?? null,
+        autoClear: input.autoClear ?? null,
+        authExpiryDays: input.authExpiryDays ?? null,
       };
       await bus.publish(commandTopic(input.scheme), input.card.id, value);
-      return receipt(input.scheme, purchaseId, adapter.ids(purchaseId).transactionId, adapter.messageId("auth", purchaseId));
+      return receipt(input.scheme, purchaseId, adapter.ids(purchaseId).transactionId, adapter.messageId(input.withoutAuth ? "clearing" : "auth", purchaseId));
     },
     purchaseReceipt: (scheme, purchaseId) =>
       receipt(scheme, purchaseId, ADAPTERS[scheme].ids(purchaseId).transactionId, ADAPTERS[scheme].messageId("auth", purchaseId)),
-    clear: (ref) => follow(ref, "CLEAR", ref.amount),
+    clear: (ref) => follow(ref, "CLEAR", ref.amount, ref.duplicate),
+    increment: (ref) => follow(ref, "INCREMENT", ref.amount),
+    expire: (ref) => follow(ref, "EXPIRE"),
     void: (ref) => follow(ref, "VOID"),
     refund: (ref) => follow(ref, "REFUND", ref.amount),
     announceClock: (offsetMs) => announce("clock", { ...setting, kind: "CLOCK", clockOffsetMs: offsetMs }),

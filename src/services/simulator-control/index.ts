@@ -1,6 +1,15 @@
 // The service's client of the simulated networks: faults, traffic runs and the clock as settings on the bus,
 // test purchases and their follow-ups, `trigger`. What the rest of Cardlink may use of it.
 export { createSimulatorControl, faultsShape, recordTrafficProgress, type SimulatorControl, trafficOptionsSchema } from "./control.ts";
-export { clearTestPurchase, refundTestPurchase, relayTestPurchases, sendTestPurchase, type Sent, voidTestPurchase } from "./test-transactions.ts";
+export {
+  clearTestPurchase,
+  expireTestPurchase,
+  incrementTestPurchase,
+  refundTestPurchase,
+  relayTestPurchases,
+  sendTestPurchase,
+  type Sent,
+  voidTestPurchase,
+} from "./test-transactions.ts";
 export { forgetEnvironmentCommand, recordEnvironmentClockAck } from "./environment-clock.ts";
-export { ensureFixtures, trigger, TRIGGER_EVENTS, type TriggerOverrides } from "./trigger.ts";
+export { ensureFixtures, trigger, TRIGGER_BEHAVIOURS, TRIGGER_EVENTS, type TriggerOverrides } from "./trigger.ts";

@@ -8,7 +8,8 @@ import { BusValidationError } from "../../platform/bus/bus.ts";
 import { DependencyUnavailableError } from "../../platform/health/index.ts";
 import { within } from "../../platform/health/dependency.ts";
 import type { Db } from "../../platform/db.ts";
-import { clearingOf, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../../domain/purchase-follow-ups.ts";
+import { clearingOf, expiryOf, incrementOf, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../../domain/purchase-follow-ups.ts";
+import { countryByAlpha3 } from "../../domain/countries.ts";
 import type { Scheme } from "../../platform/bus/messages.ts";
 import { clearingTransactionIdFor, transactionIdFor } from "../../domain/transaction-id.ts";
 import { notLinkedRule } from "../../domain/card-number.ts";
@@ -24,6 +25,14 @@ export interface TestPurchaseInput {
   targetingTag?: "new" | "lapsed" | "existing";
   cardPresent?: boolean;
   wallet?: "APPLE_PAY" | "GOOGLE_PAY" | "SAMSUNG_PAY" | null;
+  /** `clearing`: the network clears it with no authorisation first (offline, force-posted); `auth` (default): it authorises it. */
+  stage?: "auth" | "clearing";
+  /** false: the network leaves the authorisation uncleared (it expires unless cleared by request). */
+  autoClear?: boolean;
+  /** Days the authorisation lasts uncleared before the network withdraws it. */
+  authExpiryDays?: number;
+  /** The currency the card is billed in (default: its country's): the network converts when it is not the location's. */
+  billingCurrency?: string;
 }
 
 export interface Sent {
@@ -113,6 +122,8 @@ interface PurchaseCard {
   last_numbers: string;
   status: string;
   failure_reason: string | null;
+  /** ISO 3166-1 alpha-3: where the card was issued, so what it is billed in. */
+  country_code: string;
   /** The sandbox the card is in (its account id), null for an account's own environments. */
   environment: string | null;
 }
@@ -146,7 +157,12 @@ function purchaseOf({ ctx, input }: PurchaseRequest, card: PurchaseCard | undefi
   return {
     scheme: card.scheme,
     purchaseId,
-    card: { id: card.id, firstSix: card.first_numbers, lastFour: card.last_numbers },
+    card: {
+      id: card.id,
+      firstSix: card.first_numbers,
+      lastFour: card.last_numbers,
+      billingCurrency: input.billingCurrency ?? countryByAlpha3(card.country_code)?.currency ?? null,
+    },
     location: {
       id: location.id,
       name: location.brand_name,
@@ -162,6 +178,9 @@ function purchaseOf({ ctx, input }: PurchaseRequest, card: PurchaseCard | undefi
     ...(input.cardPresent !== undefined ? { cardPresent: input.cardPresent } : {}),
     wallet: input.wallet ?? null,
     targetingTag: input.targetingTag ?? null,
+    ...(input.stage === "clearing" ? { withoutAuth: true } : {}),
+    ...(input.autoClear !== undefined ? { autoClear: input.autoClear } : {}),
+    ...(input.authExpiryDays !== undefined ? { authExpiryDays: input.authExpiryDays } : {}),
     environment: card.environment,
   };
 }
@@ -181,7 +200,7 @@ const preparePurchases = perHandle((db: Db) =>
     const locationIds = [...new Set(requests.map((r) => r.input.locationId))];
     const [cards, locations] = await Promise.all([
       db.query<PurchaseCard>(
-        `select c.id, c.account_id, c.live, c.program_id, c.scheme, c.first_numbers, c.last_numbers, c.status, c.failure_reason,
+        `select c.id, c.account_id, c.live, c.program_id, c.scheme, c.first_numbers, c.last_numbers, c.status, c.failure_reason, c.country_code,
            sandbox_of(c.account_id) as environment
          from cards c where c.id = any($1::uuid[])`,
         [cardIds],
@@ -317,37 +336,43 @@ async function testPurchaseOf(ctx: Ctx, transactionId: string) {
   const transaction = toTransaction(row);
   requireTestKey(ctx);
   if (!purchase || purchase.account_id !== ctx.accountId || transaction.type !== "purchase") {
-    throw invalid("transactionId", "only purchases made with POST /transactions/test can be cleared, voided or refunded here");
+    throw invalid("transactionId", "only purchases made with POST /transactions/test can be incremented, cleared, voided, expired or refunded here");
   }
   return { transaction, refunded, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id, environment: purchase.environment } };
 }
 
 /** The purchase as the follow-up rules see it, from its record and its refunds. */
 const standingOf = (transaction: Transaction, refunded: number): PurchaseStanding => ({
-  state: transaction.voided ? "voided" : transaction.cleared ? "cleared" : "authorized",
+  state: transaction.voided ? "voided" : transaction.expired ? "expired" : transaction.cleared ? "cleared" : "authorized",
   amount: transaction.amount,
   currency: transaction.currency,
   refunded,
   cleared: transaction.clearedAmount,
 });
 
+/** The 409 of a follow-up that cannot apply to the purchase as it stands, naming the field and why. */
+const conflict = (refusal: Refusal) => new DomainError("conflict", `${refusal.field}: ${refusal.reason}`);
+
 /** Refused with 409 when `refusalOf` says the follow-up cannot apply to the purchase as it stands. */
 function requireApplies(transaction: Transaction, refunded: number, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
   const refusal = refusalOf(standingOf(transaction, refunded));
-  if (refusal) throw new DomainError("conflict", `${refusal.field}: ${refusal.reason}`);
+  if (refusal) throw conflict(refusal);
 }
 
 /**
- * Clears `amount` of a test purchase (what is left when absent) now. The whole amount at once is the
- * purchase's own clearing stage (the answer is the purchase); part of it, or what is left after a part, is
- * a clearing of its own, a new transaction naming the purchase (`authTransactionId`), which is the answer.
+ * Clears `amount` of a test purchase (what is left when absent; more than it by up to the tip bound) now. The
+ * whole amount at once is the purchase's own clearing stage (the answer is the purchase); part of it, more
+ * than it, or what is left after a part, is a clearing of its own, a new transaction naming the purchase
+ * (`authTransactionId`), which is the answer. `duplicate`: the network sends the clearing twice.
  */
-export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number): Promise<Sent> {
+export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number, duplicate?: boolean): Promise<Sent> {
   const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
   const decided = clearingOf(standingOf(transaction, refunded), amount ?? null);
   if ("done" in decided) return { id: transactionId, transaction };
-  if ("refusal" in decided) throw new DomainError("conflict", `${decided.refusal.field}: ${decided.refusal.reason}`);
-  const receipt = await publishWithin(simulators.clear({ ...ref, ...(decided.whole ? {} : { amount: decided.amount }) }));
+  if ("refusal" in decided) throw conflict(decided.refusal);
+  const receipt = await publishWithin(
+    simulators.clear({ ...ref, ...(decided.whole ? {} : { amount: decided.amount }), ...(duplicate ? { duplicate: true } : {}) }),
+  );
   if (decided.whole) return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.cleared) };
   const id = clearingTransactionIdFor(ref.scheme, receipt.transactionId, receipt.clearingKey!);
   return { id, transaction: await waitFor(ctx, id, waitMs, () => true), created: true };
@@ -370,4 +395,29 @@ export async function refundTestPurchase({ ctx, simulators, waitMs }: Deps, tran
   const receipt = await publishWithin(simulators.refund({ ...ref, ...(amount !== undefined ? { amount } : {}) }));
   const id = transactionIdFor(ref.scheme, "refund", receipt.transactionId);
   return { id, transaction: await waitFor(ctx, id, waitMs, () => true) };
+}
+
+/**
+ * An incremental authorisation of a test purchase: `amount` more authorised, before it clears. The answer
+ * is the purchase, once recorded with its new amount (decided again on it).
+ */
+export async function incrementTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount: number): Promise<Sent> {
+  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
+  const decided = incrementOf(standingOf(transaction, refunded), amount);
+  if ("refusal" in decided) throw conflict(decided.refusal);
+  await publishWithin(simulators.increment({ ...ref, amount: decided.amount }));
+  return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.amount >= decided.total) };
+}
+
+/**
+ * The network withdraws a test purchase's authorisation now, as it does once its expiry days pass uncleared.
+ * The answer is the purchase, once recorded as expired.
+ */
+export async function expireTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
+  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
+  if (transaction.expired) return { id: transactionId, transaction };
+  const decided = expiryOf(standingOf(transaction, refunded));
+  if ("refusal" in decided) throw conflict(decided.refusal);
+  await publishWithin(simulators.expire(ref));
+  return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.expired) };
 }

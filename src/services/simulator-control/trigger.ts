@@ -20,7 +20,16 @@ import { getTransaction } from "../transactions/index.ts";
 import { adoptMarketplaceOffer, createMarketplaceOffer, createOffer, getOffer, linkLocation, updateMarketplaceOffer, updateOffer } from "../offers/index.ts";
 import { addMonths } from "../../domain/local-dates.ts";
 import { FAILING_TEST_NUMBERS } from "../../domain/card-number.ts";
-import { clearTestPurchase, refundTestPurchase, sendTestPurchase, type Sent } from "./test-transactions.ts";
+import {
+  clearTestPurchase,
+  expireTestPurchase,
+  incrementTestPurchase,
+  refundTestPurchase,
+  sendTestPurchase,
+  type Sent,
+  type TestPurchaseInput,
+} from "./test-transactions.ts";
+import { roundMoney } from "../../domain/money.ts";
 import type { Transaction } from "../transactions/index.ts";
 import { createMissingTransactionRequest } from "../missing-transactions/index.ts";
 
@@ -31,6 +40,7 @@ export const TRIGGER_EVENTS = [
   "transaction.clearing.qualified",
   "transaction.refund",
   "transaction.refund.qualified",
+  "transaction.auth.expired",
   "location.status",
   "offer.extended",
   "missing-transaction-request.succeeded",
@@ -43,6 +53,20 @@ export const TRIGGER_EVENTS = [
   "marketplace.offer.updated",
 ] as const;
 export type TriggerEvent = (typeof TRIGGER_EVENTS)[number];
+
+/**
+ * What the network does beside a plain purchase, and the events it fires through: a clearing with no
+ * authorisation, a clearing above the authorisation by a tip, a clearing after an incremental authorisation,
+ * a clearing the network sends twice (each of these a clearing event); a purchase billed in another
+ * currency than the location's (any transaction event).
+ */
+export const TRIGGER_BEHAVIOURS = ["without-auth", "tip", "incremented", "duplicate-clearing", "converted"] as const;
+export type TriggerBehaviour = (typeof TRIGGER_BEHAVIOURS)[number];
+const CLEARING_EVENTS: readonly TriggerEvent[] = ["transaction.clearing", "transaction.clearing.qualified"];
+/** The tip `tip` adds to the clearing: 15 %, inside the bound (TIP_BOUND). */
+const TIP_SHARE = 0.15;
+/** What `incremented` adds to the authorisation: 20 %. */
+const INCREMENT_SHARE = 0.2;
 
 /** Marks the fixtures' records (metadata), so a later trigger finds and reuses them. */
 const MARK = { cardlinkFixtures: true } as const;
@@ -69,16 +93,20 @@ export interface TriggerOverrides {
   targeting?: "new" | "lapsed" | "existing" | undefined;
   /** Local to the location, YYYY-MM-DDThh:mm:ss (a request's transactionDate is its date). */
   datetime?: string | undefined;
+  /** What the network does beside a plain purchase (TRIGGER_BEHAVIOURS). */
+  behaviour?: TriggerBehaviour | undefined;
 }
 
 /** The overrides each event takes (the others are refused, naming the option). */
+const PURCHASE_OVERRIDES = ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime", "behaviour"] as const;
 const APPLIES: Record<TriggerEvent, readonly (keyof TriggerOverrides)[]> = {
-  "transaction.auth.qualified": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
-  "transaction.auth": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
-  "transaction.clearing": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
-  "transaction.clearing.qualified": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
-  "transaction.refund": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
-  "transaction.refund.qualified": ["scheme", "amount", "currency", "cardId", "locationId", "programId", "targeting", "datetime"],
+  "transaction.auth.qualified": PURCHASE_OVERRIDES,
+  "transaction.auth": PURCHASE_OVERRIDES,
+  "transaction.clearing": PURCHASE_OVERRIDES,
+  "transaction.clearing.qualified": PURCHASE_OVERRIDES,
+  "transaction.refund": PURCHASE_OVERRIDES,
+  "transaction.refund.qualified": PURCHASE_OVERRIDES,
+  "transaction.auth.expired": PURCHASE_OVERRIDES,
   "location.status": ["programId"],
   "offer.extended": [],
   "missing-transaction-request.succeeded": ["scheme", "amount", "cardId", "locationId", "programId", "datetime"],
@@ -238,6 +266,9 @@ async function resolveFixtures(ctx: Ctx, event: TriggerEvent, o: TriggerOverride
   for (const [name, value] of Object.entries(o) as [keyof TriggerOverrides, unknown][]) {
     if (value !== undefined && !APPLIES[event].includes(name)) throw invalid(name, `does not apply to ${event}`);
   }
+  if (o.behaviour && o.behaviour !== "converted" && !CLEARING_EVENTS.includes(event)) {
+    throw invalid("behaviour", `${o.behaviour} is a clearing's: it applies to ${CLEARING_EVENTS.join(" and ")}`);
+  }
   if (ctx.live) throw new DomainError("invalid", "trigger: works in the test environment; use a test key (sk_test_…).");
   const card = o.cardId ? await getCard(ctx, o.cardId) : undefined;
   const location = o.locationId ? await getLocation(ctx, o.locationId) : undefined;
@@ -302,30 +333,67 @@ function checkRequestAmount(event: TriggerEvent, overrides: TriggerOverrides): v
   }
 }
 
-/** A test purchase of the fixtures' card at their location, as recorded. */
-async function purchase({ deps, fixtures, overrides }: Firing, amount: number): Promise<Transaction> {
+/** A test purchase of the fixtures' card at their location, as recorded (`extra`: how the network makes it). */
+async function purchase({ deps, fixtures, overrides }: Firing, amount: number, extra: Partial<TestPurchaseInput> = {}): Promise<Transaction> {
+  const converted = overrides.behaviour === "converted" ? { billingCurrency: await foreignCurrency(deps.ctx, fixtures.locationId) } : {};
   const sent = await sendTestPurchase(deps, {
     cardId: fixtures.cardId,
     locationId: fixtures.locationId,
     amount: overrides.amount ?? amount,
     ...(overrides.datetime ? { datetime: overrides.datetime } : {}),
     ...(overrides.targeting ? { targetingTag: overrides.targeting } : {}),
+    ...converted,
+    ...extra,
   });
-  return received(sent, "purchase");
+  return received(sent, extra.stage === "clearing" ? "clearing" : "purchase");
 }
+
+/** A currency the card is billed in that is not the location's: USD, or EUR at a location in the United States. */
+async function foreignCurrency(ctx: Ctx, locationId: string): Promise<string> {
+  const own = countryByAlpha3((await getLocation(ctx, locationId)).countryCode)?.currency;
+  return own === "USD" ? "EUR" : "USD";
+}
+
+/** What a behaviour adds to a line saying what happened. */
+const BEHAVIOUR_SUMMARY: Record<TriggerBehaviour, string> = {
+  "without-auth": "with no authorisation first",
+  tip: `${TIP_SHARE * 100}% above its authorisation (a tip)`,
+  incremented: `after an incremental authorisation of ${INCREMENT_SHARE * 100}%`,
+  "duplicate-clearing": "sent twice by the network (recorded once)",
+  converted: "billed to the cardholder in another currency",
+};
+const behaviourOf = (f: Firing) => (f.overrides.behaviour ? ` ${BEHAVIOUR_SUMMARY[f.overrides.behaviour]}` : "");
 
 async function fireAuth(f: Firing): Promise<Fired> {
   const t = await purchase(f, f.event === "transaction.auth" ? BELOW_MINIMUM_AMOUNT : QUALIFYING_AMOUNT);
-  return { subjectId: t.id, summary: `purchase ${t.amount} ${t.currency}, ${describeOffer(t)}`, resources: { ...f.fixtures, transactionId: t.id }, before: [] };
+  return { subjectId: t.id, summary: `purchase ${t.amount} ${t.currency}${behaviourOf(f)}, ${describeOffer(t)}`, resources: { ...f.fixtures, transactionId: t.id }, before: [] };
 }
 
 async function fireClearing(f: Firing): Promise<Fired> {
+  const { behaviour } = f.overrides;
+  if (behaviour === "without-auth") {
+    const t = await purchase(f, QUALIFYING_AMOUNT, { stage: "clearing" });
+    return { subjectId: t.id, summary: `clearing of ${t.amount} ${t.currency}${behaviourOf(f)}, ${describeOffer(t)}`, resources: { ...f.fixtures, transactionId: t.id }, before: [] };
+  }
   const auth = await purchase(f, QUALIFYING_AMOUNT);
-  const t = received(await clearTestPurchase(f.deps, auth.id), "clearing");
+  if (behaviour === "incremented") received(await incrementTestPurchase(f.deps, auth.id, roundMoney(auth.amount * INCREMENT_SHARE, auth.currency)), "increment");
+  const amount = behaviour === "tip" ? roundMoney(auth.amount * (1 + TIP_SHARE), auth.currency) : undefined;
+  const t = received(await clearTestPurchase(f.deps, auth.id, amount, behaviour === "duplicate-clearing"), "clearing");
   return {
     subjectId: t.id,
-    summary: `clearing of ${t.amount} ${t.currency}, ${describeOffer(t)}`,
+    summary: `clearing of ${t.amount} ${t.currency}${behaviourOf(f)}, ${describeOffer(t)}`,
     resources: { ...f.fixtures, transactionId: t.id, purchaseId: auth.id },
+    before: [],
+  };
+}
+
+async function fireExpiry(f: Firing): Promise<Fired> {
+  const auth = await purchase(f, QUALIFYING_AMOUNT, { autoClear: false });
+  const t = received(await expireTestPurchase(f.deps, auth.id), "expiry");
+  return {
+    subjectId: t.id,
+    summary: `authorisation of ${t.amount} ${t.currency}${behaviourOf(f)} expired uncleared, ${describeOffer(t)}`,
+    resources: { ...f.fixtures, transactionId: t.id },
     before: [],
   };
 }
@@ -335,7 +403,7 @@ async function fireRefund(f: Firing): Promise<Fired> {
   const t = received(await refundTestPurchase(f.deps, auth.id), "refund");
   return {
     subjectId: t.id,
-    summary: `refund of ${t.amount} ${t.currency} of purchase ${auth.id}, ${describeOffer(t)}`,
+    summary: `refund of ${t.amount} ${t.currency} of purchase ${auth.id}${behaviourOf(f)}, ${describeOffer(t)}`,
     resources: { ...f.fixtures, transactionId: t.id, purchaseId: auth.id },
     before: [],
   };
@@ -479,6 +547,7 @@ const FIRE: Record<TriggerEvent, (f: Firing) => Promise<Fired>> = {
   "transaction.clearing.qualified": fireClearing,
   "transaction.refund": fireRefund,
   "transaction.refund.qualified": fireRefund,
+  "transaction.auth.expired": fireExpiry,
   "location.status": fireLocationStatus,
   "missing-transaction-request.succeeded": fireMissingTransactionRequest,
   "missing-transaction-request.failed": fireMissingTransactionRequest,

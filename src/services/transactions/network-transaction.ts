@@ -2,7 +2,8 @@
 // record).
 import type { MerchantIds, Scheme } from "../../platform/bus/messages.ts";
 
-export type Stage = "auth" | "clearing" | "refund" | "void";
+/** What a message does to its purchase: `increment` raises its authorisation, `expiry` withdraws it (left uncleared). */
+export type Stage = "auth" | "increment" | "clearing" | "refund" | "void" | "expiry";
 
 export interface Identifiers {
   MID: string | null;
@@ -21,7 +22,7 @@ export interface NetworkTransaction {
   purchaseKey: string;
   /** For a refund: the purchase it refunds, when the network says. */
   originalKey: string | null;
-  /** For a clearing: what tells it from the authorisation's other clearings (src/domain/transaction-id.ts). */
+  /** For a clearing: what tells it from the authorisation's other clearings, and what it repeats when sent again (src/domain/transaction-id.ts). */
   clearingKey: string | null;
   cardId: string;
   cardFirstSix: string;

@@ -58,7 +58,11 @@ export interface Transaction {
   auth: boolean;
   cleared: boolean;
   voided: boolean;
+  /** The network withdrew the authorisation, left (partly) uncleared for its expiry days; `expiredAt` says when (service time). */
+  expired: boolean;
+  expiredAt: string | null;
   cardPresent: boolean;
+  /** A purchase's authorised amount, its increments included; a clearing's or a refund's own. */
   amount: number;
   currency: string;
   wallet: string | null;
@@ -87,6 +91,8 @@ export interface TransactionRow {
   auth: boolean;
   cleared: boolean;
   voided: boolean;
+  /** When the network withdrew the authorisation (its expiry); null while it has not. */
+  expired_at: Date | null;
   card_present: boolean;
   amount: number;
   currency: string;
@@ -127,6 +133,8 @@ export const toTransaction = (r: TransactionRow): Transaction => ({
   auth: r.auth,
   cleared: r.cleared,
   voided: r.voided,
+  expired: r.expired_at !== null,
+  expiredAt: r.expired_at?.toISOString() ?? null,
   cardPresent: r.card_present,
   amount: r.amount,
   currency: r.currency,
@@ -208,7 +216,7 @@ export interface TransactionQualification {
   nativeMessages: NativeMessage[];
 }
 
-const STAGE_ORDER: Stage[] = ["auth", "clearing", "void", "refund"];
+const STAGE_ORDER: Stage[] = ["auth", "increment", "clearing", "void", "expiry", "refund"];
 
 const MESSAGE_SCHEMAS: Record<Scheme, z.ZodType> = { visa: visaTransactionSchema, mastercard: mastercardTransactionSchema, amex: amexTransactionSchema };
 
@@ -308,10 +316,10 @@ export async function insertTransactionRows(db: Db, rows: StoredTransactionRow[]
   if (rows.length === 0) return;
   await db.query(
     `insert into transactions (id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
-       original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag,
+       original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, expired_at, targeting_tag,
        identifiers, card, brand, location, offer, qualification_due, considered, native_messages, created, updated)
      select id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
-       original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, targeting_tag,
+       original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, expired_at, targeting_tag,
        identifiers, card, brand, location, offer, qualification_due, considered, native_messages, created, updated
      from jsonb_populate_recordset(null::transactions, $1::jsonb)`,
     [JSON.stringify(rows)],
@@ -319,33 +327,50 @@ export async function insertTransactionRows(db: Db, rows: StoredTransactionRow[]
 }
 
 /**
- * A later stage of recorded transactions: their stage flags, identifiers, what their clearings came to,
- * the refund linked to them and `updated`; with the native messages of the stages `messages` adds (by
- * transaction id), merged into the row's, a stage's stored message kept.
+ * A later stage of recorded transactions: their stage flags, authorised amount, expiry, identifiers, what
+ * their clearings came to, the refund linked to them and `updated`; the offer result (and what is due of
+ * it) of the rows in `redecided` (an increment, an expiry); with the native messages of the stages
+ * `messages` adds (by transaction id), merged into the row's, a stage's stored message kept.
  */
-export async function updateTransactionStages(db: Db, rows: TransactionRow[], messages: ReadonlyMap<string, NativeMessages> = new Map()): Promise<void> {
+export async function updateTransactionStages(
+  db: Db,
+  rows: TransactionRow[],
+  messages: ReadonlyMap<string, NativeMessages> = new Map(),
+  redecided: ReadonlySet<string> = new Set(),
+): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `update transactions t set auth = u.auth, cleared = u.cleared, voided = u.voided, identifiers = u.identifiers, clearings = u.clearings,
+    `update transactions t set auth = u.auth, cleared = u.cleared, voided = u.voided, amount = u.amount,
+       expired_at = coalesce(u.expired_at, t.expired_at), identifiers = u.identifiers, clearings = u.clearings,
        refund_id = u.refund_id, updated = u.updated,
+       offer = case when u.redecided then u.offer else t.offer end,
+       qualification_due = case when u.redecided then u.qualification_due else t.qualification_due end,
        native_messages = coalesce(u.native_messages || t.native_messages, u.native_messages, t.native_messages)
      from jsonb_to_recordset($1::jsonb)
-       as u(id uuid, auth boolean, cleared boolean, voided boolean, identifiers jsonb, clearings jsonb, refund_id uuid, updated timestamptz,
-         native_messages jsonb)
+       as u(id uuid, auth boolean, cleared boolean, voided boolean, amount numeric, expired_at timestamptz, identifiers jsonb, clearings jsonb,
+         refund_id uuid, updated timestamptz, redecided boolean, offer jsonb, qualification_due date, native_messages jsonb)
      where t.id = u.id`,
     [
       JSON.stringify(
-        rows.map((r) => ({
-          id: r.id,
-          auth: r.auth,
-          cleared: r.cleared,
-          voided: r.voided,
-          identifiers: r.identifiers,
-          clearings: r.clearings,
-          refund_id: r.refund_id,
-          updated: r.updated,
-          native_messages: messages.get(r.id) ?? null,
-        })),
+        rows.map((r) => {
+          const again = redecided.has(r.id);
+          return {
+            id: r.id,
+            auth: r.auth,
+            cleared: r.cleared,
+            voided: r.voided,
+            amount: r.amount,
+            expired_at: r.expired_at,
+            identifiers: r.identifiers,
+            clearings: r.clearings,
+            refund_id: r.refund_id,
+            updated: r.updated,
+            redecided: again,
+            offer: again ? r.offer : null,
+            qualification_due: again ? r.qualification_due : null,
+            native_messages: messages.get(r.id) ?? null,
+          };
+        }),
       ),
     ],
   );
@@ -422,7 +447,7 @@ export function transactionRowOf(i: NewTransaction): StoredTransactionRow {
     // A purchase recorded at its clearing (or a clearing of its own) cleared its amount in one.
     clearings:
       i.kind === "purchase" && tx.stage === "clearing"
-        ? { amount: tx.amount, count: 1, cashback: i.result.cashback, performanceFee: i.result.performanceFee }
+        ? { amount: tx.amount, count: 1, cashback: i.result.cashback, performanceFee: i.result.performanceFee, ...(tx.clearingKey ? { keys: [tx.clearingKey] } : {}) }
         : null,
     datetime: tx.localDateTime,
     amount: tx.amount,
@@ -432,6 +457,7 @@ export function transactionRowOf(i: NewTransaction): StoredTransactionRow {
     auth: tx.stage === "auth",
     cleared: tx.stage === "clearing" || tx.stage === "refund",
     voided: false,
+    expired_at: null,
     targeting_tag: tx.targetingTag,
     identifiers: { ...tx.identifiers },
     card: { id: card.id, firstNumbers: card.first_numbers, lastNumbers: card.last_numbers, scheme: card.scheme, metadata: card.metadata ?? {} },

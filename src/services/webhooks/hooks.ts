@@ -17,6 +17,7 @@ export const HOOK_EVENTS = [
   "transaction.auth.qualified",
   "transaction.clearing.qualified",
   "transaction.refund.qualified",
+  "transaction.auth.expired",
   "location.status",
   "missing-transaction-request.succeeded",
   "missing-transaction-request.failed",

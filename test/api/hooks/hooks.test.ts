@@ -57,14 +57,14 @@ describe("hooks", () => {
     }
   });
 
-  it("accepts every event of DESIGN.md's Webhooks section and Fidel's that issue 34 adds", async () => {
+  it("accepts every event of DESIGN.md's Webhooks section, Fidel's and the authorisation's expiry that issue 34 adds", async () => {
     const client = (await h.createAccount()).as("live");
     const programId = await program(client);
     for (const event of HOOK_EVENTS) {
       const hook = await expectStatus<Hook>(await client.post(`/v1/programs/${programId}/hooks`, { event, url: "https://example.com/wh" }), 201);
       expect(hook).toMatchObject({ event, live: true });
     }
-    expect(HOOK_EVENTS).toHaveLength(18);
+    expect(HOOK_EVENTS).toHaveLength(19);
     expect(HOOK_EVENTS).toEqual(
       expect.arrayContaining([
         "hook.disabled",
@@ -75,6 +75,7 @@ describe("hooks", () => {
         "transaction.refund.qualified",
         "marketplace.offer.live",
         "marketplace.offer.updated",
+        "transaction.auth.expired",
       ]),
     );
   });

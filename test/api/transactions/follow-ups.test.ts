@@ -61,7 +61,9 @@ describe("the follow-up rules (src/domain/purchase-follow-ups.ts)", () => {
     expect(clearingOf(p, 40)).toEqual({ amount: 40, whole: true, last: true });
     expect(clearingOf(p, 25.004)).toEqual({ amount: 25, whole: false, last: false });
     expect(clearingOf({ ...p, cleared: 25 }, null)).toEqual({ amount: 15, whole: false, last: true });
-    expect(clearingOf({ ...p, cleared: 25 }, 15.01)).toEqual({ refusal: { field: "amount", reason: "clears more than remains: 15 GBP of 40 is left to clear" } });
+    expect(clearingOf({ ...p, cleared: 25 }, 23.01)).toEqual({
+      refusal: { field: "amount", reason: "clears more than the authorisation allows: at most 23 GBP (15 left of 40, plus a tip of up to 20% of it)" },
+    });
     expect(clearingOf({ ...p, cleared: 40 }, 1)).toEqual({ refusal: { field: "transactionId", reason: "the purchase is already cleared in full" } });
     expect(clearingOf(p, 0)).toEqual({ refusal: { field: "amount", reason: "must be more than 0 GBP" } });
     expect(leftToClear({ ...p, cleared: 12.5 })).toBe(27.5);
@@ -119,8 +121,8 @@ describe("POST /transactions/{id}/refund, /void and /clear", () => {
     expect(await expectError(await w.client.post(`/v1/transactions/${tx.id}/void`), 409, "conflict")).toBe(
       "transactionId: the purchase has cleared; refund it instead of voiding it",
     );
-    expect(await expectError(await w.client.post(`/v1/transactions/${tx.id}/clear`, { amount: 30 }), 409, "conflict")).toBe(
-      "amount: clears more than remains: 25 GBP of 40 is left to clear",
+    expect(await expectError(await w.client.post(`/v1/transactions/${tx.id}/clear`, { amount: 33.01 }), 409, "conflict")).toBe(
+      "amount: clears more than the authorisation allows: at most 33 GBP (25 left of 40, plus a tip of up to 20% of it)",
     );
     const rest = await expectStatus<Clearing>(await w.client.post(`/v1/transactions/${tx.id}/clear`, {}), 201);
     expect(rest).toMatchObject({ authTransactionId: tx.id, amount: 25 });

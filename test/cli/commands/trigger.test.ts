@@ -1,6 +1,6 @@
 // `cardlink trigger` as a process against a running Cardlink: overrides reach the purchase, --json prints
 // one JSON object and nothing else, a sandbox's key (or the account's with --sandbox) fires in the sandbox,
-// and a bad option is one line, exit 64, no stack trace.
+// a bad option is one line, exit 64, no stack trace, and --behaviour makes the networks' other behaviours.
 import { describe, expect, it } from "vitest";
 import { expectError, expectStatus } from "../../support/harness.ts";
 import { runCli, useServed } from "../../support/served.ts";
@@ -85,5 +85,36 @@ describe("cardlink trigger", () => {
     // Refused by the service: its message, one line, exit 1.
     const refused = await runCli(["trigger", "offer.extended", "--scheme", "visa", "--url", s.url, "--key", account.keys.test]);
     expect(refused).toMatchObject({ status: 1, stdout: "", stderr: "400 invalid_request: scheme: does not apply to offer.extended\n" });
+  });
+
+  it("fires the networks' behaviours: an authorisation's expiry, a clearing with no authorisation, with a tip, sent twice, after an increment", async () => {
+    const { s } = served;
+    const account = await s.h.createAccount();
+    // The fixtures once, then the triggers side by side.
+    await expectStatus(await account.as("test").post("/v1/trigger/fixtures"), 200);
+    type Fired = { summary: string; resources: Record<string, string>; transaction: Record<string, unknown> & { offer: { cashback: number; qualified: boolean } } };
+    const fire = async (event: string, ...args: string[]) => {
+      const result = await runCli(["trigger", event, "--json", ...args, "--url", s.url, "--key", account.keys.test]);
+      expect(result).toMatchObject({ status: 0, stderr: "" });
+      return JSON.parse(result.stdout) as Fired;
+    };
+    const [expired, offline, tip, twice, incremented] = await Promise.all([
+      fire("transaction.auth.expired", "--behaviour", "converted"),
+      fire("transaction.clearing.qualified", "--behaviour", "without-auth", "--scheme", "amex"),
+      fire("transaction.clearing.qualified", "--behaviour", "tip", "--scheme", "mastercard"),
+      fire("transaction.clearing", "--behaviour", "duplicate-clearing"),
+      fire("transaction.clearing.qualified", "--behaviour", "incremented", "--amount", "50"),
+    ]);
+    // 10% of 42.00 GBP was announced, then withdrawn with the authorisation; billed in USD, the purchase keeps its GBP.
+    expect(expired.transaction).toMatchObject({ expired: true, amount: 42, currency: "GBP", offer: { qualified: false, cashback: 0 } });
+    expect(expired.summary).toMatch(/billed to the cardholder in another currency expired uncleared/);
+    expect(offline.transaction).toMatchObject({ auth: false, cleared: true, authTransactionId: null, card: { scheme: "amex" }, offer: { qualified: true, cashback: 4.2 } });
+    expect(offline.resources.purchaseId).toBeUndefined();
+    expect(tip.transaction).toMatchObject({ authTransactionId: tip.resources.purchaseId, amount: 48.3, offer: { cashback: 4.83 } });
+    expect(twice.transaction).toMatchObject({ id: twice.resources.purchaseId, cleared: true, amount: 42 });
+    expect(incremented.transaction).toMatchObject({ id: incremented.resources.purchaseId, cleared: true, amount: 60, offer: { cashback: 6 } });
+    expect(await expectError(await account.as("test").post("/v1/trigger", { event: "transaction.auth", behaviour: "tip" }), 400, "invalid_request")).toBe(
+      "behaviour: tip is a clearing's: it applies to transaction.clearing and transaction.clearing.qualified",
+    );
   });
 });

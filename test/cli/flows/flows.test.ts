@@ -233,7 +233,7 @@ describe("a file that is not a valid flow", () => {
   it("is refused in one line naming the file, the line and the field, quoting what is unknown beside the choices", () => {
     expect(bad("name: x\nsteps:\n  - program: {}\n  - buy: { amount: 1 }\n")).toBe(
       'bad.yaml:4: steps[1]: unknown action "buy"; the actions are ' +
-        "program, brand, brand-consent, location, card, offer, update-offer, link, activate, hook, purchase, clear, void, refund, missing-transaction-request, sync, advance-clock, get",
+        "program, brand, brand-consent, location, card, offer, update-offer, link, activate, hook, purchase, increment, clear, void, expire, refund, missing-transaction-request, sync, advance-clock, get",
     );
     expect(bad("name: x\nsteps:\n  - name: nothing\n")).toMatch(/^bad\.yaml:3: steps\[0\]: no action; the actions are program, brand, /);
     expect(bad("name: x\nsteps:\n  - id: p\n    program: {}\n  - refund: { amount: 1 }\n")).toBe("bad.yaml:5: steps[1].refund.transactionId: required");

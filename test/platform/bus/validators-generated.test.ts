@@ -86,7 +86,7 @@ describe("bus message validators", () => {
       return parsed.success ? "" : describeZodError(parsed.error);
     };
     expect(fails({ ...command, purchaseId: undefined })).toBe("purchaseId: Invalid input: expected string, received undefined");
-    expect(fails({ ...command, action: "CAPTURE" })).toBe('action: Invalid option: expected one of "PURCHASE"|"CLEAR"|"REFUND"|"VOID"');
+    expect(fails({ ...command, action: "CAPTURE" })).toBe('action: Invalid option: expected one of "PURCHASE"|"CLEAR"|"REFUND"|"VOID"|"INCREMENT"|"EXPIRE"');
     expect(fails({ ...command, targetingTag: "loyal" })).toBe('targetingTag: Invalid option: expected one of "new"|"lapsed"|"existing"');
   });
 

@@ -85,9 +85,11 @@ describe("POST /v1/trigger", () => {
     };
     if (event.startsWith("transaction.")) {
       expect(data.id).toBe(result.resources.transactionId);
-      expect(data.offer!.qualified).toBe(event !== "transaction.auth");
+      // A purchase below the offer's minimum, or an authorisation whose cashback its expiry withdrew, is not qualified.
+      expect(data.offer!.qualified).toBe(event !== "transaction.auth" && event !== "transaction.auth.expired");
     }
     if (event === "transaction.auth") expect(result.summary).toMatch(/not qualified: .*minTransactionAmount|not qualified: .*minimum/i);
+    if (event === "transaction.auth.expired") expect(data).toMatchObject({ expired: true, offer: { cashback: 0 } });
     if (event === "location.status") expect(data.location!.id).toBe(result.resources.newLocationId);
     if (event === "offer.extended") expect(data.id).toBe(fixtures.offerId);
     if (event === "transaction.refund.qualified") expect(data.offer!.cashback).toBeLessThan(0);

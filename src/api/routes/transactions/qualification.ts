@@ -29,10 +29,15 @@ const ConsideredOfferSchema = z
 
 const NativeMessageSchema = z
   .object({
-    stage: z.enum(["auth", "clearing", "void", "refund"]).openapi({ description: "The stage of the transaction the message made." }),
+    stage: z.enum(["auth", "increment", "clearing", "void", "expiry", "refund"]).openapi({
+      description: "The stage of the transaction the message made: `increment` an incremental authorisation, `expiry` the network's withdrawal of the authorisation.",
+    }),
     scheme: z.enum(SCHEMES),
     kind: z.string().nullable().openapi({
-      description: "The scheme's own name for the message (its `messageType`): Visa AUTH, SETTLEMENT, REFUND, VOID; Mastercard AUTHORIZATION, CLEARING, REFUND, REVERSAL; Amex AUTH, SUBMISSION, CREDIT, REVERSAL.",
+      description:
+        "The scheme's own name for the message (its `messageType`): Visa AUTH, INCREMENTAL_AUTH, SETTLEMENT, REFUND, VOID, AUTH_EXPIRY; Mastercard " +
+        "AUTHORIZATION, INCREMENTAL_AUTHORIZATION, CLEARING, REFUND, REVERSAL, AUTHORIZATION_EXPIRY; Amex AUTH, INCREMENTAL_AUTH, SUBMISSION, CREDIT, " +
+        "REVERSAL, AUTH_EXPIRY.",
       example: "AUTH",
     }),
     value: z.record(z.string(), z.unknown()).openapi({ description: "The message as the network sent it, in the scheme's own shape and field names." }),
@@ -52,8 +57,8 @@ export const TransactionQualificationSchema = z
     moreConsidered: z.number().int().openapi({ description: `How many more offers were weighed than the ${CONSIDERED_LIMIT} listed.`, example: 0 }),
     nativeMessages: z.array(NativeMessageSchema).openapi({
       description:
-        "The network's own message each stage was made from, as Cardlink received it, in stage order: a purchase keeps its auth and its " +
-        "clearing (and a void); a clearing of its own and a refund keep their own. The first message of a stage is kept. Empty for a " +
+        "The network's own message each stage was made from, as Cardlink received it, in stage order: a purchase keeps its auth, its first " +
+        "increment, its clearing (and a void or its expiry); a clearing of its own and a refund keep their own. The first message of a stage is kept. Empty for a " +
         "transaction a publisher submitted (no network message) and for transactions recorded before Cardlink kept them.",
     }),
   })

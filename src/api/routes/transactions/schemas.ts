@@ -45,11 +45,21 @@ export const TransactionSchema = z
     cleared: z.boolean().openapi({
       description:
         "The network's clearing (Visa settlement, Amex submission) of this transaction was received: for a purchase, of its whole amount at once. " +
-        "A purchase cleared in parts stays false; each part is a transaction of its own (see authTransactionId) and clearedAmount adds them up.",
+        "A purchase cleared in parts, or above its amount by a tip, stays false; each such clearing is a transaction of its own (see authTransactionId) " +
+        "and clearedAmount adds them up. A clearing that came with no authorisation is `auth: false`, `cleared: true`, with no authTransactionId.",
     }),
     voided: z.boolean(),
+    expired: z.boolean().openapi({
+      description:
+        "The network withdrew the authorisation, left uncleared for its expiry days (7 by default): with nothing of it cleared, its " +
+        "cashback is withdrawn (see offer) and `transaction.auth.expired` was sent; once part of it cleared, only the rest of the hold.",
+    }),
+    expiredAt: z.string().nullable().openapi({ format: "date-time", description: "When the network withdrew the authorisation (service time); null until then.", example: null }),
     cardPresent: z.boolean(),
-    amount: z.number().openapi({ example: 42 }),
+    amount: z.number().openapi({
+      description: "A purchase's authorised amount, its increments included; a clearing's or a refund's own. Always in the purchase's own currency, never the cardholder's billed one.",
+      example: 42,
+    }),
     currency: z.string().openapi({ example: "GBP" }),
     wallet: nullableString.openapi({ example: "APPLE_PAY" }),
     targetingTag: z.enum(["new", "lapsed", "existing"]).nullable(),
@@ -94,6 +104,8 @@ export const TransactionSchema = z
       auth: true,
       cleared: false,
       voided: false,
+      expired: false,
+      expiredAt: null,
       cardPresent: true,
       amount: 12.5,
       currency: "GBP",
@@ -137,8 +149,9 @@ export const PendingTransactionSchema = z
 export const followUpConflict = {
   409: {
     description:
-      "It cannot apply, the message names why: a refund of a voided or already fully refunded purchase, or of more than " +
-      "remains to refund; a void after clearing; clearing after a void, of a purchase cleared in full, or of more than remains to clear; " +
+      "It cannot apply, the message names why: a refund of a voided, an expired uncleared or an already fully refunded purchase, or of more " +
+      "than remains to refund; a void after clearing or expiry; clearing after a void or expiry, of a purchase cleared in full, or of more than " +
+      "the tip bound allows; an increment after clearing, a void or expiry; an expiry of a voided or fully cleared purchase; " +
       "or a purchase the network has not taken yet.",
     content: { "application/json": { schema: ErrorBodySchema } },
   },

@@ -53,6 +53,8 @@ function timedCommands(c: Context<AppEnv>): SimulatorControl {
     clear: timed(simulators.clear),
     void: timed(simulators.void),
     refund: timed(simulators.refund),
+    increment: timed(simulators.increment),
+    expire: timed(simulators.expire),
   };
 }
 

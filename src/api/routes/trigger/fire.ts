@@ -3,7 +3,7 @@ import { createRoute, z, type RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, errorResponse, invalidWhen, jsonBody, jsonResponse } from "../../schemas.ts";
-import { TRIGGER_EVENTS, trigger } from "../../../services/simulator-control/index.ts";
+import { TRIGGER_BEHAVIOURS, TRIGGER_EVENTS, trigger } from "../../../services/simulator-control/index.ts";
 import { SCHEMES } from "../../../domain/scheme.ts";
 import { FixturesSchema } from "./schemas.ts";
 import { TransactionSchema } from "../transactions/schemas.ts";
@@ -39,6 +39,13 @@ const body = z
     datetime: purchaseDateTimeSchema(
       "When the purchase was made, local to the location (default: the service clock's now); a request's transactionDate is its date.",
     ).optional(),
+    behaviour: z.enum(TRIGGER_BEHAVIOURS, { message: `must be one of ${TRIGGER_BEHAVIOURS.join(", ")}` }).optional().openapi({
+      description:
+        "What the network does beside a plain purchase. For transaction.clearing and .qualified: `without-auth`, a clearing with no " +
+        "authorisation first (offline, force-posted); `tip`, a clearing 15% above the authorisation; `incremented`, an incremental " +
+        "authorisation of 20% before the clearing; `duplicate-clearing`, the clearing sent twice (recorded once). For any transaction " +
+        "event: `converted`, the card billed in another currency than the location's (USD, or EUR at a US location).",
+    }),
   })
   .openapi("Trigger", { example: { event: "transaction.auth.qualified", scheme: "mastercard", amount: 12.5 } });
 
@@ -83,15 +90,17 @@ export const route = createRoute({
     "Test keys only. Makes what is missing of the fixtures program (see POST /trigger/fixtures), then fires the event the " +
     "way it happens: transaction events are purchases (42.00 GBP qualifies; `transaction.auth` is a 1.00 GBP purchase " +
     "below the offer's minimum, not qualified, with its reason) sent through the Visa simulator, the bus and the qualifier, " +
-    "cleared or refunded the same way (`transaction.refund.qualified`: the refund of a qualified purchase); `location.status` " +
-    "adds a location (three location.active); `offer.extended` moves the fixtures offer's endDate a day later; " +
-    "missing-transaction-request events are requests for the fixtures card (10.01, the test network's transaction-not-found, " +
-    "for .failed); `brand.consent` makes a brand (a test brand consents at once); `card.linked` enrols the fixtures test number " +
-    "of the scheme again, `card.failed` the scheme's first failing test number (issuer_declined); `program.status` syncs the " +
-    "fixtures program (the test networks answer at once: syncing, then idle); `marketplace.offer.live` puts a marketplace offer " +
-    "only you see (an oaas offer of the brand \"Cardlink fixtures marketplace\") on the marketplace and adds it to the program, " +
-    "live at once; `marketplace.offer.updated` has its content provider extend the newest of those by a day. " +
-    "The optional fields change the purchase or request: " +
+    "cleared or refunded the same way (`transaction.refund.qualified`: the refund of a qualified purchase); " +
+    "`transaction.auth.expired` is a 42.00 GBP purchase left uncleared whose authorisation the network then withdraws (its cashback " +
+    "with it); `behaviour` makes the network clear it with no authorisation, with a tip, after an increment, twice, or bill it in " +
+    "another currency; `location.status` adds a location (three location.active); `offer.extended` moves the fixtures offer's " +
+    "endDate a day later; missing-transaction-request events are requests for the fixtures card (10.01, the test network's " +
+    "transaction-not-found, for .failed); `brand.consent` makes a brand (a test brand consents at once); `card.linked` enrols the " +
+    "fixtures test number of the scheme again, `card.failed` the scheme's first failing test number (issuer_declined); " +
+    "`program.status` syncs the fixtures program (the test networks answer at once: syncing, then idle); `marketplace.offer.live` " +
+    "puts a marketplace offer only you see (an oaas offer of the brand \"Cardlink fixtures marketplace\") on the marketplace and " +
+    "adds it to the program, live at once; `marketplace.offer.updated` has its content provider extend the newest of those by a " +
+    "day. The optional fields change the purchase or request: " +
     "its scheme, amount, currency, card, location, program, targeting tag and local datetime; a field the event does not " +
     "use is refused, naming it. Waits up to 30 s for the event and the first attempt of each delivery, " +
     "and answers the ids and the delivery outcome. 409 when a `.qualified` event was asked for and the transaction was " +
@@ -103,7 +112,7 @@ export const route = createRoute({
     ...commonErrors,
     400: invalidWhen([
       "a live key: trigger works in the test environment only",
-      "a field the event does not use (`scheme: does not apply to offer.extended`)",
+      "a field the event does not use (`scheme: does not apply to offer.extended`; `behaviour`: a clearing's behaviour for another event)",
       "scheme: not the given card's scheme; cardId, locationId: not in the program",
       "locationId: a location whose MIDs on the card's scheme were removed after onboarding (PATCH /locations/{locationId} mids)",
       "currency: not the currency of the location's country",
