@@ -1,5 +1,7 @@
 // A location's sync with each scheme: the spec's "Location status per scheme" state table as data,
 // where a location starts, and how long a network takes to answer an onboarding request.
+import { DAY_MS } from "./time-units.ts";
+
 export const NETWORK_STATUSES = ["Idle", "Syncing", "Active", "Not found"] as const;
 export type NetworkStatus = (typeof NETWORK_STATUSES)[number];
 
@@ -31,8 +33,6 @@ export function networkTransition(from: NetworkStatus, event: NetworkEvent): { o
 /** The webhook kind of a network's answer (the location.status event's `status`). */
 export const answerKind = (status: NetworkStatus): "location.active" | "location.failed" =>
   status === "Active" ? "location.active" : "location.failed";
-
-export const DAY_MS = 86_400_000;
 
 /**
  * How long a network takes to answer an onboarding request, in service time: 1 to 2 weeks (the spec's

@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { join } from "node:path";
 import postgres from "postgres";
 import { Worker } from "node:worker_threads";
+import { backoffMs } from "./backoff.ts";
 import { DependencyUnavailableError } from "./health/dependency.ts";
 
 export interface Db {
@@ -41,7 +42,7 @@ export function openPostgres(url: string, options: { max?: number } = {}): Db {
     connect_timeout: 3,
     // Reconnect attempts after a lost server come at most a second apart (the default grows to 20 s), so
     // queries queued for a connection while PostgreSQL restarts are answered soon after it is back.
-    backoff: (retries: number) => Math.min(0.1 * 2 ** retries, 1),
+    backoff: (retries: number) => backoffMs(retries, { capMs: 1_000 }) / 1_000,
     onnotice: () => {},
     types: {
       int8: { to: OID.int8, from: [OID.int8], serialize: String, parse: toNumber },
@@ -209,7 +210,7 @@ export function keepListening(db: Db, channel: string, onNotify: () => void): { 
         else unlisten = stop;
       },
       () => {
-        if (!stopped) timer = setTimeout(() => attempt(failures + 1), Math.min(250 * 2 ** failures, 5_000));
+        if (!stopped) timer = setTimeout(() => attempt(failures + 1), backoffMs(failures, { baseMs: 250 }));
       },
     );
   };

@@ -13,6 +13,7 @@ import { kafkaLogCreator } from "./kafka-log.ts";
 import { brokerNames, type BrokerNames } from "./kafka-names.ts";
 import { PublishQueue } from "./kafka-producer.ts";
 import { partitionFor } from "./partitioner.ts";
+import { backoffMs } from "../backoff.ts";
 
 /** How values become bytes on a topic and back. */
 export interface ValueCodec {
@@ -60,7 +61,7 @@ export function registryCodec(url: string): ValueCodec {
           return;
         } catch (err) {
           if (attempt >= REGISTER_ATTEMPTS || !lostFirstRegistrationRace(err)) throw err;
-          await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** (attempt - 1)));
+          await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt - 1, { capMs: Infinity })));
         }
       }
     },
