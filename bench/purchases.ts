@@ -13,7 +13,11 @@
 // — stack only with DATABASE_URL and KAFKA_BROKERS), PURCHASE_CARDS (30), PURCHASE_LOCATIONS (10),
 // PURCHASE_WEBHOOK_WAIT_S (30: how long to wait for the last webhooks), PURCHASE_PIPELINE_COUNT (20,000
 // messages for the qualifier's own rate; 0 leaves it out), PURCHASE_SERVER_ARGS (node options for every
-// Cardlink process, e.g. `--cpu-prof --cpu-prof-dir=DIR`).
+// Cardlink process, e.g. `--cpu-prof --cpu-prof-dir=DIR`), PURCHASE_CLOSED_CLIENTS (32) and PURCHASE_CLOSED_COUNT
+// (3,000; 0 leaves it out): after the rates, a closed model — that many clients, each sending its next request
+// when the last is answered — buys PURCHASE_CLOSED_COUNT purchases to their webhooks, then asks GET /health as
+// many times; the purchases' end-to-end rate over /health's is the front door's share of what the HTTP stack
+// alone carries under the same client.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
@@ -31,6 +35,8 @@ const PIPELINE_COUNT = Number(process.env.PURCHASE_PIPELINE_COUNT ?? 20_000);
 const TIMEOUT_MS = 30_000;
 const canStack = Boolean(process.env.DATABASE_URL && process.env.KAFKA_BROKERS);
 const SHAPES = (process.env.PURCHASE_SHAPES ? process.env.PURCHASE_SHAPES.split(",") : ["embedded", ...(canStack ? ["stack"] : [])]) as Shape[];
+const CLOSED_CLIENTS = Number(process.env.PURCHASE_CLOSED_CLIENTS ?? 32);
+const CLOSED_COUNT = Number(process.env.PURCHASE_CLOSED_COUNT ?? 3_000);
 const serverArgs = process.env.PURCHASE_SERVER_ARGS ? process.env.PURCHASE_SERVER_ARGS.split(" ") : [];
 const log = (line: string) => process.stdout.write(line + "\n");
 
@@ -74,6 +80,30 @@ async function drive(rate: number, make: (i: number) => Promise<{ status: number
   return { sent, began: beganAt, offeredMs };
 }
 
+/** `count` requests from `clients` clients, each sending its next when the last is answered. */
+async function closedLoop(clients: number, count: number, make: (i: number) => Promise<{ status: number; id?: string }>): Promise<{ sent: Sent[]; began: number; ms: number }> {
+  const sent: Sent[] = [];
+  let next = 0;
+  const began = Date.now();
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = next++; i < count; i = next++) {
+        const one: Sent = { at: Date.now(), status: "pending" };
+        sent.push(one);
+        const t = performance.now();
+        try {
+          const { status, id } = await make(i);
+          Object.assign(one, { latency: performance.now() - t, status: String(status) }, id ? { id } : {});
+        } catch (err) {
+          one.status = (err as { code?: string }).code ?? "error";
+        }
+      }
+    }),
+  );
+  return { sent, began, ms: performance.now() - t0 };
+}
+
 function statuses(sent: Sent[]): string {
   const counts = new Map<string, number>();
   for (const s of sent) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
@@ -113,6 +143,19 @@ async function run(shape: Shape): Promise<void> {
         `${CARDS} test cards, ${LOCATIONS} locations, a live offer on each, one hook; ${SECONDS} s at each rate; the receiver and this driver in processes of their own`,
     );
 
+    const purchase = (i: number) =>
+      call<{ id?: string }>("POST", "/v1/transactions/test", key, { cardId: cards[i % cards.length]!, locationId: locations[i % locations.length]!, amount: 5 + (i % 250) });
+    /** The receiver's arrivals once every accepted purchase's webhook came, or PURCHASE_WEBHOOK_WAIT_S passed. */
+    const arrivalsOf = async (accepted: Sent[]) => {
+      const waitBegan = performance.now();
+      let arrivals = await receiver.arrivals();
+      while (accepted.some((s) => !arrivals.has(s.id!)) && performance.now() - waitBegan < WEBHOOK_WAIT_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        arrivals = await receiver.arrivals();
+      }
+      return arrivals;
+    };
+
     for (const rate of RATES) {
       const baseline = await drive(rate, async (i) => ({ status: (await call("GET", `/v1/cards/${cards[i % cards.length]!}`, key)).status }));
       const baseLatencies = baseline.sent.flatMap((s) => (s.latency === undefined ? [] : [s.latency])).sort((a, b) => a - b);
@@ -120,20 +163,11 @@ async function run(shape: Shape): Promise<void> {
       await receiver.reset();
       const before: MetricsSnapshot = await readMetrics(cardlink.metrics);
       const purchases = await drive(rate, async (i) => {
-        const res = await call<{ id?: string }>("POST", "/v1/transactions/test", key, {
-          cardId: cards[i % cards.length]!,
-          locationId: locations[i % locations.length]!,
-          amount: 5 + (i % 250),
-        });
+        const res = await purchase(i);
         return { status: res.status, ...(res.json?.id ? { id: res.json.id } : {}) };
       });
       const accepted = purchases.sent.filter((s) => s.id && (s.status === "201" || s.status === "202"));
-      const waitBegan = performance.now();
-      let arrivals = await receiver.arrivals();
-      while (accepted.some((s) => !arrivals.has(s.id!)) && performance.now() - waitBegan < WEBHOOK_WAIT_MS) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        arrivals = await receiver.arrivals();
-      }
+      const arrivals = await arrivalsOf(accepted);
       const after: MetricsSnapshot = await readMetrics(cardlink.metrics);
 
       const answered = purchases.sent.filter((s) => s.status === "201");
@@ -154,6 +188,23 @@ async function run(shape: Shape): Promise<void> {
           `purchase → webhook p50 ${ms(quantile(toWebhook, 0.5))}, p99 ${ms(quantile(toWebhook, 0.99))}`,
       );
       for (const line of hopTimes(before, after)) log(`    ${line}`);
+    }
+
+    if (CLOSED_COUNT > 0) {
+      await receiver.reset();
+      const buy = (i: number) => purchase(i).then((res) => ({ status: res.status, ...(res.json?.id ? { id: res.json.id } : {}) }));
+      const bought = await closedLoop(CLOSED_CLIENTS, CLOSED_COUNT, buy);
+      const accepted = bought.sent.filter((s) => s.id && s.status === "201");
+      const arrivals = await arrivalsOf(accepted);
+      const lastWebhook = Math.max(...accepted.map((s) => arrivals.get(s.id!) ?? 0));
+      const endToEnd = accepted.filter((s) => arrivals.has(s.id!)).length / ((lastWebhook - bought.began) / 1000);
+      const health = await closedLoop(CLOSED_CLIENTS, CLOSED_COUNT, async () => ({ status: (await call("GET", "/health", {})).status }));
+      const healthRate = health.sent.filter((s) => s.status === "200").length / (health.ms / 1000);
+      log(
+        `  closed model, ${CLOSED_CLIENTS} clients, ${CLOSED_COUNT} purchases: ${statuses(bought.sent)}; ${arrivals.size} webhooks; ` +
+          `${endToEnd.toFixed(0)} purchases → webhooks a second; GET /health ${healthRate.toFixed(0)} a second (${statuses(health.sent)}); ` +
+          `ratio ${(endToEnd / healthRate).toFixed(3)}`,
+      );
     }
   } finally {
     await pool.close();
