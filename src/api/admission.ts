@@ -72,21 +72,11 @@ interface Waiter {
   start: (finish: Finish) => void;
 }
 
-export function createAdmission({ settings, readBacklog, metrics, now = () => performance.now() }: AdmissionDeps): Admission {
-  const bounds = { min: settings.ADMISSION_MIN_IN_FLIGHT, max: settings.ADMISSION_MAX_IN_FLIGHT, tolerance: settings.ADMISSION_LATENCY_TOLERANCE };
+/** The per-account queue: each account's requests in flight and waiting, and its fair share of the capacity. */
+function createAccountQueue() {
   const tenants = new Map<string, Tenant>();
   const waiting = new DeficitRoundRobin<Waiter>();
-  let inFlight = 0;
-  let capacity = bounds.max;
   let shares = new Map<string, number>();
-  let contended = false;
-  let samples: number[] = [];
-  let group: number[] = [];
-  let lastTick = now();
-  const medians: { at: number; ms: number }[] = [];
-  let backlog: StreamBacklog | undefined;
-  let backlogReadAt = -Infinity;
-  let reading = false;
 
   /** Each tenant that has work or asked lately, with what it asks for (at least one place: its next request). */
   function demands(at: number): Map<string, number> {
@@ -99,49 +89,118 @@ export function createAdmission({ settings, readBacklog, metrics, now = () => pe
     return asked;
   }
 
-  const shareOf = (id: string) => Math.max(1, shares.get(id) ?? 1);
-  /** Under its share it starts whatever others hold; over it, only into capacity nobody else uses. */
-  const mayStart = (id: string) => tenants.get(id)!.inFlight < shareOf(id) || inFlight < capacity;
+  return {
+    waiting,
+    demands,
+    tenant: (id: string) => tenants.get(id)!,
+    /** The account's tenant, asking at `at`. */
+    asked(id: string, at: number): Tenant {
+      let tenant = tenants.get(id);
+      if (!tenant) tenants.set(id, (tenant = { inFlight: 0, lastAsked: at }));
+      tenant.lastAsked = at;
+      return tenant;
+    },
+    reshare(at: number, capacity: number): void {
+      shares = fairShares(demands(at), capacity);
+    },
+    shareOf: (id: string) => Math.max(1, shares.get(id) ?? 1),
+    state(): AdmissionState["accounts"] {
+      const accounts = new Map<string, { inFlight: number; waiting: number; share: number }>();
+      for (const [id, tenant] of tenants) accounts.set(id, { inFlight: tenant.inFlight, waiting: waiting.sizeOf(id), share: shares.get(id) ?? 0 });
+      return accounts;
+    },
+  };
+}
 
-  function readBacklogNow(at: number): void {
-    if (!readBacklog || reading || at - backlogReadAt < BACKLOG_EVERY_MS) return;
-    reading = true;
-    backlogReadAt = at;
-    void readBacklog().then(
-      (read) => (backlog = read),
-      // Unknown is not backlogged: the stream's own bounds (the embedded log's, Kafka's) still hold.
-      () => (backlog = undefined),
-    ).finally(() => (reading = false));
-  }
+/** The answers' latencies: each interval's median, and the baseline (the lowest median of a group over BASELINE_MS). */
+function createLatencies() {
+  let samples: number[] = [];
+  let group: number[] = [];
+  const medians: { at: number; ms: number }[] = [];
+  return {
+    sample(at: number, latencyMs: number): void {
+      samples.push(latencyMs);
+      group.push(latencyMs);
+      if (group.length < BASELINE_GROUP) return;
+      medians.push({ at, ms: median(group)! });
+      group = [];
+    },
+    /** Ends the interval: its median, when it had enough answers, and the baseline at `at`. */
+    take(at: number): { latencyMs?: number; baselineMs?: number } {
+      const latencyMs = samples.length >= MIN_SAMPLES ? median(samples) : undefined;
+      samples = [];
+      while (medians.length > 0 && medians[0]!.at < at - BASELINE_MS) medians.shift();
+      const baselineMs = medians.length > 0 ? Math.min(...medians.map((m) => m.ms)) : undefined;
+      return { latencyMs, baselineMs };
+    },
+  };
+}
+
+/** Reads the stream's backlog in the background, at most every BACKLOG_EVERY_MS, and keeps the last answer. */
+function createBacklogReader(readBacklog: AdmissionDeps["readBacklog"]) {
+  let backlog: StreamBacklog | undefined;
+  let backlogReadAt = -Infinity;
+  let reading = false;
+  return {
+    last: () => backlog,
+    readIfDue(at: number): void {
+      if (!readBacklog || reading || at - backlogReadAt < BACKLOG_EVERY_MS) return;
+      reading = true;
+      backlogReadAt = at;
+      void readBacklog().then(
+        (read) => (backlog = read),
+        // Unknown is not backlogged: the stream's own bounds (the embedded log's, Kafka's) still hold.
+        () => (backlog = undefined),
+      ).finally(() => (reading = false));
+    },
+  };
+}
+
+/** The capacity the gate lets in flight, looked at again every TICK_MS from the answers' latencies and the stream's backlog. */
+function createCapacity(settings: AdmissionSettings, readBacklog: AdmissionDeps["readBacklog"], startedAt: number) {
+  const bounds = { min: settings.ADMISSION_MIN_IN_FLIGHT, max: settings.ADMISSION_MAX_IN_FLIGHT, tolerance: settings.ADMISSION_LATENCY_TOLERANCE };
+  const latencies = createLatencies();
+  const backlog = createBacklogReader(readBacklog);
+  let capacity = bounds.max;
+  let contended = false;
+  let lastTick = startedAt;
+  return {
+    current: () => capacity,
+    sample: latencies.sample,
+    backlog: backlog.last,
+    /** Looks again, when TICK_MS have passed since it last did (then `true`); `contending` says whether accounts contend. */
+    tick(at: number, inFlight: number, contending: () => boolean): boolean {
+      if (at - lastTick < TICK_MS) return false;
+      lastTick = at;
+      const { latencyMs, baselineMs } = latencies.take(at);
+      const nowContended = contending();
+      // Contention begins: halve what is in flight first, so the baseline is measured again below the queue a
+      // tenant alone may have built (its latency was nobody else's business until now).
+      if (nowContended && !contended) capacity = Math.max(bounds.min, Math.floor(Math.min(capacity, inFlight) / 2));
+      contended = nowContended;
+      const read = backlog.last();
+      const backlogged = read !== undefined && (read.qualifierLag > settings.ADMISSION_QUALIFIER_LAG_BOUND || read.outboxBacklog > settings.ADMISSION_OUTBOX_BACKLOG_BOUND);
+      capacity = nextCapacity(capacity, { contended, latencyMs, baselineMs, backlogged, inFlight }, bounds);
+      backlog.readIfDue(at);
+      return true;
+    },
+  };
+}
+
+export function createAdmission({ settings, readBacklog, metrics, now = () => performance.now() }: AdmissionDeps): Admission {
+  const queue = createAccountQueue();
+  const capacity = createCapacity(settings, readBacklog, now());
+  let inFlight = 0;
+
+  /** Under its share it starts whatever others hold; over it, only into capacity nobody else uses. */
+  const mayStart = (id: string) => queue.tenant(id).inFlight < queue.shareOf(id) || inFlight < capacity.current();
 
   function tick(at: number): void {
-    if (at - lastTick < TICK_MS) return;
-    lastTick = at;
-    const latencyMs = samples.length >= MIN_SAMPLES ? median(samples) : undefined;
-    samples = [];
-    while (medians.length > 0 && medians[0]!.at < at - BASELINE_MS) medians.shift();
-    const baselineMs = medians.length > 0 ? Math.min(...medians.map((m) => m.ms)) : undefined;
-    const nowContended = demands(at).size > 1;
-    // Contention begins: halve what is in flight first, so the baseline is measured again below the queue a
-    // tenant alone may have built (its latency was nobody else's business until now).
-    if (nowContended && !contended) capacity = Math.max(bounds.min, Math.floor(Math.min(capacity, inFlight) / 2));
-    contended = nowContended;
-    const backlogged = backlog !== undefined && (backlog.qualifierLag > settings.ADMISSION_QUALIFIER_LAG_BOUND || backlog.outboxBacklog > settings.ADMISSION_OUTBOX_BACKLOG_BOUND);
-    capacity = nextCapacity(capacity, { contended, latencyMs, baselineMs, backlogged, inFlight }, bounds);
-    readBacklogNow(at);
-    metrics?.state(state());
-  }
-
-  function sample(at: number, latencyMs: number): void {
-    samples.push(latencyMs);
-    group.push(latencyMs);
-    if (group.length < BASELINE_GROUP) return;
-    medians.push({ at, ms: median(group)! });
-    group = [];
+    if (capacity.tick(at, inFlight, () => queue.demands(at).size > 1)) metrics?.state(state());
   }
 
   function begin(id: string): Finish {
-    const tenant = tenants.get(id)!;
+    const tenant = queue.tenant(id);
     tenant.inFlight++;
     inFlight++;
     const began = now();
@@ -152,9 +211,9 @@ export function createAdmission({ settings, readBacklog, metrics, now = () => pe
       tenant.inFlight--;
       inFlight--;
       const at = now();
-      if (ok) sample(at, at - began);
+      if (ok) capacity.sample(at, at - began);
       tick(at);
-      shares = fairShares(demands(at), capacity);
+      queue.reshare(at, capacity.current());
       pump(at);
     };
   }
@@ -162,7 +221,7 @@ export function createAdmission({ settings, readBacklog, metrics, now = () => pe
   /** Starts waiting requests in fair turns while their tenants may start. */
   function pump(at: number): void {
     for (;;) {
-      const next = waiting.shift(mayStart);
+      const next = queue.waiting.shift(mayStart);
       if (!next) return;
       metrics?.waited((at - next.item.since) / 1000);
       next.item.start(begin(next.tenant));
@@ -170,36 +229,34 @@ export function createAdmission({ settings, readBacklog, metrics, now = () => pe
   }
 
   function state(): AdmissionState {
-    const accounts = new Map<string, { inFlight: number; waiting: number; share: number }>();
-    for (const [id, tenant] of tenants) accounts.set(id, { inFlight: tenant.inFlight, waiting: waiting.sizeOf(id), share: shares.get(id) ?? 0 });
-    return { capacity, accounts, ...(backlog ? { backlog } : {}) };
+    const backlog = capacity.backlog();
+    return { capacity: capacity.current(), accounts: queue.state(), ...(backlog ? { backlog } : {}) };
   }
 
   return {
     async enter(id) {
       const at = now();
-      let tenant = tenants.get(id);
-      if (!tenant) tenants.set(id, (tenant = { inFlight: 0, lastAsked: at }));
-      tenant.lastAsked = at;
+      const tenant = queue.asked(id, at);
       tick(at);
-      shares = fairShares(demands(at), capacity);
+      queue.reshare(at, capacity.current());
       // A grown capacity lets waiting requests in first.
       pump(at);
       // A tenant's own requests start in the order they came: behind its waiting ones, if any.
-      if (waiting.sizeOf(id) === 0 && mayStart(id)) {
+      const waiting = queue.waiting.sizeOf(id);
+      if (waiting === 0 && mayStart(id)) {
         metrics?.decided(id, "admitted");
         return begin(id);
       }
-      if (waiting.sizeOf(id) >= settings.ADMISSION_QUEUE_PER_ACCOUNT) {
+      if (waiting >= settings.ADMISSION_QUEUE_PER_ACCOUNT) {
         metrics?.decided(id, "refused");
         throw new ApiError(
           "rate_limit_exceeded",
-          `Too many test purchases waiting for this account (${waiting.sizeOf(id)} wait behind its ${tenant.inFlight} in flight, its fair share of a busy service); retry after 1s.`,
+          `Too many test purchases waiting for this account (${waiting} wait behind its ${tenant.inFlight} in flight, its fair share of a busy service); retry after 1s.`,
           { "Retry-After": "1" },
         );
       }
       metrics?.decided(id, "queued");
-      return new Promise<Finish>((start) => waiting.push(id, { since: at, start }));
+      return new Promise<Finish>((start) => queue.waiting.push(id, { since: at, start }));
     },
     state,
   };

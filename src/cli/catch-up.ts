@@ -4,13 +4,14 @@
 // DATA_DIR/listen-positions.json by server URL, program and environment, so a restart resumes after it.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from "../domain/time-units.ts";
 import type { Config } from "../platform/config/index.ts";
 import { answer, type Connection } from "./connection.ts";
 import { instantOption } from "./instant-option.ts";
 import { UsageError } from "./args.ts";
 import type { Event, VerifiedEvent } from "./receiver.ts";
 
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const UNIT_MS = { s: SECOND_MS, m: MINUTE_MS, h: HOUR_MS, d: DAY_MS } as const;
 
 /**
  * `--since`: a span back from the environment's time (`90s`, `15m`, `1h`, `2d`) or an instant with its

@@ -1,5 +1,6 @@
 // Local date-times (`YYYY-MM-DDThh:mm:ss`, no zone) as offers carry them: validation, month
 // arithmetic, and conversion to and from instants in an IANA time zone.
+import { DAY_MS, SECOND_MS } from "./time-units.ts";
 
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 
@@ -137,12 +138,10 @@ const wallMs = (local: string) => {
 
 /** How far `zone`'s wall clock is ahead of UTC at `ms`, in milliseconds. */
 const offsetAt = (zone: string, ms: number) => {
-  const whole = ms - (((ms % 1000) + 1000) % 1000);
+  const whole = ms - (((ms % SECOND_MS) + SECOND_MS) % SECOND_MS);
   const f = wallFields(new Date(whole), zone);
   return utcMs(f.year, f.month, f.day, f.hour, f.minute, f.second) - whole;
 };
-
-const DAY_MS = 86_400_000;
 
 /**
  * The instant a wall-clock time in `zone` names. Around a daylight-saving change this follows the

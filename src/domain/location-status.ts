@@ -1,6 +1,6 @@
 // A location's sync with each scheme: the spec's "Location status per scheme" state table as data,
 // where a location starts, and how long a network takes to answer an onboarding request.
-import { DAY_MS } from "./time-units.ts";
+import { DAY_MS, SECOND_MS } from "./time-units.ts";
 
 export const NETWORK_STATUSES = ["Idle", "Syncing", "Active", "Not found"] as const;
 export type NetworkStatus = (typeof NETWORK_STATUSES)[number];
@@ -41,7 +41,7 @@ export const answerKind = (status: NetworkStatus): "location.active" | "location
  */
 export function onboardingDelayMs(clientMids: boolean, draw: number): number {
   if (clientMids) return 7 * DAY_MS;
-  return 7 * DAY_MS + Math.floor(draw * 7 * 86_400) * 1000;
+  return 7 * DAY_MS + Math.floor(draw * 7 * (DAY_MS / SECOND_MS)) * SECOND_MS;
 }
 
 /**

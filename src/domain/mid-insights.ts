@@ -4,6 +4,7 @@
 /** Listed alphabetically: the database enums are declared in this order, so sorting by them is alphabetical. */
 import { SCHEMES, type Scheme } from "./scheme.ts";
 import { CALENDAR_DATE_PATTERN, utcMs } from "./local-dates.ts";
+import { DAY_MS, MINUTE_MS } from "./time-units.ts";
 
 export { SCHEMES, type Scheme } from "./scheme.ts";
 
@@ -60,7 +61,7 @@ const ENUM_SORT_VALUES: Partial<Record<SortField, readonly string[]>> = {
 };
 
 /** How long the simulated network takes to act on an offboard request, in service time. */
-export const OFFBOARD_DELAY_MS = 2 * 24 * 60 * 60 * 1000;
+export const OFFBOARD_DELAY_MS = 2 * DAY_MS;
 
 // ---------------------------------------------------------------- identifiers
 
@@ -167,7 +168,6 @@ export const latestEvent = (...times: (Date | null | undefined)[]): Date => {
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?$/;
-const DAY_MS = 86_400_000;
 
 export const DATE_BOUND_RULE = "must be an ISO 8601 date (YYYY-MM-DD) or date-time (YYYY-MM-DDThh:mm:ssZ)";
 
@@ -211,7 +211,7 @@ export function parseDateBound(value: string, edge: "from" | "to"): Date | undef
   const zone = dt[8] ?? "Z";
   const offsetMin = zone === "Z" ? 0 : (zone.startsWith("-") ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
   if (zone !== "Z" && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4, 6)) > 59)) return undefined;
-  return clamped(utcMs(y, mo, d, h, mi, s) + ms - offsetMin * 60_000);
+  return clamped(utcMs(y, mo, d, h, mi, s) + ms - offsetMin * MINUTE_MS);
 }
 
 /** The UTC day an instant falls on, YYYY-MM-DD. */

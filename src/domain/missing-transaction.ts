@@ -2,6 +2,7 @@
 // test-mode amounts and the spec's "Missing transaction request status" state table.
 import type { Scheme } from "./card-number.ts";
 import { currencyMinorDigits } from "./countries.ts";
+import { DAY_MS } from "./time-units.ts";
 
 export const MISSING_REQUEST_STATUSES = ["pending", "processing", "successful", "failed"] as const;
 export type MissingRequestStatus = (typeof MISSING_REQUEST_STATUSES)[number];
@@ -35,7 +36,6 @@ export const TEST_AMOUNT_ERRORS: Record<string, { code: MissingRequestError; mes
 
 export const testAmountError = (amount: number) => TEST_AMOUNT_ERRORS[amount.toFixed(2)];
 
-const DAY_MS = 86_400_000;
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 const daysBefore = (day: string, days: number) => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) - days * DAY_MS));
 

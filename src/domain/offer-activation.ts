@@ -1,5 +1,7 @@
 // Offer activation on a card: the spec's state machine (not activated -> activated -> deactivated),
-// with the automatic deactivation once qualified transactions reach qualifiedTransactionsLimit.
+// with the automatic deactivation once qualified transactions reach qualifiedTransactionsLimit; and
+// rule 4: activation and non-activation offers of one brand never run together.
+import type { Problem } from "./offer.ts";
 import type { ActivationState } from "./qualification.ts";
 
 export type { ActivationState };
@@ -42,3 +44,39 @@ export function nextActivation(current: ActivationFacts, event: ActivationEvent,
     }
   }
 }
+
+/** One offer of a brand as rule 4 sees it: its kind and when it runs. */
+export interface BrandOfferRun {
+  id: string;
+  activationEnabled: boolean;
+  startAt: Date;
+  endAt: Date | null;
+}
+
+/**
+ * Rule 4: an activation offer and a non-activation offer cannot run together for one brand. Returns
+ * the first offer of the other kind whose run overlaps the candidate's and has not ended by `now`.
+ */
+export function activationConflict(candidate: BrandOfferRun, others: BrandOfferRun[], now: Date): BrandOfferRun | null {
+  const ends = (r: BrandOfferRun) => (r.endAt === null ? Infinity : r.endAt.getTime());
+  if (ends(candidate) < now.getTime()) return null;
+  return (
+    others.find(
+      (o) =>
+        o.id !== candidate.id &&
+        o.activationEnabled !== candidate.activationEnabled &&
+        ends(o) >= now.getTime() &&
+        o.startAt.getTime() <= ends(candidate) &&
+        candidate.startAt.getTime() <= ends(o),
+    ) ?? null
+  );
+}
+
+export const activationConflictProblem = (other: BrandOfferRun): Problem => ({
+  field: "activation.enabled",
+  rule:
+    `an activation offer and a non-activation offer cannot run together for one brand; offer ${other.id} ` +
+    `(activation ${other.activationEnabled ? "enabled" : "disabled"}) runs at the same time, so this one must also have ` +
+    `activation.enabled ${other.activationEnabled}`,
+  conflict: true,
+});

@@ -2,6 +2,7 @@
 // gets, and when one is available to add.
 import type { Approval } from "./offer-status.ts";
 import { termsFromInput, type OfferInput, type OfferTerms, type Party, type Result } from "./offer.ts";
+import { HOUR_MS } from "./time-units.ts";
 
 export const CHANNELS = ["online", "in-store"] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -68,7 +69,7 @@ export function adoptionApproval(
   now: Date,
 ): { approval: Approval; due: Date | null } {
   if (!live) return { approval: decided(decision), due: null };
-  return { approval: "pending", due: new Date(now.getTime() + afterHours * 3_600_000) };
+  return { approval: "pending", due: new Date(now.getTime() + afterHours * HOUR_MS) };
 }
 
 

@@ -1,10 +1,10 @@
-// The offer's terms: creation defaults and derivations, cross-field rules, updates and extension
-// (rule 7), and rule 4 (activation and non-activation offers of one brand never run together).
+// The offer's terms: creation defaults and derivations, cross-field rules and extension (rule 7). Updates
+// are applied in offer-patch.ts, rule 4 is in offer-activation.ts.
 // Field shapes and simple ranges are checked by the API schemas; the rules between fields live here.
 import { countryByAlpha3, currencyMinorDigits } from "./countries.ts";
 import { addMonths, instantOf } from "./local-dates.ts";
 import { roundMoney } from "./money.ts";
-import { statusZone, type OfferStatus } from "./offer-status.ts";
+import { statusZone } from "./offer-status.ts";
 import { SCHEMES, type Scheme } from "./card-number.ts";
 
 export const ALL_DAYS: readonly number[] = [0, 1, 2, 3, 4, 5, 6];
@@ -163,7 +163,7 @@ export function termsProblems(t: OfferTerms, variant: OfferVariant): Problem[] {
  * Activation as given, the limit defaulting to 1 when enabled. A limit given without activation is
  * kept so that termsProblems names it.
  */
-function activationFrom(given: { enabled: boolean; qualifiedTransactionsLimit?: number | undefined } | undefined): OfferTerms["activation"] {
+export function activationFrom(given: { enabled: boolean; qualifiedTransactionsLimit?: number | undefined } | undefined): OfferTerms["activation"] {
   if (!given) return { enabled: false };
   if (given.enabled) return { enabled: true, qualifiedTransactionsLimit: given.qualifiedTransactionsLimit ?? DEFAULT_QUALIFIED_TRANSACTIONS_LIMIT };
   return given.qualifiedTransactionsLimit === undefined ? { enabled: false } : { enabled: false, qualifiedTransactionsLimit: given.qualifiedTransactionsLimit };
@@ -241,172 +241,3 @@ export function endDateProblems(
   }
   return [];
 }
-
-/** The fields of an update, each optional; `null` clears the nullable ones. */
-export type OfferPatch = Partial<{
-  name: string;
-  metadata: Record<string, unknown> | null;
-  additionalTerms: string | null;
-  brandLogoURL: string | null;
-  endDate: string;
-  targeting: { name: TargetingName; from?: number | undefined; to?: number | undefined } | null;
-  startDate: string;
-  type: { name: OfferTypeName; value: number; maxRewardAmount?: number | null | undefined };
-  activation: { enabled: boolean; qualifiedTransactionsLimit?: number | undefined };
-  daysOfWeek: number[];
-  schemes: Scheme[];
-  minTransactionAmount: number;
-  maxTransactionAmount: number | null;
-  returnPeriod: number;
-  feeSplit: number;
-  fees: Fees;
-}>;
-
-/** Fields that decide qualification: fixed once the offer is live, so running terms never change under a card. */
-export const PRE_LIVE_FIELDS = [
-  "startDate",
-  "type",
-  "activation",
-  "daysOfWeek",
-  "schemes",
-  "minTransactionAmount",
-  "maxTransactionAmount",
-  "returnPeriod",
-  "feeSplit",
-  "fees",
-] as const;
-
-/** What a marketplace offer's publisher may change: the content provider owns the terms. */
-export const MARKETPLACE_PUBLISHER_FIELDS = ["metadata"] as const;
-
-export interface PatchOutcome {
-  terms: OfferTerms;
-  /** The endDate moved later: `offer.extended`. */
-  extended: boolean;
-  /** The targeting of a live offer changed: `offer.targeting.updated`. */
-  targetingUpdated: boolean;
-}
-
-/**
- * Rule 5: "to receive all cards' transactions, disable activation". Turning activation off is the one
- * qualification term a live offer accepts; turning it on (or changing the limit) would change running terms.
- */
-const disablesActivation = (current: OfferTerms, patch: OfferPatch, status: OfferStatus) =>
-  status === "live" && current.activation.enabled && patch.activation?.enabled === false && patch.activation.qualifiedTransactionsLimit === undefined;
-
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
-/** Applies an update to an offer's terms, enforcing who may change what and when. */
-export function applyPatch(
-  current: OfferTerms,
-  context: { variant: OfferVariant; status: OfferStatus; source: "self" | "marketplace" },
-  patch: OfferPatch,
-  now: Date,
-): Result<PatchOutcome> {
-  const given = Object.keys(patch).filter((k) => patch[k as keyof OfferPatch] !== undefined) as (keyof OfferPatch)[];
-  if (context.source === "marketplace") {
-    const fixed = given.filter((k) => !(MARKETPLACE_PUBLISHER_FIELDS as readonly string[]).includes(k));
-    if (fixed.length > 0) {
-      return {
-        ok: false,
-        problems: fixed.map((field) => ({ field, rule: "set by the content provider; on a marketplace offer only metadata can be changed" })),
-      };
-    }
-  }
-  if (context.status === "live" || context.status === "expired") {
-    const frozen = given.filter(
-      (k) => (PRE_LIVE_FIELDS as readonly string[]).includes(k) && !(k === "activation" && disablesActivation(current, patch, context.status)),
-    );
-    if (frozen.length > 0) {
-      return {
-        ok: false,
-        problems: frozen.map((field) => ({
-          field,
-          rule:
-            `cannot change once the offer is ${context.status}; name, metadata, additionalTerms, brandLogoURL, targeting and endDate can` +
-            (context.status === "live" ? ", and activation can be disabled with {\"enabled\": false}" : ""),
-          conflict: true,
-        })),
-      };
-    }
-  }
-  const problems: Problem[] = [];
-  if (patch.endDate !== undefined && patch.endDate !== current.endDate) {
-    problems.push(...endDateProblems(current, patch.endDate, context.variant, now));
-  }
-  const terms: OfferTerms = { ...current };
-  if (patch.name !== undefined) terms.name = patch.name;
-  if (patch.metadata !== undefined) terms.metadata = patch.metadata;
-  if (patch.additionalTerms !== undefined) terms.additionalTerms = patch.additionalTerms;
-  if (patch.brandLogoURL !== undefined) terms.brandLogoURL = patch.brandLogoURL;
-  if (patch.endDate !== undefined) terms.endDate = patch.endDate;
-  if (patch.startDate !== undefined) terms.startDate = patch.startDate;
-  if (patch.targeting !== undefined) {
-    terms.targeting = patch.targeting && { name: patch.targeting.name, from: patch.targeting.from ?? null, to: patch.targeting.to ?? null };
-  }
-  if (patch.type !== undefined) terms.type = { ...patch.type, maxRewardAmount: patch.type.maxRewardAmount ?? null };
-  if (patch.activation !== undefined) terms.activation = activationFrom(patch.activation);
-  if (patch.daysOfWeek !== undefined) terms.daysOfWeek = patch.daysOfWeek;
-  if (patch.schemes !== undefined) terms.schemes = patch.schemes;
-  if (patch.minTransactionAmount !== undefined) terms.minTransactionAmount = patch.minTransactionAmount;
-  if (patch.maxTransactionAmount !== undefined) terms.maxTransactionAmount = patch.maxTransactionAmount;
-  if (patch.returnPeriod !== undefined) terms.returnPeriod = patch.returnPeriod;
-  if (patch.feeSplit !== undefined) terms.feeSplit = patch.feeSplit;
-  if (patch.fees !== undefined) terms.fees = patch.fees;
-  problems.push(...termsProblems(terms, context.variant));
-  if (problems.length > 0) return { ok: false, problems: dedupe(problems) };
-  return {
-    ok: true,
-    value: {
-      terms,
-      extended: terms.endDate > current.endDate,
-      targetingUpdated: context.status === "live" && !sameJson(terms.targeting, current.targeting),
-    },
-  };
-}
-
-const dedupe = (problems: Problem[]) => {
-  const seen = new Set<string>();
-  return problems.filter((p) => {
-    const key = `${p.field}: ${p.rule}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-};
-
-/** One offer of a brand as rule 4 sees it: its kind and when it runs. */
-export interface BrandOfferRun {
-  id: string;
-  activationEnabled: boolean;
-  startAt: Date;
-  endAt: Date | null;
-}
-
-/**
- * Rule 4: an activation offer and a non-activation offer cannot run together for one brand. Returns
- * the first offer of the other kind whose run overlaps the candidate's and has not ended by `now`.
- */
-export function activationConflict(candidate: BrandOfferRun, others: BrandOfferRun[], now: Date): BrandOfferRun | null {
-  const ends = (r: BrandOfferRun) => (r.endAt === null ? Infinity : r.endAt.getTime());
-  if (ends(candidate) < now.getTime()) return null;
-  return (
-    others.find(
-      (o) =>
-        o.id !== candidate.id &&
-        o.activationEnabled !== candidate.activationEnabled &&
-        ends(o) >= now.getTime() &&
-        o.startAt.getTime() <= ends(candidate) &&
-        candidate.startAt.getTime() <= ends(o),
-    ) ?? null
-  );
-}
-
-export const activationConflictProblem = (other: BrandOfferRun): Problem => ({
-  field: "activation.enabled",
-  rule:
-    `an activation offer and a non-activation offer cannot run together for one brand; offer ${other.id} ` +
-    `(activation ${other.activationEnabled ? "enabled" : "disabled"}) runs at the same time, so this one must also have ` +
-    `activation.enabled ${other.activationEnabled}`,
-  conflict: true,
-});

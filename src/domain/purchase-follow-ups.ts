@@ -4,6 +4,7 @@
 // to, so a request that cannot apply is refused at once (409 naming the reason) rather than sent and
 // dead-lettered.
 import { roundMoney } from "./money.ts";
+import { DAY_MS } from "./time-units.ts";
 
 /** `expired`: the network withdrew the authorisation, left (partly) uncleared for AUTH_EXPIRY_DAYS. */
 export type PurchaseState = "authorized" | "cleared" | "voided" | "expired";
@@ -143,4 +144,4 @@ export function expiryOf(p: PurchaseStanding): { amount: number } | { refusal: R
 }
 
 /** When an authorisation made at `authorizedAt` expires, left uncleared for `days` days of its environment's clock. */
-export const expiresAt = (authorizedAt: Date, days: number = AUTH_EXPIRY_DAYS): Date => new Date(authorizedAt.getTime() + days * 86_400_000);
+export const expiresAt = (authorizedAt: Date, days: number = AUTH_EXPIRY_DAYS): Date => new Date(authorizedAt.getTime() + days * DAY_MS);

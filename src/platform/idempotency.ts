@@ -1,11 +1,12 @@
 // Idempotency keys: the first answer to a creating POST, kept per account and environment for 24 hours
 // of service time, so a client that retries (after a timeout, a 503, a lost connection) gets that answer
 // again instead of a second resource.
+import { DAY_MS } from "../domain/time-units.ts";
 import type { DueTime } from "./clock/environment.ts";
 import type { Db } from "./db.ts";
 import { groupCommit, perHandle } from "./group-commit.ts";
 
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_WINDOW_MS = DAY_MS;
 
 export interface Scope {
   accountId: string;

@@ -1,19 +1,18 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import {
-  activationConflict,
-  applyPatch,
   currencyOf,
   endDateProblems,
   targetingProblems,
   termsFromInput,
   termsProblems,
   variantOf,
-  type BrandOfferRun,
   type OfferInput,
   type OfferTerms,
   type Problem,
 } from "../../src/domain/offer.ts";
+import { activationConflict, type BrandOfferRun } from "../../src/domain/offer-activation.ts";
+import { applyPatch } from "../../src/domain/offer-patch.ts";
 
 const ME = { accountId: "acct-1", live: false };
 const input = (over: Partial<OfferInput> = {}): OfferInput => ({

@@ -1,6 +1,7 @@
 // `${…}` in a flow's strings: a field of an earlier step's answer (`${purchase.offer.cashback}`), or a
 // builtin — `${run}`, `${now}`, `${today}`, `${days(N)}`. A string that is exactly one reference takes
 // the value's own type (a number stays a number); inside longer text the value is written out.
+import { DAY_MS } from "../../domain/time-units.ts";
 
 export const BUILTINS = ["run", "now", "today", "days"];
 
@@ -31,7 +32,7 @@ export function at(value: unknown, path: string): unknown {
   return current;
 }
 
-const dayOffset = (now: Date, days: number) => new Date(now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+const dayOffset = (now: Date, days: number) => new Date(now.getTime() + days * DAY_MS).toISOString().slice(0, 10);
 
 async function valueOf(ref: string, scope: Scope): Promise<unknown> {
   if (ref === "run") return scope.run;

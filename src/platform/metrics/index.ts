@@ -124,6 +124,9 @@ export function boundedAccountLabels(limit: number): (account: string) => string
   };
 }
 
+/** Makes a histogram in the process's registry. */
+type HistogramMaker = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) => Histogram<L>;
+
 /**
  * A fresh registry with every Cardlink metric. `process` adds Node's own (CPU, resident memory, event-loop
  * lag, GC) under `cardlink_process_…`/`cardlink_nodejs_…`: for a process's registry, not for tests that make many.
@@ -133,10 +136,32 @@ export function createMetrics({ process: withProcess = false, accountLabels = 20
   const registry = new Registry();
   if (withProcess) collectDefaultMetrics({ register: registry, prefix: "cardlink_" });
   const registers = [registry];
-  const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) =>
-    new Histogram<L>({ name, help, labelNames, buckets, registers });
+  const histogram: HistogramMaker = (name, help, labelNames, buckets) => new Histogram({ name, help, labelNames, buckets, registers });
 
+  // Made in this order, so /metrics lists them in it.
   const hops = histogram("cardlink_hop_duration_seconds", "Time a purchase spends on each hop: api (request -> command published), simulator (command published -> native message published and committed), qualifier (native message published -> batch committed), dispatcher (outbox event created -> webhook delivered).", ["hop"], LATENCY_BUCKETS);
+  const http = httpMetrics(registers, histogram);
+  const consumers = streamMetrics(registers, histogram, hops);
+  const dispatcher = dispatcherMetrics(registers, histogram, hops);
+  const qualifierSteps = histogram("cardlink_qualifier_step_seconds", "Time one qualifier batch spent in each step: parse (normalise), resolve (the facts its decisions need), dedupe, decide, write (the set-based statements), commit.", ["step"], STEP_BUCKETS);
+  const requestLog = requestLogMetrics(registers);
+  const admission = admissionMetrics(registers, histogram, boundedAccountLabels(accountLabels));
+
+  return {
+    registry,
+    consumers,
+    requestLog,
+    hop: (hop, seconds) => hops.observe({ hop }, seconds),
+    ...http,
+    ...dispatcher,
+    qualifierStep: (step, seconds) => qualifierSteps.observe({ step }, seconds),
+    admission,
+    expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+  };
+}
+
+/** The HTTP requests answered, by method, route template and status. */
+function httpMetrics(registers: Registry[], histogram: HistogramMaker): Pick<Metrics, "request"> {
   const requests = new Counter({
     name: "cardlink_http_requests_total",
     help: "HTTP requests answered, by method, route template and status.",
@@ -144,6 +169,17 @@ export function createMetrics({ process: withProcess = false, accountLabels = 20
     registers,
   });
   const requestDuration = histogram("cardlink_http_request_duration_seconds", "Time from an HTTP request's arrival to its answer, by method, route template and status.", ["method", "route", "status"], LATENCY_BUCKETS);
+  return {
+    request(method, route, status, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      requestDuration.observe(labels, seconds);
+    },
+  };
+}
+
+/** The bus's consumers: batch sizes, lag and message latency per group, and the hops their commits end. */
+function streamMetrics(registers: Registry[], histogram: HistogramMaker, hops: Histogram<"hop">): ConsumerObserver {
   const batchSize = histogram("cardlink_bus_batch_size", "Messages per batch a consumer group handled and committed, by group and topic.", ["group", "topic"], BATCH_BUCKETS);
   const handlerBatchSize = histogram("cardlink_bus_handler_batch_size", "Messages a consumer group's handler was handed at once: one partition's batch, or several partitions' merged into one round.", ["group"], BATCH_BUCKETS);
   const batchDuration = histogram("cardlink_bus_batch_duration_seconds", "Time from a batch's receipt to its offset commit, by consumer group and topic.", ["group", "topic"], LATENCY_BUCKETS);
@@ -154,39 +190,8 @@ export function createMetrics({ process: withProcess = false, accountLabels = 20
     labelNames: ["group", "topic", "partition"],
     registers,
   });
-  const deliveries = new Counter({
-    name: "cardlink_webhook_deliveries_total",
-    help: "Webhook delivery attempts by outcome: delivered (2xx), retried (another attempt scheduled), failed (the last attempt; given up), cancelled (cut short by a stop).",
-    labelNames: ["outcome"],
-    registers,
-  });
-  const phases = histogram("cardlink_webhook_dispatch_phase_duration_seconds", "Time each run of a webhook dispatcher's phase takes: fan_out (a batch of outbox events to deliveries), claim (a claim of due deliveries), prepare (a delivery signed), call (an HTTP attempt), record (a batch of attempts written).", ["phase"], PHASE_BUCKETS);
-  // One child per phase, bound once: `prepare` and `call` are observed for every attempt.
-  const phaseOf = new Map(DISPATCH_PHASES.map((phase) => [phase, phases.labels({ phase })]));
-
-  const qualifierSteps = histogram("cardlink_qualifier_step_seconds", "Time one qualifier batch spent in each step: parse (normalise), resolve (the facts its decisions need), dedupe, decide, write (the set-based statements), commit.", ["step"], STEP_BUCKETS);
-
-  const requestLogWritten = new Counter({
-    name: "cardlink_request_log_written_total",
-    help: "Request log records written (each /v1 request a key made, written in batches off the request path).",
-    registers,
-  });
-  const requestLogDropped = new Counter({
-    name: "cardlink_request_log_dropped_total",
-    help: "Request log records dropped, by reason: overflow (the writer's buffer was full), refused (PostgreSQL refused the record), stopped (unwritten at stop with PostgreSQL away).",
-    labelNames: ["reason"],
-    registers,
-  });
-  for (const reason of REQUEST_LOG_DROPS) requestLogDropped.inc({ reason }, 0);
-  const requestLogBuffered = new Gauge({
-    name: "cardlink_request_log_buffered",
-    help: "Request log records waiting in the writer's buffer (REQUEST_LOG_BUFFER at most).",
-    registers,
-  });
-  const admission = admissionMetrics(registers, histogram, boundedAccountLabels(accountLabels));
-
   const hopOf = hopOfMessage();
-  const consumers: ConsumerObserver = {
+  return {
     handing(groupId, size) {
       handlerBatchSize.observe({ group: groupId }, size);
     },
@@ -208,37 +213,56 @@ export function createMetrics({ process: withProcess = false, accountLabels = 20
       }
     },
   };
+}
 
+/** The webhook dispatcher: its attempts by outcome (a delivery ends the dispatcher's hop) and its phases' times. */
+function dispatcherMetrics(registers: Registry[], histogram: HistogramMaker, hops: Histogram<"hop">): Pick<Metrics, "delivery" | "dispatchPhase"> {
+  const deliveries = new Counter({
+    name: "cardlink_webhook_deliveries_total",
+    help: "Webhook delivery attempts by outcome: delivered (2xx), retried (another attempt scheduled), failed (the last attempt; given up), cancelled (cut short by a stop).",
+    labelNames: ["outcome"],
+    registers,
+  });
+  const phases = histogram("cardlink_webhook_dispatch_phase_duration_seconds", "Time each run of a webhook dispatcher's phase takes: fan_out (a batch of outbox events to deliveries), claim (a claim of due deliveries), prepare (a delivery signed), call (an HTTP attempt), record (a batch of attempts written).", ["phase"], PHASE_BUCKETS);
+  // One child per phase, bound once: `prepare` and `call` are observed for every attempt.
+  const phaseOf = new Map(DISPATCH_PHASES.map((phase) => [phase, phases.labels({ phase })]));
   return {
-    registry,
-    consumers,
-    requestLog: {
-      written: (count) => requestLogWritten.inc(count),
-      dropped: (reason, count) => requestLogDropped.inc({ reason }, count),
-      buffered: (count) => requestLogBuffered.set(count),
-    },
-    hop: (hop, seconds) => hops.observe({ hop }, seconds),
-    request(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      requestDuration.observe(labels, seconds);
-    },
     delivery(outcome, sinceEventSeconds) {
       deliveries.inc({ outcome });
       if (sinceEventSeconds !== undefined) hops.observe({ hop: "dispatcher" }, Math.max(0, sinceEventSeconds));
     },
     dispatchPhase: (phase, seconds) => phaseOf.get(phase)!.observe(seconds),
-    qualifierStep: (step, seconds) => qualifierSteps.observe({ step }, seconds),
-    admission,
-    expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }
 
-function admissionMetrics(
-  registers: Registry[],
-  histogram: <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) => Histogram<L>,
-  labelOf: (account: string) => string,
-): AdmissionMetrics {
+/** The request log's writer: records written, dropped by reason, and waiting in its buffer. */
+function requestLogMetrics(registers: Registry[]): RequestLogObserver {
+  const requestLogWritten = new Counter({
+    name: "cardlink_request_log_written_total",
+    help: "Request log records written (each /v1 request a key made, written in batches off the request path).",
+    registers,
+  });
+  const requestLogDropped = new Counter({
+    name: "cardlink_request_log_dropped_total",
+    help: "Request log records dropped, by reason: overflow (the writer's buffer was full), refused (PostgreSQL refused the record), stopped (unwritten at stop with PostgreSQL away).",
+    labelNames: ["reason"],
+    registers,
+  });
+  for (const reason of REQUEST_LOG_DROPS) requestLogDropped.inc({ reason }, 0);
+  const requestLogBuffered = new Gauge({
+    name: "cardlink_request_log_buffered",
+    help: "Request log records waiting in the writer's buffer (REQUEST_LOG_BUFFER at most).",
+    registers,
+  });
+  return {
+    written: (count) => requestLogWritten.inc(count),
+    dropped: (reason, count) => requestLogDropped.inc({ reason }, count),
+    buffered: (count) => requestLogBuffered.set(count),
+  };
+}
+
+/** The front door's admission: decisions and waits, and each account's figures as of the gate's last look. */
+function admissionMetrics(registers: Registry[], histogram: HistogramMaker, labelOf: (account: string) => string): AdmissionMetrics {
   const decisions = new Counter({
     name: "cardlink_admission_requests_total",
     help: "Test purchases (and their clear, void, refund) by account and what admission did: admitted at once, queued (started after waiting their turn), refused (429).",

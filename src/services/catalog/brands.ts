@@ -6,6 +6,7 @@ import { dueIn, dueParams, type DueTime } from "../../platform/clock/environment
 import { randomInt } from "node:crypto";
 import type { Ctx } from "../../platform/context.ts";
 import { notFound } from "../../domain/errors.ts";
+import { DAY_MS } from "../../domain/time-units.ts";
 import type { Db } from "../../platform/db.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
 import { newId } from "../../platform/ids.ts";
@@ -47,7 +48,6 @@ const toBrand = (r: BrandRow): Brand => ({
   updated: r.updated.toISOString(),
 });
 
-const DAY_MS = 86_400_000;
 /** The simulated brand answers a live consent request 1 to 3 days (service time) after it is made. */
 export const CONSENT_DELAY_MS = { min: DAY_MS, max: 3 * DAY_MS } as const;
 

@@ -5,9 +5,9 @@ import type { NewLocation } from "../catalog/index.ts";
 import { createHash } from "node:crypto";
 import { Faker, base, en, en_GB, en_US } from "@faker-js/faker";
 import { countryByAlpha3 } from "../../domain/countries.ts";
+import { DAY_MS } from "../../domain/time-units.ts";
 import { OFFBOARD_DELAY_MS, latestEvent, networkKey, type MidInsightStatus, type Origin, type Scheme } from "../../domain/mid-insights.ts";
 
-const DAY = 86_400_000;
 const MIDS_PER_LOCATION = 3;
 const SCHEME_OF_SLOT: readonly Scheme[] = ["visa", "mastercard", "amex"];
 
@@ -159,7 +159,7 @@ export function seedBrand(plan: SeedPlan, index: number): SeedBrand {
     visaBin: VISA_ACQUIRER_BINS[Math.floor(r() * VISA_ACQUIRER_BINS.length)]!,
     vmid: uniqueNumber(index, 100_000, 99_900_000, mix32(plan.seed) % 99_900_000),
     mcAcquiringMid: digits(r, 15),
-    created: new Date(plan.now.getTime() - (800 + Math.floor(r() * 200)) * DAY),
+    created: new Date(plan.now.getTime() - (800 + Math.floor(r() * 200)) * DAY_MS),
   };
 }
 
@@ -182,7 +182,7 @@ export function seedLocation(plan: SeedPlan, index: number, brand: SeedBrand): S
     timezone: countryByAlpha3(market.country)?.mainTimezone ?? "UTC",
     latitude: Math.round((lat + (r() - 0.5) * 7) * 1e6) / 1e6,
     longitude: Math.round((lng + (r() - 0.5) * 10) * 1e6) / 1e6,
-    created: new Date(plan.now.getTime() - (30 + Math.floor(r() * 730)) * DAY - Math.floor(r() * DAY)),
+    created: new Date(plan.now.getTime() - (30 + Math.floor(r() * 730)) * DAY_MS - Math.floor(r() * DAY_MS)),
   };
 }
 
@@ -234,16 +234,9 @@ export interface SeedMid {
 
 const at = (t: number) => new Date(Math.floor(t));
 
-export function seedMid(plan: SeedPlan, index: number, location: SeedLocation & { index: number }, brand: SeedBrand): SeedMid {
-  const r = randomFor(plan.seed, 3, index);
-  const now = plan.now.getTime();
-  const scheme = SCHEME_OF_SLOT[index % MIDS_PER_LOCATION]!;
-  const offset = mix32(plan.seed ^ 0x5eed);
-  let origin = pick(r, ORIGIN_WEIGHTS);
-  // Only Visa MIDs are found through a Mastercard card acceptor id.
-  if (origin === "system-mid-lookup" && scheme !== "visa") origin = "system-provided-mid";
-
-  const sourcedAt = location.created.getTime() + Math.floor(r() * 3 * DAY);
+/** When a seeded MID was sourced (days after its location), onboarded (a week or two later) and perhaps offboarded since. */
+function seedLifecycle(r: () => number, now: number, locationCreated: number, origin: Origin) {
+  const sourcedAt = locationCreated + Math.floor(r() * 3 * DAY_MS);
   let status: MidInsightStatus = pick(
     r,
     origin === "missing-transaction-lookup"
@@ -251,7 +244,7 @@ export function seedMid(plan: SeedPlan, index: number, location: SeedLocation & 
       : [["onboarded", 80], ["offboarded", 10], ["sourced", 10]],
   );
   // Onboarding takes the networks one to two weeks; a MID sourced more recently is still sourced.
-  const onboardedAt = sourcedAt + (7 + r() * 7) * DAY;
+  const onboardedAt = sourcedAt + (7 + r() * 7) * DAY_MS;
   if (onboardedAt > now) status = "sourced";
 
   let offboardedAt: number | null = null;
@@ -262,22 +255,28 @@ export function seedMid(plan: SeedPlan, index: number, location: SeedLocation & 
   } else if (status === "onboarded" && r() < 0.01) {
     offboardRequestedAt = now - r() * OFFBOARD_DELAY_MS; // a request the network has not acted on yet
   }
+  return { status, sourcedAt, onboardedAt, offboardedAt, offboardRequestedAt };
+}
 
+/** The transactions a seeded MID has seen between its onboarding and `end` (offboarding, or now). */
+function seedTransactionsSeen(r: () => number, status: MidInsightStatus, onboardedAt: number, end: number) {
   let lastSeen: number | null = null;
   let firstAuth: string | null = null;
   let firstClearing: string | null = null;
   let lastSeenId: string | null = null;
   if (status !== "sourced" && r() < 0.85) {
-    const end = offboardedAt ?? now;
     lastSeen = end - r() ** 3 * (end - onboardedAt); // most MIDs saw a transaction recently
     firstAuth = randomUuid(r);
     firstClearing = r() < 0.9 ? randomUuid(r) : null;
     lastSeenId = randomUuid(r);
   }
+  return { lastSeen, firstAuth, firstClearing, lastSeenId };
+}
 
-  // Networks keep short upper-case names; Visa and Amex add the town.
-  const merchantName = (scheme === "mastercard" ? brand.name : `${brand.name} ${location.city}`).toUpperCase().slice(0, 25).trim();
-  const ids = {
+/** A seeded MID's identifiers in its network's formats, unique per location. */
+function seedIdentifiers(r: () => number, seed: number, scheme: Scheme, location: SeedLocation & { index: number }, brand: SeedBrand) {
+  const offset = mix32(seed ^ 0x5eed);
+  return {
     seNumber: scheme === "amex" ? uniqueNumber(location.index, 1_000_000_000, 9_000_000_000, offset % 9_000_000_000) : null,
     vmid: scheme === "visa" ? brand.vmid : null,
     vsid: scheme === "visa" ? uniqueNumber(location.index, 10_000_000, 90_000_000, offset % 90_000_000) : null,
@@ -286,6 +285,23 @@ export function seedMid(plan: SeedPlan, index: number, location: SeedLocation & 
     mcLocationId: scheme === "mastercard" ? uniqueNumber(location.index, 100_000_000, 900_000_000, offset % 900_000_000) : null,
     mcAcquiringMid: scheme === "mastercard" ? brand.mcAcquiringMid : null,
   };
+}
+
+// Each part draws from the MID's one random stream in turn, so the parts are called in this order: a seed
+// gives the same MID again.
+export function seedMid(plan: SeedPlan, index: number, location: SeedLocation & { index: number }, brand: SeedBrand): SeedMid {
+  const r = randomFor(plan.seed, 3, index);
+  const now = plan.now.getTime();
+  const scheme = SCHEME_OF_SLOT[index % MIDS_PER_LOCATION]!;
+  let origin = pick(r, ORIGIN_WEIGHTS);
+  // Only Visa MIDs are found through a Mastercard card acceptor id.
+  if (origin === "system-mid-lookup" && scheme !== "visa") origin = "system-provided-mid";
+  const { status, sourcedAt, onboardedAt, offboardedAt, offboardRequestedAt } = seedLifecycle(r, now, location.created.getTime(), origin);
+  const { lastSeen, firstAuth, firstClearing, lastSeenId } = seedTransactionsSeen(r, status, onboardedAt, offboardedAt ?? now);
+
+  // Networks keep short upper-case names; Visa and Amex add the town.
+  const merchantName = (scheme === "mastercard" ? brand.name : `${brand.name} ${location.city}`).toUpperCase().slice(0, 25).trim();
+  const ids = seedIdentifiers(r, plan.seed, scheme, location, brand);
   const onboarded = status === "sourced" ? null : onboardedAt;
   const eventTs = latestEvent(
     at(sourcedAt),

@@ -4,20 +4,18 @@ import { dueIn, dueParams, envNowSql, type DueTime } from "../../platform/clock/
 import type { Ctx } from "../../platform/context.ts";
 import { DomainError, invalid, notFound } from "../../domain/errors.ts";
 import {
-  activationConflict,
-  activationConflictProblem,
-  applyPatch,
   problemMessage,
   termsFromInput,
   type Fees,
   type OfferInput,
-  type OfferPatch,
   type OfferTerms,
   type OfferVariant,
   type Party,
   type Problem,
   type Targeting,
 } from "../../domain/offer.ts";
+import { activationConflict, activationConflictProblem } from "../../domain/offer-activation.ts";
+import { applyPatch, type OfferPatch } from "../../domain/offer-patch.ts";
 import { offerStatusAt, offerWindow, type Approval, type OfferStatus } from "../../domain/offer-status.ts";
 import type { Scheme } from "../../domain/qualification.ts";
 import type { Db } from "../../platform/db.ts";

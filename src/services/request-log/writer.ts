@@ -4,6 +4,7 @@
 // worked out here, off the request path. PostgreSQL away: the records wait in a bounded buffer and the round
 // is tried again with backoff; past the bound new records are dropped and counted, never the process.
 import type { Logger } from "pino";
+import { backoffMs } from "../../platform/backoff.ts";
 import type { Db } from "../../platform/db.ts";
 import type { RequestLogObserver } from "../../platform/metrics/index.ts";
 import { errorCodeOf, logBody, resourceIdOf, type HeldBody } from "../../domain/request-log.ts";
@@ -79,129 +80,95 @@ function rowOf(e: RequestEntry): RequestRow {
   };
 }
 
-export function createRequestLog(deps: RequestLogDeps): RequestLog {
-  const { db, log, observer, health, bufferLimit } = deps;
-  let held: RequestEntry[] = [];
-  let writing: Promise<void> | undefined;
-  let urgent = false;
-  let stopping = false;
-  let waitsEnded = false;
-  let overflowing = false;
-  let wakeLinger: (() => void) | undefined;
-  const roundWaiters = new Set<() => void>();
+/** Writes one round; false when PostgreSQL is away (the round goes back to the head of the buffer). */
+async function writeRound({ db, log, observer, health }: RequestLogDeps, round: RequestEntry[]): Promise<boolean> {
+  let rows: RequestRow[];
+  try {
+    rows = round.map(rowOf);
+  } catch (err) {
+    log.error({ err, records: round.length }, "request log records could not be prepared; dropped");
+    observer.dropped("refused", round.length);
+    return true;
+  }
+  try {
+    await writeRequests(db, rows);
+    observer.written(rows.length);
+    return true;
+  } catch (err) {
+    if (health.report(err)) return false;
+  }
+  // PostgreSQL is there but refused the statement: a record of its own is the cause; each goes alone.
+  let refused = 0;
+  for (const row of rows) {
+    try {
+      await writeRequests(db, [row]);
+      observer.written(1);
+    } catch (err) {
+      if (health.report(err)) return false;
+      refused++;
+      log.error({ err, requestId: row.id }, "request log record refused by PostgreSQL; dropped");
+    }
+  }
+  if (refused > 0) observer.dropped("refused", refused);
+  return true;
+}
 
+/** The records waiting to be written, at most `bufferLimit`: past it new records are dropped and counted. */
+function createBuffer({ log, observer, bufferLimit }: RequestLogDeps) {
+  let held: RequestEntry[] = [];
+  let overflowing = false;
   const report = () => observer.buffered(held.length);
+  return {
+    size: () => held.length,
+    /** Holds a record; false when the buffer is full and it was dropped. */
+    hold(entry: RequestEntry): boolean {
+      if (held.length >= bufferLimit) {
+        if (!overflowing) log.warn({ held: held.length, bufferLimit }, "request log buffer full; new records are dropped until it is written");
+        overflowing = true;
+        observer.dropped("overflow", 1);
+        return false;
+      }
+      held.push(entry);
+      return true;
+    },
+    /** Takes the next round out of the buffer. */
+    take(): RequestEntry[] {
+      const round = held.slice(0, ROUND);
+      held = held.slice(round.length);
+      report();
+      return round;
+    },
+    /** A round was written: the buffer has room again. */
+    written(): void {
+      overflowing = false;
+      report();
+    },
+    /** A round could not be written: it goes back to the head. */
+    putBack(round: RequestEntry[]): void {
+      held = round.concat(held);
+    },
+    /** Gives up what is held (PostgreSQL away at stop). */
+    dropAll(): void {
+      log.error({ records: held.length }, "request log records left unwritten at stop (PostgreSQL away); dropped");
+      observer.dropped("stopped", held.length);
+      held = [];
+      report();
+    },
+  };
+}
+
+/** The waits for the next round written: what a long-poll of the log waits on between its looks. */
+function createRoundWaits(): Pick<RequestLog, "nextRound" | "endWaits"> & { roundWritten(): void } {
+  const roundWaiters = new Set<() => void>();
+  let waitsEnded = false;
 
   function roundWritten() {
     for (const wake of roundWaiters) wake();
     roundWaiters.clear();
   }
 
-  /** Writes one round; false when PostgreSQL is away (the round goes back to the head of the buffer). */
-  async function writeRound(round: RequestEntry[]): Promise<boolean> {
-    let rows: RequestRow[];
-    try {
-      rows = round.map(rowOf);
-    } catch (err) {
-      log.error({ err, records: round.length }, "request log records could not be prepared; dropped");
-      observer.dropped("refused", round.length);
-      return true;
-    }
-    try {
-      await writeRequests(db, rows);
-      observer.written(rows.length);
-      return true;
-    } catch (err) {
-      if (health.report(err)) return false;
-    }
-    // PostgreSQL is there but refused the statement: a record of its own is the cause; each goes alone.
-    let refused = 0;
-    for (const row of rows) {
-      try {
-        await writeRequests(db, [row]);
-        observer.written(1);
-      } catch (err) {
-        if (health.report(err)) return false;
-        refused++;
-        log.error({ err, requestId: row.id }, "request log record refused by PostgreSQL; dropped");
-      }
-    }
-    if (refused > 0) observer.dropped("refused", refused);
-    return true;
-  }
-
-  async function writeAll(): Promise<void> {
-    let failures = 0;
-    while (held.length > 0) {
-      if (!urgent && !stopping && held.length < ROUND && failures === 0) {
-        await new Promise<void>((resolve) => {
-          wakeLinger = resolve;
-          setTimeout(resolve, LINGER_MS).unref();
-        });
-        wakeLinger = undefined;
-      }
-      if (!health.postgres.up && !stopping) {
-        // The health watch probes it with backoff; the records wait for it.
-        await sleep(250);
-        continue;
-      }
-      const round = held.slice(0, ROUND);
-      held = held.slice(round.length);
-      report();
-      if (await writeRound(round)) {
-        failures = 0;
-        overflowing = false;
-        report();
-        roundWritten();
-        continue;
-      }
-      held = round.concat(held);
-      failures++;
-      if (stopping && failures >= TRIES_AT_STOP) {
-        log.error({ records: held.length }, "request log records left unwritten at stop (PostgreSQL away); dropped");
-        observer.dropped("stopped", held.length);
-        held = [];
-        report();
-        break;
-      }
-      await sleep(Math.min(100 * 2 ** failures, 2_000));
-    }
-    urgent = false;
-  }
-
-  function startWriting() {
-    writing ??= writeAll()
-      .catch((err: unknown) => log.error({ err }, "request log writer failed"))
-      .finally(() => {
-        writing = undefined;
-        if (held.length > 0) startWriting();
-      });
-  }
-
-  async function drained(): Promise<void> {
-    while (writing) await writing;
-  }
-
   return {
-    add(entry) {
-      // A request answered as the process stops, after the writer's last round: too late to be written.
-      if (stopping) return observer.dropped("stopped", 1);
-      if (held.length >= bufferLimit) {
-        if (!overflowing) log.warn({ held: held.length, bufferLimit }, "request log buffer full; new records are dropped until it is written");
-        overflowing = true;
-        return observer.dropped("overflow", 1);
-      }
-      held.push(entry);
-      if (held.length >= ROUND) wakeLinger?.();
-      startWriting();
-    },
-    async flush() {
-      if (held.length === 0 && !writing) return;
-      urgent = true;
-      wakeLinger?.();
-      startWriting();
-      await drained();
-    },
+    roundWritten,
     nextRound(ms, signal) {
       if (waitsEnded || signal?.aborted) return Promise.resolve(false);
       return new Promise<boolean>((resolve) => {
@@ -220,12 +187,96 @@ export function createRequestLog(deps: RequestLogDeps): RequestLog {
       waitsEnded = true;
       roundWritten();
     },
+  };
+}
+
+/** The first record of a round waits LINGER_MS for others, unless it is woken (a round's worth held, a flush, a stop). */
+function createLinger() {
+  let wake: (() => void) | undefined;
+  return {
+    async wait(): Promise<void> {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, LINGER_MS).unref();
+      });
+      wake = undefined;
+    },
+    wake: () => wake?.(),
+  };
+}
+
+export function createRequestLog(deps: RequestLogDeps): RequestLog {
+  const { log, observer, health } = deps;
+  const buffer = createBuffer(deps);
+  const rounds = createRoundWaits();
+  const linger = createLinger();
+  let writing: Promise<void> | undefined;
+  let urgent = false;
+  let stopping = false;
+
+  /** Writes rounds until the buffer is empty, retrying a round with backoff while PostgreSQL is away. */
+  async function writeAll(): Promise<void> {
+    let failures = 0;
+    while (buffer.size() > 0) {
+      if (!urgent && !stopping && buffer.size() < ROUND && failures === 0) await linger.wait();
+      if (!health.postgres.up && !stopping) {
+        // The health watch probes it with backoff; the records wait for it.
+        await sleep(250);
+        continue;
+      }
+      const round = buffer.take();
+      if (await writeRound(deps, round)) {
+        failures = 0;
+        buffer.written();
+        rounds.roundWritten();
+        continue;
+      }
+      buffer.putBack(round);
+      failures++;
+      if (stopping && failures >= TRIES_AT_STOP) {
+        buffer.dropAll();
+        break;
+      }
+      await sleep(backoffMs(failures, { capMs: 2_000 }));
+    }
+    urgent = false;
+  }
+
+  function startWriting() {
+    writing ??= writeAll()
+      .catch((err: unknown) => log.error({ err }, "request log writer failed"))
+      .finally(() => {
+        writing = undefined;
+        if (buffer.size() > 0) startWriting();
+      });
+  }
+
+  async function drained(): Promise<void> {
+    while (writing) await writing;
+  }
+
+  return {
+    add(entry) {
+      // A request answered as the process stops, after the writer's last round: too late to be written.
+      if (stopping) return observer.dropped("stopped", 1);
+      if (!buffer.hold(entry)) return;
+      if (buffer.size() >= ROUND) linger.wake();
+      startWriting();
+    },
+    async flush() {
+      if (buffer.size() === 0 && !writing) return;
+      urgent = true;
+      linger.wake();
+      startWriting();
+      await drained();
+    },
+    nextRound: rounds.nextRound,
+    endWaits: rounds.endWaits,
     async close() {
-      waitsEnded = true;
-      roundWritten();
+      rounds.endWaits();
       stopping = true;
-      wakeLinger?.();
-      if (held.length > 0) startWriting();
+      linger.wake();
+      if (buffer.size() > 0) startWriting();
       await drained();
     },
   };
