@@ -6,7 +6,7 @@
 // model: requests start on schedule however slowly the answers come, so a slow service shows as latency and
 // timeouts, never as a quietly lower rate. Printed side by side, per shape and offered rate: purchases
 // answered per second, webhooks delivered per second, answer p50/p99, purchase → webhook p50/p99 and the
-// time per hop (from the roles' /metrics); beside them GET /v1/cards/{id} at the same rate (the HTTP stack
+// time per hop and the database statements a purchase cost (from the roles' /metrics); beside them GET /v1/cards/{id} at the same rate (the HTTP stack
 // and the key check without the stream) and the qualifier's own rate on the same shape (bench/pipeline.ts,
 // run after) with the ratio of the two.
 // Environment: PURCHASE_RATES (30,300,1000), PURCHASE_SECONDS (10 at each rate), PURCHASE_SHAPES (embedded,stack
@@ -24,7 +24,7 @@ import { Pool } from "undici";
 import { poolCall, purchaseWorld } from "./support/purchase-world.ts";
 import { startChildReceiver } from "./support/child-receiver.ts";
 import { startEmbedded, startStack, type Cardlink, type Shape } from "./support/cardlink.ts";
-import { hopTimes, readMetrics, type MetricsSnapshot } from "./support/metrics.ts";
+import { counterTotal, hopTimes, readMetrics, type MetricsSnapshot } from "./support/metrics.ts";
 
 const RATES = (process.env.PURCHASE_RATES ?? "30,300,1000").split(",").map(Number);
 const SECONDS = Number(process.env.PURCHASE_SECONDS ?? 10);
@@ -162,6 +162,7 @@ async function run(shape: Shape): Promise<void> {
 
       await receiver.reset();
       const before: MetricsSnapshot = await readMetrics(cardlink.metrics);
+      const statementsBefore = await counterTotal(cardlink.metrics, "cardlink_db_statements_total");
       const purchases = await drive(rate, async (i) => {
         const res = await purchase(i);
         return { status: res.status, ...(res.json?.id ? { id: res.json.id } : {}) };
@@ -169,6 +170,7 @@ async function run(shape: Shape): Promise<void> {
       const accepted = purchases.sent.filter((s) => s.id && (s.status === "201" || s.status === "202"));
       const arrivals = await arrivalsOf(accepted);
       const after: MetricsSnapshot = await readMetrics(cardlink.metrics);
+      const statements = (await counterTotal(cardlink.metrics, "cardlink_db_statements_total")) - statementsBefore;
 
       const answered = purchases.sent.filter((s) => s.status === "201");
       const answers = purchases.sent.flatMap((s) => (s.latency === undefined ? [] : [s.latency])).sort((a, b) => a - b);
@@ -187,6 +189,7 @@ async function run(shape: Shape): Promise<void> {
         `    webhooks: ${toWebhook.length} of ${accepted.length} delivered, ${Number.isFinite(deliveredRate) ? deliveredRate.toFixed(0) : "-"} a second; ` +
           `purchase → webhook p50 ${ms(quantile(toWebhook, 0.5))}, p99 ${ms(quantile(toWebhook, 0.99))}`,
       );
+      log(`    database statements, every role: ${statements} from the purchases' start to their last webhook, ${(statements / Math.max(1, answered.length)).toFixed(2)} a purchase`);
       for (const line of hopTimes(before, after)) log(`    ${line}`);
     }
 

@@ -51,3 +51,20 @@ export function hopTimes(before: MetricsSnapshot, after: MetricsSnapshot, includ
   if (lines.length === 0) lines.push("per hop: no hop histograms on the roles' /metrics");
   return lines.sort();
 }
+
+/** A counter's value summed over every role (its series, whatever their labels). */
+export async function counterTotal(targets: { role: string; url: string }[], name: string): Promise<number> {
+  const values = await Promise.all(
+    targets.map(async ({ url }) => {
+      const res = await fetch(url).catch(() => undefined);
+      if (!res || res.status !== 200) return 0;
+      let sum = 0;
+      for (const line of (await res.text()).split("\n")) {
+        const m = line.match(/^([a-zA-Z_:][\w:]*)(?:\{.*\})? (\S+)$/);
+        if (m && m[1] === name) sum += Number(m[2]);
+      }
+      return sum;
+    }),
+  );
+  return values.reduce((a, b) => a + b, 0);
+}

@@ -4,7 +4,7 @@ import type { Config } from "../platform/config/index.ts";
 import { configuredClock, type Clock } from "../platform/clock/index.ts";
 import { shareClock } from "../platform/clock/shared.ts";
 import { clockOffsetStore } from "../platform/clock/offset-store.ts";
-import { openPglite, openPostgres, type Db } from "../platform/db.ts";
+import { countStatements, openPglite, openPostgres, type Db } from "../platform/db.ts";
 import { migrate } from "../platform/migrate.ts";
 import { createLogger } from "../platform/log.ts";
 import { createAccountLimiter, createAddressLimiters } from "../api/middleware/rate-limit.ts";
@@ -78,10 +78,11 @@ export async function openServices(config: Config): Promise<OpenedServices> {
  * and a registry of metrics unless the caller gives the one its bus reports to.
  */
 export function assembleServices(parts: Pick<Services, "config" | "db" | "clock" | "bus"> & { log?: Services["log"]; metrics?: Metrics }): Services {
-  const { config, db, clock, bus } = parts;
+  const { config, clock, bus } = parts;
   const log = parts.log ?? createLogger(config);
-  const health = createHealth({ db, kafkaBrokers: config.KAFKA_BROKERS, log });
   const metrics = parts.metrics ?? createMetrics({ accountLabels: config.METRICS_ACCOUNT_LABELS });
+  const db = countStatements(parts.db, metrics.statement);
+  const health = createHealth({ db, kafkaBrokers: config.KAFKA_BROKERS, log });
   // The stream's backlog, for the front door's backpressure: the qualifiers' lag (offsets, wherever they run)
   // and the outbox's undispatched events, counted just past their bound.
   const readBacklog = async () => {

@@ -11,7 +11,7 @@ import { createHealth } from "../platform/health/index.ts";
 import { serveHealth } from "../platform/health/server.ts";
 import { createLogger } from "../platform/log.ts";
 import { createMetrics } from "../platform/metrics/index.ts";
-import { openPglite, openPostgres, type Db } from "../platform/db.ts";
+import { countStatements, openPglite, openPostgres, type Db } from "../platform/db.ts";
 import { startSimulators } from "../../simulators/host/hub.ts";
 import { announcedClock, migrateSimulatorStore, simulatorDataDir } from "../../simulators/host/store.ts";
 import type { Scheme } from "../domain/scheme.ts";
@@ -84,7 +84,7 @@ export async function runSimulator(config: Config, scheme: Scheme): Promise<void
     { paused: () => !health.postgres.up },
   );
   shutdown.add("clock sync", stopClockSync);
-  const running = await startSimulators({ db, bus, clock, log, seed: config.SIMULATOR_SEED }, [scheme]);
+  const running = await startSimulators({ db: countStatements(db, metrics.statement), bus, clock, log, seed: config.SIMULATOR_SEED }, [scheme]);
   shutdown.add("roles", () => running.stop());
   if (config.HEALTH_PORT) {
     const server = await serveHealth(health, config.HEALTH_PORT, "simulator", metrics, config.HOST);

@@ -25,6 +25,28 @@ export interface Db {
   close(): Promise<void>;
 }
 
+/**
+ * `db` with every statement it sends counted: a query, a script, and a transaction's begin and commit (a
+ * transaction joined from inside another sends neither). What `/metrics` reports as
+ * cardlink_db_statements_total, the statements a purchase costs.
+ */
+export function countStatements(db: Db, count: () => void, inTransaction = false): Db {
+  return {
+    engine: db.engine,
+    query: (text, params) => (count(), db.query(text, params)),
+    exec: (text) => (count(), db.exec(text)),
+    tx: (fn) => {
+      if (!inTransaction) {
+        count();
+        count();
+      }
+      return db.tx((inner) => fn(countStatements(inner, count, true)));
+    },
+    listen: (channel, onNotify) => db.listen(channel, onNotify),
+    close: () => db.close(),
+  };
+}
+
 // Type OIDs whose text form we keep or turn into numbers, identically on both engines.
 const OID = { int8: 20, numeric: 1700, date: 1082, timestamp: 1114, json: 114, jsonb: 3802 } as const;
 const toNumber = (v: string) => Number(v);

@@ -88,6 +88,8 @@ describe("metrics of npm start's one process", () => {
     expect(after).toMatch(/^cardlink_bus_consumer_lag\{group="qualifier",topic="visa.transactions",partition="\d+"\} 0$/m);
     expect(sample(after, "cardlink_bus_batch_size_count", { group: "simulator-visa", topic: "simulator.commands.visa" })).toBeGreaterThanOrEqual(1);
     expect(sample(after, "cardlink_webhook_deliveries_total", { outcome: "delivered" })).toBeGreaterThanOrEqual(1);
+    // Every statement the process sent, its simulators' among them: the purchase cost some.
+    expect(sample(after, "cardlink_db_statements_total")).toBeGreaterThan(sample(before, "cardlink_db_statements_total"));
     // The process's own figures, for the memory and CPU a run takes.
     expect(sample(after, "cardlink_process_resident_memory_bytes")).toBeGreaterThan(0);
   });

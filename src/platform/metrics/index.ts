@@ -84,6 +84,8 @@ export interface Metrics {
   dispatchPhase(phase: DispatchPhase, seconds: number): void;
   /** One qualifier batch's time in one of its steps (parse, resolve, dedupe, decide, write, commit). */
   qualifierStep(step: string, seconds: number): void;
+  /** One statement sent to the process's database (src/platform/db.ts countStatements). */
+  statement(): void;
   admission: AdmissionMetrics;
   /** The Prometheus text exposition of every metric. */
   expose(): Promise<{ contentType: string; body: string }>;
@@ -146,6 +148,11 @@ export function createMetrics({ process: withProcess = false, accountLabels = 20
   const qualifierSteps = histogram("cardlink_qualifier_step_seconds", "Time one qualifier batch spent in each step: parse (normalise), resolve (the facts its decisions need), dedupe, decide, write (the set-based statements), commit.", ["step"], STEP_BUCKETS);
   const requestLog = requestLogMetrics(registers);
   const admission = admissionMetrics(registers, histogram, boundedAccountLabels(accountLabels));
+  const statements = new Counter({
+    name: "cardlink_db_statements_total",
+    help: "Statements this process sent to its database, a transaction's begin and commit among them; over the purchases made, the statements a purchase costs.",
+    registers,
+  });
 
   return {
     registry,
@@ -155,6 +162,7 @@ export function createMetrics({ process: withProcess = false, accountLabels = 20
     ...http,
     ...dispatcher,
     qualifierStep: (step, seconds) => qualifierSteps.observe({ step }, seconds),
+    statement: () => statements.inc(),
     admission,
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
