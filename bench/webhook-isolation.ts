@@ -3,7 +3,6 @@
 // connection and never answer), both at the same offered load, in one run. PGlite, real-time clock,
 // the dispatcher with its defaults (20 s response timeout) and kicked on each write, as `npm start` runs it.
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
 import { createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +11,7 @@ import { openSystem } from "../src/app/system.ts";
 import { createApp } from "../src/api/app.ts";
 import { createDispatcher } from "../src/webhooks/dispatcher.ts";
 import { enqueueEvent } from "../src/platform/outbox.ts";
+import { webhookServer } from "../src/cli/webhook-receiver.ts";
 
 const SECONDS = Number(process.env.BENCH_ISOLATION_SECONDS ?? 30);
 const RATE_A = 20; // events a second for account A's one hook
@@ -19,14 +19,14 @@ const RATE_B = 20; // events a second for account B's hooks (each to all 20 of t
 const BLACK_HOLES = 20;
 const ADMIN = "adm_bench_token_0123456789abcdef";
 
-// A's endpoint: answers 200 at once and notes when each event arrived.
+// A's endpoint, the shared receiver: answers 200 at once and notes when each event arrived.
 const arrived = new Map<string, number>();
-const receiver = createServer((req, res) => {
-  req.resume();
-  req.on("end", () => {
-    arrived.set(String(req.headers["webhook-id"]), performance.now());
-    res.writeHead(200).end();
-  });
+const receiver = webhookServer({
+  now: () => performance.now(),
+  onDelivery: ({ headers, receivedAt }) => {
+    arrived.set(String(headers["webhook-id"]), receivedAt);
+    return 200;
+  },
 });
 // B's endpoints: accept and hold every connection, never answer.
 const held: Socket[] = [];

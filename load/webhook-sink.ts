@@ -1,9 +1,11 @@
-// A webhook receiver for the load scenarios: answers every delivery 204 at once and keeps, per program,
-// how many deliveries of each event arrived and how long after the event was recorded; GET /stats reports it.
+// A webhook receiver for the load scenarios, on the shared receiver (src/cli/webhook-receiver.ts): answers
+// every delivery 204 and keeps, per program, how many deliveries of each event arrived and how long after
+// the event was recorded; GET /stats reports it.
 //   npx tsx load/webhook-sink.ts [--port 4500]
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { webhookServer } from "../src/cli/webhook-receiver.ts";
 
 export interface ProgramStats {
   received: number;
@@ -17,23 +19,19 @@ const MAX_LAGS = 500_000;
 
 export function createSink(wallNow: () => number = () => new Date().getTime()): Server {
   const programs = new Map<string, ProgramStats>();
-  return createServer((req, res) => {
-    if (req.method === "GET") {
+  return webhookServer({
+    now: wallNow,
+    onOther: (req, res) => {
       const programId = new URL(req.url ?? "/", "http://sink").searchParams.get("programId") ?? "";
       const stats = programs.get(programId) ?? { received: 0, byEvent: {}, lagMs: [] };
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(stats));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const arrived = wallNow();
-      res.writeHead(204).end();
+    },
+    onDelivery: ({ body, receivedAt }) => {
       let delivery: { event?: unknown; created?: unknown; data?: { programId?: unknown } };
       try {
-        delivery = JSON.parse(Buffer.concat(chunks).toString("utf8")) as typeof delivery;
+        delivery = JSON.parse(body) as typeof delivery;
       } catch {
-        return; // not a Cardlink delivery: answered, not counted
+        return 204; // not a Cardlink delivery: answered, not counted
       }
       const programId = typeof delivery.data?.programId === "string" ? delivery.data.programId : "";
       const event = typeof delivery.event === "string" ? delivery.event : "unknown";
@@ -42,8 +40,9 @@ export function createSink(wallNow: () => number = () => new Date().getTime()): 
       stats.received += 1;
       stats.byEvent[event] = (stats.byEvent[event] ?? 0) + 1;
       const created = typeof delivery.created === "string" ? Date.parse(delivery.created) : NaN;
-      if (Number.isFinite(created) && stats.lagMs.length < MAX_LAGS) stats.lagMs.push(arrived - created);
-    });
+      if (Number.isFinite(created) && stats.lagMs.length < MAX_LAGS) stats.lagMs.push(receivedAt - created);
+      return 204;
+    },
   });
 }
 

@@ -1,8 +1,9 @@
 // `cardlink listen`: a local webhook receiver for integrators trying Cardlink out. It verifies each
 // delivery's Standard Webhooks signature against the secrets it knows, prints the event and, when
 // asked, forwards the signed request unchanged to the integrator's own server and prints its answer.
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { IncomingHttpHeaders, Server, ServerResponse } from "node:http";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
+import { receiveWebhooks, type Answer, type Delivery } from "./webhook-receiver.ts";
 
 export interface ListenOptions {
   port: number;
@@ -34,7 +35,7 @@ export interface Event {
   data: Record<string, unknown>;
 }
 
-/** A delivery whose signature verified: its parsed body and when it arrived (performance.now()). */
+/** A delivery whose signature verified: its parsed body and when it arrived (performance.now() at its end). */
 export interface VerifiedEvent extends Event {
   created: string;
   receivedAt: number;
@@ -115,49 +116,40 @@ export function presenter({ out, info, format, forwardTo, onEvent }: Omit<Listen
   };
 }
 
+/** The event one of `secrets` signed this delivery as, or undefined when none verifies it. */
+function verifiedBy(secrets: readonly string[], { body, headers }: Delivery): Event | undefined {
+  const strings = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
+  for (const secret of secrets) {
+    try {
+      return new Webhook(secret).verify(body, strings) as Event;
+    } catch (err) {
+      if (!(err instanceof WebhookVerificationError)) throw err;
+    }
+  }
+  return undefined;
+}
+
+/** The shared webhook receiver (./webhook-receiver.ts) with the signature check and the presenter. */
 export function listen(options: ListenOptions): Promise<Server> {
   const { port, secrets, out, info, admit } = options;
   const note = info ?? out;
   const present = presenter(options);
-  const server = createServer((req, res) => {
-    // Deliveries are POSTs; anything else (a readiness probe) gets a plain answer and is not printed.
-    if (req.method !== "POST") {
-      res.writeHead(200, { "content-type": "text/plain" }).end("Cardlink webhook listener: POST deliveries here\n");
-      return;
+  const onDelivery = (delivery: Delivery): Answer | Promise<Answer> => {
+    const event = verifiedBy(secrets(), delivery);
+    if (!event) {
+      note(`REJECTED (no secret verifies the signature) ${delivery.body}`);
+      return 401;
     }
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-      let event: Event | undefined;
-      for (const secret of secrets()) {
-        try {
-          event = new Webhook(secret).verify(body, headers) as Event;
-          break;
-        } catch (err) {
-          if (!(err instanceof WebhookVerificationError)) throw err;
-        }
-      }
-      if (!event) {
-        note(`REJECTED (no secret verifies the signature) ${body}`);
-        res.writeHead(401).end();
-        return;
-      }
-      const verified: VerifiedEvent = { ...(event as VerifiedEvent), receivedAt: performance.now(), path: req.url ?? "/" };
-      void Promise.resolve(admit ? admit(verified) : true)
-        .then((shown) => (shown ? present(verified, body, req.headers) : 204))
-        .then(
-          (status) => res.writeHead(status).end(),
-          (err: unknown) => {
-            note(`ERROR ${err instanceof Error ? err.message : String(err)}`);
-            res.writeHead(500).end();
-          },
-        );
-    });
-  });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, () => resolve(server));
-  });
+    const verified: VerifiedEvent = { ...(event as VerifiedEvent), receivedAt: delivery.receivedAt, path: delivery.path };
+    return Promise.resolve(admit ? admit(verified) : true)
+      .then((shown) => (shown ? present(verified, delivery.body, delivery.headers) : 204))
+      .catch((err: unknown) => {
+        note(`ERROR ${err instanceof Error ? err.message : String(err)}`);
+        return 500;
+      });
+  };
+  // Deliveries are POSTs; anything else (a readiness probe) gets a plain answer and is not printed.
+  const onOther = (_req: unknown, res: ServerResponse) =>
+    void res.writeHead(200, { "content-type": "text/plain" }).end("Cardlink webhook listener: POST deliveries here\n");
+  return receiveWebhooks({ port, onDelivery, onOther, now: () => performance.now() });
 }

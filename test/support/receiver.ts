@@ -1,7 +1,8 @@
-// A real local HTTP server that receives webhooks, for end-to-end tests; it answers with the status
-// the test sets and keeps every request it got.
-import { createServer, type IncomingHttpHeaders } from "node:http";
+// A real local HTTP server that receives webhooks, for end-to-end tests: the shared receiver
+// (src/cli/webhook-receiver.ts), answering with the status the test sets and keeping every request it got.
+import type { IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { receiveWebhooks } from "../../src/cli/webhook-receiver.ts";
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -27,16 +28,14 @@ export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
   let answer: number | "hang" = 200;
   let reply: Reply = {};
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-      if (answer === "hang") return;
-      res.writeHead(answer, reply.headers).end(reply.body);
-    });
+  const server = await receiveWebhooks({
+    port: 0,
+    host: "127.0.0.1",
+    onDelivery: ({ headers, body }) => {
+      received.push({ headers, body });
+      return answer === "hang" ? "hang" : { status: answer, ...reply };
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/hooks`,

@@ -6,17 +6,73 @@
 // of a running Cardlink: it holds none of the service's parts, only its receiver (src/cli/receiver.ts) and its hooks.
 import type { Server } from "node:http";
 import type { HookEvent } from "../../services/webhooks/index.ts";
+import type { Config } from "../../platform/config/index.ts";
+import type { PositionKeeper, Seam, sinceOption } from "../catch-up.ts";
+import type { Connection } from "../connection.ts";
+import type { presenter } from "../receiver.ts";
 import { command, CommandError, UsageError } from "../args.ts";
 import { cardlinkCommand } from "../invocation.ts";
 
 const out = (line: string) => void process.stdout.write(`${line}\n`);
 const err = (line: string) => void process.stderr.write(`${line}\n`);
 
+type Since = ReturnType<typeof sinceOption>;
+
+/** --events' names, repeated or comma-separated (every event unless given); an unknown one is a usage mistake. */
+function eventsOption(given: string[] | undefined, all: readonly string[]): string[] {
+  const events = (given ?? [...all]).flatMap((e) => e.split(",")).map((e) => e.trim()).filter(Boolean);
+  const unknown = events.filter((e) => !all.includes(e));
+  if (unknown.length > 0) throw new UsageError(`--events: unknown ${unknown.join(", ")}; events are ${all.join(", ")}`);
+  return events;
+}
+
 /** Closes the server and ends the process on SIGINT or SIGTERM, after `before` (removing the hooks). */
 function stopOnSignal(server: Server, before: () => Promise<void> = () => Promise.resolve()) {
   const stop = () => void before().finally(() => server.close(() => process.exit(0)));
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+/**
+ * Where a listener of the program starts: --since's instant, the last listener's position with --resume,
+ * else now (kept, so that a later --resume shows what this one did not); the events it showed are the seam's.
+ */
+async function startingPoint(config: Config, conn: Connection, programId: string, since: Since | undefined, resume: boolean) {
+  const { PositionKeeper, Seam, environmentNow, positionKey, readPosition } = await import("../catch-up.ts");
+  const key = positionKey(conn, programId);
+  const saved = resume ? readPosition(config, key) : undefined;
+  const now = await environmentNow(conn);
+  const from = since ? ("instant" in since ? since.instant : new Date(Date.parse(now) - since.spanMs).toISOString()) : (saved?.through ?? now);
+  const position = new PositionKeeper(config, key, { through: from, shown: saved?.shown ?? [] });
+  const seam = new Seam();
+  for (const id of saved?.shown ?? []) seam.first(id);
+  return { saved, from, position, seam };
+}
+
+/** Shows (and forwards, signed with the listener's secret) the program's events since `from`, oldest first. */
+async function catchUp(
+  conn: Connection,
+  programId: string,
+  from: string,
+  listener: { events: readonly string[]; seam: Seam; position: PositionKeeper; secret: string; present: ReturnType<typeof presenter> },
+  status: (line: string) => void,
+) {
+  const { pastEvents } = await import("../catch-up.ts");
+  const { signedHeaders } = await import("../../webhooks/sign.ts");
+  const { events, seam, position, secret, present } = listener;
+  status(`catching up on the events since ${from}`);
+  // The hooks are registered first, so nothing falls between the list read here and the live deliveries;
+  // an event in both is shown once (the seam), and live ones wait until the past ones are shown.
+  const past = await pastEvents(conn, programId, from);
+  let caught = 0;
+  for (const event of past) {
+    if (!events.includes(event.event) || !seam.first(event.id)) continue;
+    const body = JSON.stringify({ id: event.id, event: event.event, created: event.created, data: event.data });
+    await present({ ...event, receivedAt: performance.now(), path: "/" }, body, signedHeaders(secret, event.id, body));
+    caught++;
+  }
+  position.caughtUp(past);
+  status(`caught up: ${caught} event${caught === 1 ? "" : "s"} since ${from}; live from here on`);
 }
 
 export const listen = command({
@@ -85,9 +141,7 @@ export const listen = command({
       return stopOnSignal(server);
     }
 
-    const events = (values.events ?? [...HOOK_EVENTS]).flatMap((e) => e.split(",")).map((e) => e.trim()).filter(Boolean);
-    const unknown = events.filter((e) => !(HOOK_EVENTS as readonly string[]).includes(e));
-    if (unknown.length > 0) throw new UsageError(`--events: unknown ${unknown.join(", ")}; events are ${HOOK_EVENTS.join(", ")}`);
+    const events = eventsOption(values.events, HOOK_EVENTS);
     const conn = connect(config, values);
     let programId = values.program;
     if (!programId) {
@@ -95,18 +149,7 @@ export const listen = command({
       programId = (await answer(conn.url, conn.client.POST("/v1/trigger/fixtures"))).programId;
     }
 
-    const { PositionKeeper, Seam, environmentNow, pastEvents, positionKey, readPosition } = await import("../catch-up.ts");
-    const { signedHeaders } = await import("../../webhooks/sign.ts");
-    const { presenter } = await import("../receiver.ts");
-    // Where this listener starts: --since's instant, the last listener's position with --resume, else now
-    // (kept, so that a later --resume shows what this one did not).
-    const key = positionKey(conn, programId);
-    const saved = values.resume ? readPosition(config, key) : undefined;
-    const now = await environmentNow(conn);
-    const from = since ? ("instant" in since ? since.instant : new Date(Date.parse(now) - since.spanMs).toISOString()) : (saved?.through ?? now);
-    const position = new PositionKeeper(config, key, { through: from, shown: saved?.shown ?? [] });
-    const seam = new Seam();
-    for (const id of saved?.shown ?? []) seam.first(id);
+    const { saved, from, position, seam } = await startingPoint(config, conn, programId, since, values.resume);
 
     const secret = listenSecret(config);
     const show = { format: json ? ("json" as const) : ("summary" as const), onEvent: (e: { id: string; created: string }) => position.showed(e) };
@@ -131,20 +174,9 @@ export const listen = command({
 
     if (values.resume && !saved) status(`no position kept for program ${programId} at ${conn.url}: nothing to resume, listening from now on`);
     else if (since || values.resume) {
-      status(`catching up on the events since ${from}`);
-      // The hooks are registered first, so nothing falls between the list read here and the live deliveries;
-      // an event in both is shown once (the seam), and live ones wait until the past ones are shown.
-      const past = await pastEvents(conn, programId, from);
+      const { presenter } = await import("../receiver.ts");
       const present = presenter({ out, info: status, forwardTo, ...show });
-      let caught = 0;
-      for (const event of past) {
-        if (!events.includes(event.event) || !seam.first(event.id)) continue;
-        const body = JSON.stringify({ id: event.id, event: event.event, created: event.created, data: event.data });
-        await present({ ...event, receivedAt: performance.now(), path: "/" }, body, signedHeaders(secret, event.id, body));
-        caught++;
-      }
-      position.caughtUp(past);
-      status(`caught up: ${caught} event${caught === 1 ? "" : "s"} since ${from}; live from here on`);
+      await catchUp(conn, programId, from, { events, seam, position, secret, present }, status);
     }
     seam.goLive();
     status(`ready: in another terminal, ${cardlinkCommand("trigger transaction.auth.qualified")}`);

@@ -8,7 +8,7 @@ import { HOOK_EVENTS } from "../../services/webhooks/index.ts";
 import { listen, type VerifiedEvent } from "../receiver.ts";
 import { newReceiverSecret, registerOwnHooks, removeHooks } from "../own-hooks.ts";
 import { CommandError } from "../args.ts";
-import { fetchRetrying, sandboxHeader, unreachable } from "../connection.ts";
+import { fetchRetrying, sandboxHeader, unreachable, type Connection } from "../connection.ts";
 import { ACTIONS, pathParams, type Action, type Flow, type Step, type WebhookExpectation } from "./schema.ts";
 import { resolve, ReferenceError, type Scope } from "./interpolate.ts";
 import { fieldFailures } from "./expect.ts";
@@ -97,128 +97,163 @@ async function startReceiver(port: number): Promise<Receiver> {
   return { server, secret, events, runId: randomBytes(4).toString("hex"), baseUrl: `http://localhost:${(server.address() as { port: number }).port}` };
 }
 
-async function runFlow(flow: Flow, index: number, options: RunOptions, receiver: Receiver): Promise<FlowResult> {
-  const started = performance.now();
-  const path = `/flow-${index}`;
-  const hookUrl = `${receiver.baseUrl}${path}`;
-  const results: StepResult[] = [];
-  const hooks: string[] = [];
-  const place = await openPlace(flow, options.target, options.url, options.serviceName);
-  const conn = place.conn;
-  const scope: Scope = {
+/** One flow under way: its connection, the path its webhooks arrive at, the answers its steps keep and its hooks. */
+interface FlowRun {
+  flow: Flow;
+  options: RunOptions;
+  receiver: Receiver;
+  /** None when no key of the flow's environment was given. */
+  conn: Connection | undefined;
+  /** The receiver's path for this flow's hooks. */
+  path: string;
+  scope: Scope;
+  /** The hooks the runner registered on the programs the flow made. */
+  hooks: string[];
+}
+
+function scopeOf(conn: Connection | undefined, url: string, run: string): Scope {
+  return {
     answers: new Map(),
-    run: `${receiver.runId}-${index}`,
+    run,
     async now() {
       if (!conn) throw new ReferenceError(`\${now}, \${today} and \${days(N)} read the clock of the flow's environment: give its key`);
       const { data, response } = await conn.client.GET("/v1/clock").catch((err: unknown) => {
-        throw new ReferenceError(`the clock: ${unreachable(options.url, err)}`);
+        throw new ReferenceError(`the clock: ${unreachable(url, err)}`);
       });
       if (!data) throw new ReferenceError(`the clock: GET /v1/clock answered ${response.status}`);
       return new Date(data.now);
     },
   };
+}
 
-  const runStep = async (step: Step) => {
-    const action: Action = ACTIONS[step.action];
-    if (!conn) throw new StepFailure(`no ${flow.environment} key: give --${flow.environment === "live" ? "live-key" : "key"}`);
-    const resolved = async <T>(value: T): Promise<T> => {
-      try {
-        return (await resolve(value, scope)) as T;
-      } catch (err) {
-        if (err instanceof ReferenceError) throw new StepFailure(err.message);
-        throw err;
-      }
-    };
-    const args = await resolved(step.args);
-    const body: Record<string, unknown> = { ...action.body, ...args };
-    let url: string = action.path;
-    for (const param of pathParams(action)) {
-      const value = String(body[param]);
-      url = url.replace(`{${param}}`, param === "path" ? value : encodeURIComponent(value));
-      delete body[param];
-    }
-    const headers: Record<string, string> = { [`${options.serviceName}-Key`]: conn.key };
-    if (conn.sandbox !== undefined) headers[sandboxHeader(options.serviceName)] = conn.sandbox;
-    const hasBody = action.method !== "GET" && action.method !== "DELETE";
-    if (hasBody) headers["content-type"] = "application/json";
-    const sent = performance.now();
-    let res: Response;
-    try {
-      const request = new Request(`${options.url}${url}`, { method: action.method, headers, ...(hasBody ? { body: JSON.stringify(body) } : {}) });
-      res = await fetchRetrying(request, step.expect?.status);
-    } catch (err) {
-      throw new StepFailure(`${action.method} ${url}: ${unreachable(options.url, err)}`);
-    }
-    const text = await res.text();
-    let answer: unknown = text;
-    try {
-      answer = text ? JSON.parse(text) : undefined;
-    } catch {
-      // Not JSON: kept as text.
-    }
-    if (step.id) scope.answers.set(step.id, answer);
-    // The status first: the other expectations may refer to this answer, which an error does not have.
-    const what = `${action.method} ${url} answered ${res.status}`;
-    const status = step.expect?.status;
-    if (status !== undefined ? res.status !== status : !res.ok) {
-      throw new StepFailure(`expected status ${status ?? "2xx"}: ${what}: ${brief(answer)}`);
-    }
-    const expectations = await resolved(step.expect);
-    if (step.action === "program" && res.ok) {
-      const programId = (answer as { id: string }).id;
-      try {
-        hooks.push(...(await registerOwnHooks(conn, programId, HOOK_EVENTS, hookUrl, receiver.secret)));
-      } catch (err) {
-        if (err instanceof CommandError) throw new StepFailure(`the runner's hooks on program ${programId}: ${err.message}`);
-        throw err;
-      }
-    }
-    const bodyFailures = expectations?.body ? fieldFailures(answer, expectations.body) : [];
-    if (bodyFailures.length) throw new StepFailure(`expect.body: ${bodyFailures.join("; ")} (${what}: ${brief(answer)})`);
-    for (const [i, expected] of (expectations?.webhooks ?? []).entries()) await awaitWebhooks(expected, i, sent);
-  };
-
-  const awaitWebhooks = async (expected: WebhookExpectation, i: number, since: number) => {
-    const within = seconds(expected.within, expected.count === 0 ? DEFAULT_NONE_WITHIN_S : DEFAULT_WITHIN_S) * 1000;
-    const deadline = since + within;
-    const arrived = () => (receiver.events.get(path) ?? []).filter((e) => e.receivedAt >= since);
-    const matching = () => arrived().filter((e) => e.event === expected.event && fieldFailures(e, expected.fields ?? {}).length === 0);
-    while (performance.now() < deadline && (expected.count === 0 || matching().length < expected.count)) await sleep(25);
-    if (expected.count > 0 && matching().length >= expected.count) await sleep(Math.min(SETTLE_MS, Math.max(0, deadline - performance.now())));
-    const got = matching().length;
-    if (got === expected.count) return;
-    const others = arrived().map((e) => {
-      const misses = e.event === expected.event ? fieldFailures(e, expected.fields ?? {}) : [];
-      return `${e.event} ${e.id}${misses.length ? ` (${misses.join("; ")})` : ""}`;
-    });
-    throw new StepFailure(
-      `expect.webhooks[${i}]: ${expected.count} × ${expected.event}${expected.fields ? ` with ${brief(expected.fields, 200)}` : ""} within ${within / 1000}s, ` +
-        `got ${got}; arrived since the step: ${others.length ? others.join(", ") : "none"}`,
-    );
-  };
-
-  let failed = place.failure !== undefined;
+/** `value` with its references resolved; one that cannot be fails the step. */
+async function resolved<T>(value: T, scope: Scope): Promise<T> {
   try {
-    for (const step of flow.steps) {
-      const label = stepLabel(step);
-      if (failed) {
-        results.push({ label, line: step.line, status: "skipped", seconds: 0 });
-        continue;
-      }
-      const t = performance.now();
-      try {
-        await runStep(step);
-        results.push({ label, line: step.line, status: "passed", seconds: (performance.now() - t) / 1000 });
-      } catch (err) {
-        if (!(err instanceof StepFailure)) throw err;
-        failed = true;
-        results.push({ label, line: step.line, status: "failed", seconds: (performance.now() - t) / 1000, failure: err.message });
-      }
+    return (await resolve(value, scope)) as T;
+  } catch (err) {
+    if (err instanceof ReferenceError) throw new StepFailure(err.message);
+    throw err;
+  }
+}
+
+/**
+ * Sends the step's request (the action's path parameters taken out of its body) and keeps the answer under
+ * the step's id; `sent` is when it went, from which the step's webhooks are awaited.
+ */
+async function send(run: FlowRun, conn: Connection, step: Step) {
+  const { options } = run;
+  const action: Action = ACTIONS[step.action];
+  const args = await resolved(step.args, run.scope);
+  const body: Record<string, unknown> = { ...action.body, ...args };
+  let url: string = action.path;
+  for (const param of pathParams(action)) {
+    const value = String(body[param]);
+    url = url.replace(`{${param}}`, param === "path" ? value : encodeURIComponent(value));
+    delete body[param];
+  }
+  const headers: Record<string, string> = { [`${options.serviceName}-Key`]: conn.key };
+  if (conn.sandbox !== undefined) headers[sandboxHeader(options.serviceName)] = conn.sandbox;
+  const hasBody = action.method !== "GET" && action.method !== "DELETE";
+  if (hasBody) headers["content-type"] = "application/json";
+  const sent = performance.now();
+  let res: Response;
+  try {
+    const request = new Request(`${options.url}${url}`, { method: action.method, headers, ...(hasBody ? { body: JSON.stringify(body) } : {}) });
+    res = await fetchRetrying(request, step.expect?.status);
+  } catch (err) {
+    throw new StepFailure(`${action.method} ${url}: ${unreachable(options.url, err)}`);
+  }
+  const text = await res.text();
+  let answer: unknown = text;
+  try {
+    answer = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON: kept as text.
+  }
+  if (step.id) run.scope.answers.set(step.id, answer);
+  return { res, answer, sent, what: `${action.method} ${url} answered ${res.status}` };
+}
+
+async function runStep(run: FlowRun, step: Step) {
+  const { conn, flow, receiver } = run;
+  if (!conn) throw new StepFailure(`no ${flow.environment} key: give --${flow.environment === "live" ? "live-key" : "key"}`);
+  const { res, answer, sent, what } = await send(run, conn, step);
+  // The status first: the other expectations may refer to this answer, which an error does not have.
+  const status = step.expect?.status;
+  if (status !== undefined ? res.status !== status : !res.ok) {
+    throw new StepFailure(`expected status ${status ?? "2xx"}: ${what}: ${brief(answer)}`);
+  }
+  const expectations = await resolved(step.expect, run.scope);
+  if (step.action === "program" && res.ok) {
+    const programId = (answer as { id: string }).id;
+    try {
+      run.hooks.push(...(await registerOwnHooks(conn, programId, HOOK_EVENTS, `${receiver.baseUrl}${run.path}`, receiver.secret)));
+    } catch (err) {
+      if (err instanceof CommandError) throw new StepFailure(`the runner's hooks on program ${programId}: ${err.message}`);
+      throw err;
     }
+  }
+  const bodyFailures = expectations?.body ? fieldFailures(answer, expectations.body) : [];
+  if (bodyFailures.length) throw new StepFailure(`expect.body: ${bodyFailures.join("; ")} (${what}: ${brief(answer)})`);
+  for (const [i, expected] of (expectations?.webhooks ?? []).entries()) await awaitWebhooks(run, expected, i, sent);
+}
+
+async function awaitWebhooks(run: FlowRun, expected: WebhookExpectation, i: number, since: number) {
+  const within = seconds(expected.within, expected.count === 0 ? DEFAULT_NONE_WITHIN_S : DEFAULT_WITHIN_S) * 1000;
+  const deadline = since + within;
+  const arrived = () => (run.receiver.events.get(run.path) ?? []).filter((e) => e.receivedAt >= since);
+  const matching = () => arrived().filter((e) => e.event === expected.event && fieldFailures(e, expected.fields ?? {}).length === 0);
+  while (performance.now() < deadline && (expected.count === 0 || matching().length < expected.count)) await sleep(25);
+  if (expected.count > 0 && matching().length >= expected.count) await sleep(Math.min(SETTLE_MS, Math.max(0, deadline - performance.now())));
+  const got = matching().length;
+  if (got === expected.count) return;
+  const others = arrived().map((e) => {
+    const misses = e.event === expected.event ? fieldFailures(e, expected.fields ?? {}) : [];
+    return `${e.event} ${e.id}${misses.length ? ` (${misses.join("; ")})` : ""}`;
+  });
+  throw new StepFailure(
+    `expect.webhooks[${i}]: ${expected.count} × ${expected.event}${expected.fields ? ` with ${brief(expected.fields, 200)}` : ""} within ${within / 1000}s, ` +
+      `got ${got}; arrived since the step: ${others.length ? others.join(", ") : "none"}`,
+  );
+}
+
+/** Runs the steps in order; after the first that fails (or when the flow could not start) the rest are skipped. */
+async function runSteps(run: FlowRun, failedBefore: boolean): Promise<{ results: StepResult[]; failed: boolean }> {
+  const results: StepResult[] = [];
+  let failed = failedBefore;
+  for (const step of run.flow.steps) {
+    const label = stepLabel(step);
+    if (failed) {
+      results.push({ label, line: step.line, status: "skipped", seconds: 0 });
+      continue;
+    }
+    const t = performance.now();
+    try {
+      await runStep(run, step);
+      results.push({ label, line: step.line, status: "passed", seconds: (performance.now() - t) / 1000 });
+    } catch (err) {
+      if (!(err instanceof StepFailure)) throw err;
+      failed = true;
+      results.push({ label, line: step.line, status: "failed", seconds: (performance.now() - t) / 1000, failure: err.message });
+    }
+  }
+  return { results, failed };
+}
+
+async function runFlow(flow: Flow, index: number, options: RunOptions, receiver: Receiver): Promise<FlowResult> {
+  const started = performance.now();
+  const place = await openPlace(flow, options.target, options.url, options.serviceName);
+  const conn = place.conn;
+  const scope = scopeOf(conn, options.url, `${receiver.runId}-${index}`);
+  const run: FlowRun = { flow, options, receiver, conn, path: `/flow-${index}`, scope, hooks: [] };
+  let failed = place.failure !== undefined;
+  let results: StepResult[];
+  try {
+    ({ results, failed } = await runSteps(run, failed));
   } finally {
     // A sandbox about to be deleted takes its hooks with it; elsewhere they go now, with the receiver.
     const deleting = place.fresh && !failed && !options.target.keep;
-    if (conn && !deleting) await removeHooks(conn, hooks);
+    if (conn && !deleting) await removeHooks(conn, run.hooks);
   }
   const sandbox = await closePlace(place, !failed, options.target, options.url, options.serviceName);
   return { file: flow.file, name: flow.name, ok: !failed, seconds: (performance.now() - started) / 1000, steps: results, sandbox, failure: place.failure };

@@ -2,7 +2,7 @@
 // 24 hours of service time, keys per account and environment, a failed request freeing its key, and the
 // header named on every POST of the OpenAPI description.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
+import { createHarness, expectError, expectStatus, type Harness, type TestAccount } from "../../support/harness.ts";
 
 let h: Harness;
 beforeAll(async () => {

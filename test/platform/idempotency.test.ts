@@ -1,7 +1,6 @@
-// Finding: the idempotency record kept an unsalted SHA-256 of the raw body for 24 h beside the stored
-// answer (first six and last four digits): a card number could be recovered by hashing 10^5 Luhn-valid
-// candidates. The fingerprint is now an HMAC-SHA256 under a server secret: IDEMPOTENCY_SECRET, or one
-// generated once and kept in the database's server_secrets table.
+// Rule: an idempotency record's fingerprint of the request is an HMAC-SHA256 under a server secret
+// (IDEMPOTENCY_SECRET, or one generated once and kept in server_secrets), so the card number in a kept
+// request cannot be recovered by hashing candidates.
 import { createHash, createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectStatus, type Harness } from "../support/harness.ts";

@@ -1,4 +1,4 @@
-// Validation that cannot stall: a request with 100,000 items is a small 400 naming the field, every
+// Rule: validation cannot stall: a request with 100,000 items is a small 400 naming the field, every
 // schema bounds its arrays, and an error lists at most ten problems in at most 4 KB.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";

@@ -1,10 +1,10 @@
-// Test purchases refuse what the networks cannot record: a date-time the simulators dead-letter or an
-// amount finer than cents is a 400 naming the field, not a 202 and silence.
+// Rule: a test purchase the networks cannot record is refused: a date-time the simulators would
+// dead-letter or an amount finer than cents is a 400 naming the field, not a 202 and silence.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { world, type World } from "../support/offers-world.ts";
-import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
-import { purchaseAmount, purchaseDateTime } from "../../src/domain/field-rules.ts";
+import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { world, type World } from "../../support/offers-world.ts";
+import { startRoles, type RunningRoles } from "../../../src/app/roles.ts";
+import { purchaseAmount, purchaseDateTime } from "../../../src/domain/field-rules.ts";
 
 let h: Harness;
 let roles: RunningRoles;

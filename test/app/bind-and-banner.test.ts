@@ -1,6 +1,6 @@
-// Finding: the server listened on 0.0.0.0 by default and printed the admin token. HOST now defaults to
-// 127.0.0.1 (compose sets 0.0.0.0); off loopback, `npm start` says where the admin token and the demo
-// keys are kept instead of printing them, and webhooks default to public targets only.
+// Rule: the server listens on HOST only, which is 127.0.0.1 unless set (compose sets 0.0.0.0), and webhook
+// targets follow it (local on loopback, public elsewhere); off loopback, `npm start` says where the admin
+// token and the demo keys are kept and prints none of them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, type Harness } from "../support/harness.ts";
 import { loadConfig } from "../../src/platform/config/index.ts";

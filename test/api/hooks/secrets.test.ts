@@ -1,8 +1,7 @@
-// Finding: `GET /v1/hooks/{id}` returned the signing secret every time though the dashboard says "shown
-// once"; `user:pass@` in a hook URL was stored and silently not sent; CSV exports had no formula escaping.
+// Rule: a hook's signing secret is shown at creation and by GET /v1/hooks/{id}/secret only, to its own
+// account; a hook URL that carries credentials (`user:pass@`) is refused, not stored.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { EXPORT_COLUMNS, exportPiece, type ExportRecord } from "../../src/domain/mid-insight-export.ts";
+import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
 
 let h: Harness;
 beforeAll(async () => {
@@ -40,20 +39,5 @@ describe("hook URLs", () => {
       expect(message, url).toMatch(/^url: must not carry credentials/);
     }
     expect((await expectStatus<{ count: number }>(await client.get(`/v1/programs/${programId}/hooks`), 200)).count).toBe(0);
-  });
-});
-
-describe("CSV exports", () => {
-  const record = (name: string): ExportRecord =>
-    ({ ...Object.fromEntries(EXPORT_COLUMNS.map((c) => [c, null])), id: "a", cardNetworkMerchantName: name }) as ExportRecord;
-  const cellOf = (name: string) => exportPiece("csv", [record(name)], false).split(",")[EXPORT_COLUMNS.indexOf("cardNetworkMerchantName")];
-
-  it("escape cells a spreadsheet would run as a formula", () => {
-    expect(cellOf("=HYPERLINK(\"http://evil.example\";\"x\")")).toBe("\"'=HYPERLINK(\"\"http://evil.example\"\";\"\"x\"\")\"");
-    expect(cellOf("+1+cmd|' /C calc'!A0")).toBe("'+1+cmd|' /C calc'!A0");
-    expect(cellOf("-2+3")).toBe("'-2+3");
-    expect(cellOf("@SUM(A1)")).toBe("'@SUM(A1)");
-    expect(cellOf("\t=1")).toBe("'\t=1");
-    expect(cellOf("JOE'S COFFEE")).toBe("JOE'S COFFEE");
   });
 });

@@ -1,15 +1,16 @@
-// Limits per account across replicas, per client address for what has no account, and fair admission of
-// test purchases: one account cannot spend another's budget or fill the pipeline for it.
+// Rule: requests are limited per account (its test and live keys together, on every replica), and what has
+// no account per client address (failed authentications, dashboard sign-ins, /admin); test purchases are
+// admitted in fair turns, so one account cannot spend another's budget or fill the pipeline for it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request as httpRequest } from "node:http";
 import { serve, type ServerType } from "@hono/node-server";
-import { startRoles, type RunningRoles } from "../../src/app/roles.ts";
-import { ADMIN_TOKEN, createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { assembleServices } from "../../src/app/services.ts";
-import { createWebApp } from "../../src/app/http.ts";
-import { takeTokens } from "../../src/services/accounts/rate-limits.ts";
-import { world } from "../support/offers-world.ts";
-import { infra } from "../support/infra.ts";
+import { startRoles, type RunningRoles } from "../../../src/app/roles.ts";
+import { ADMIN_TOKEN, createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { assembleServices } from "../../../src/app/services.ts";
+import { createWebApp } from "../../../src/app/http.ts";
+import { takeTokens } from "../../../src/services/accounts/rate-limits.ts";
+import { world } from "../../support/offers-world.ts";
+import { infra } from "../../support/infra.ts";
 
 // A burst of 2 that refills one token every 100 s: the third quick request of an account is over.
 const TIGHT = { RATE_LIMIT_PER_SECOND: "0.01", RATE_LIMIT_BURST: "2" };

@@ -1,6 +1,5 @@
-// Finding: DATA_DIR's files were mode 0666 (968 of 1,285: PGlite's initdb unpacks them so) and the bus
-// logs 0644, so any local user could read hook secrets and key digests. DATA_DIR is now 0700 with every
-// folder in it 0700 and every file 0600, and what the process writes later is born private (umask 077).
+// Rule: DATA_DIR is its owner's alone: the folder and every folder in it 0700, every file 0600 (the
+// database's, the bus log's and the credentials), and what the process writes later is born private (umask 077).
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

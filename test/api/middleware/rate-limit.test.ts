@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { createRateLimiter } from "../../src/api/middleware/rate-limit.ts";
-import { ApiError } from "../../src/api/errors.ts";
+import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { createRateLimiter } from "../../../src/api/middleware/rate-limit.ts";
+import { ApiError } from "../../../src/api/errors.ts";
 
 let h: Harness;
 beforeAll(async () => {

@@ -1,6 +1,8 @@
-// Finding: webhook URLs could point anywhere (metadata service, private network, numeric forms of
-// loopback), the dispatcher connected to whatever a name resolved to at send time, and each attempt's raw
-// error (`connect ECONNREFUSED 127.0.0.1:3253`) was shown to the tenant — a port scanner.
+// Rule: a hook delivers only to the addresses WEBHOOK_TARGETS allows: metadata, link-local, unspecified
+// and multicast addresses in any spelling are refused in every mode, loopback and private ones under public
+// (HOST not loopback), at creation and again at connect time (a name resolving inside is refused); under
+// public an attempt's error names what happened, never the internal address and port; a program holds at
+// most HOOKS_PER_PROGRAM hooks.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lookup } from "node:dns";
 import pino from "pino";

@@ -2,8 +2,8 @@
 // for the qualification read), recorded once per reference (two submissions of one reference at once
 // too), counted on the card's activation up to the offer's limit, reported with the clearing webhooks.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHarness, expectError, expectStatus, type Harness } from "../support/harness.ts";
-import { localIn, world } from "../support/offers-world.ts";
+import { createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
+import { localIn, world } from "../../support/offers-world.ts";
 
 let h: Harness;
 beforeAll(async () => {

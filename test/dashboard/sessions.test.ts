@@ -1,7 +1,6 @@
-// Finding: dashboard sign-out only cleared the browser's cookie — a copied cookie kept working for 12 h —
-// and an open live feed kept streaming after its key was revoked. Sessions are now server-side records,
-// deleted at sign-out and on key revocation or rotation; the feed checks its session every tick. Behind
-// a TLS proxy (TRUST_PROXY) the cookie is Secure and answers carry HSTS; /docs has a CSP too.
+// Rule: a dashboard session is a server-side record, deleted at sign-out and when its key is rotated or
+// revoked, so no copy of the cookie outlives it, and an open live feed checks its session every tick.
+// Behind a TLS proxy (TRUST_PROXY) the cookie is Secure and answers carry HSTS; /docs has a CSP too.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, ADMIN_TOKEN, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
 import { createWebApp } from "../../src/app/http.ts";

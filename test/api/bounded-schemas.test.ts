@@ -1,4 +1,4 @@
-// Every array and string a request can carry has a bound the OpenAPI document states (maxItems,
+// Rule: every array and string a request can carry has a bound the OpenAPI document states (maxItems,
 // maxLength, or a closed set of values), so no field of any request can hold an unbounded amount of work.
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/app/openapi-document.ts";
