@@ -6,82 +6,22 @@
 // its deletion are settings too (./environment-clock.ts waits for the networks' answers to an advance).
 import { randomUUID } from "node:crypto";
 import type { Bus, Subscription } from "../../platform/bus/bus.ts";
-import type { MerchantIds, SimulatorCommand, SimulatorSetting, TrafficProgress } from "../../platform/bus/messages.ts";
+import type { SimulatorSetting, TrafficProgress } from "../../platform/bus/messages.ts";
 import { TOPICS, commandTopic } from "../../platform/bus/topics.ts";
 import type { Clock } from "../../platform/clock/index.ts";
 import type { EnvironmentClock } from "../../platform/clock/environment.ts";
 import type { Db } from "../../platform/db.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "../../../simulators/engine/faults.ts";
-import { ADAPTERS } from "../../../simulators/schemes/index.ts";
 import { runSetting, type SchemeCounts, type TrafficOptions, type TrafficRun } from "../../../simulators/engine/settings.ts";
-import { emptyMids, type Scheme } from "../../../simulators/engine/types.ts";
+import type { Scheme } from "../../../simulators/engine/types.ts";
+import { purchaseCommand, purchaseReceipt, stepCommand, stepReceipt, type PurchaseInput, type PurchaseReceipt, type PurchaseRef, type StepAction } from "./commands.ts";
 import { awaitEnvironmentAnswers } from "./environment-clock.ts";
 import { achievedRate, latestRequestedRun, recordFaults, recordProgress, recordRun, recordRunsStopped, reportedCounts, requestedFaults } from "./control-record.ts";
 
 // The shapes the operator surface validates settings with (the /admin routes name them in the OpenAPI document).
 export { faultsShape } from "../../../simulators/engine/faults.ts";
 export { trafficOptionsSchema } from "../../../simulators/engine/settings.ts";
-
-export interface PurchaseInput {
-  scheme: Scheme;
-  /** `billingCurrency`: what the card is billed in, when the network is to convert (a purchase abroad). */
-  card: { id: string; firstSix: string; lastFour: string; billingCurrency?: string | null };
-  location: {
-    id: string;
-    /** The brand's name: what the network calls the merchant. */
-    name: string;
-    address: string;
-    city: string;
-    postcode: string;
-    countryCode: string;
-    timezone?: string | null;
-    /** The location's MIDs for this scheme that the service knows, if any. */
-    mids?: Partial<MerchantIds>[];
-  };
-  amount: number;
-  currency?: string;
-  /** Local to the location, YYYY-MM-DDThh:mm:ss; the network's now when absent. */
-  datetime?: string;
-  cardPresent?: boolean;
-  wallet?: string | null;
-  targetingTag?: SimulatorCommand["targetingTag"];
-  /** The network clears it with no authorisation first (offline, force-posted); the clearing goes out at once. */
-  withoutAuth?: boolean;
-  /** false: the network does not clear it (it stays authorised until cleared by request, or it expires). */
-  autoClear?: boolean;
-  /** Days the authorisation lasts uncleared before the network withdraws it (AUTH_EXPIRY_DAYS when absent). */
-  authExpiryDays?: number;
-  /** Choose it to make the call idempotent; a new one otherwise. */
-  purchaseId?: string;
-  /** The sandbox the card is in (its account id); null or absent for an account's own environments. */
-  environment?: string | null;
-}
-
-/** A purchase (or a step of it) as the network will identify it in the messages it publishes. */
-export interface PurchaseReceipt {
-  purchaseId: string;
-  scheme: Scheme;
-  /** Visa/Amex transaction id, Mastercard reference number: of the purchase, or of the refund. */
-  transactionId: string;
-  /** The auth code (Amex approval code) of the purchase. */
-  authCode: string;
-  /** The id of the message this step publishes (for a clear, when it clears the whole amount at once). */
-  messageId: string;
-  /**
-   * For a clear that turns out to be a clearing of part of the purchase (or of what is left after one): what
-   * tells that clearing from the purchase's others (src/domain/transaction-id.ts clearingTransactionIdFor).
-   */
-  clearingKey?: string;
-}
-
-export interface PurchaseRef {
-  scheme: Scheme;
-  cardId: string;
-  /** The purchase's id, from its receipt. */
-  purchaseId: string;
-  /** The sandbox the purchase is in; null or absent for an account's own environments. */
-  environment?: string | null;
-}
+export type { PurchaseInput, PurchaseReceipt, PurchaseRef } from "./commands.ts";
 
 export interface TrafficStatus {
   run: TrafficRun | null;
@@ -135,6 +75,9 @@ export interface SimulatorControl {
 /** How long (real ms) a sandbox's advance waits for the networks' answers before it answers without them. */
 const ENVIRONMENT_ANSWERS_WITHIN_MS = 10_000;
 
+/** A setting's fields that only some kinds carry, none of them set. */
+const setting = { scheme: null, version: 0, faults: null, run: null, clockOffsetMs: null, environment: null, clockFrozen: null, ackId: null } as const;
+
 /** `db` is the service's database: the control keeps its record there, never in a simulator's store. */
 export function createSimulatorControl({
   db,
@@ -154,7 +97,6 @@ export function createSimulatorControl({
     await bus.publish(TOPICS.simulatorSettings.name, key, value);
     for (const listener of [...listeners]) await listener(value);
   }
-  const setting = { scheme: null, version: 0, faults: null, run: null, clockOffsetMs: null, environment: null, clockFrozen: null, ackId: null } as const;
 
   async function saveFaults(scheme: Scheme, faults: Faults): Promise<Faults> {
     const version = await recordFaults(db, scheme, faults, clock.now());
@@ -173,50 +115,11 @@ export function createSimulatorControl({
     return { run, counts: run ? await reportedCounts(db, run) : {}, achievedRate: run ? await achievedRate(db, run) : null };
   }
 
-  function command(scheme: Scheme, action: SimulatorCommand["action"], purchaseId: string, commandId: string, environment: string | null): SimulatorCommand {
-    return {
-      commandId,
-      scheme,
-      action,
-      purchaseId,
-      card: null,
-      location: null,
-      amount: null,
-      currency: null,
-      datetime: null,
-      cardPresent: null,
-      wallet: null,
-      targetingTag: null,
-      withoutAuth: null,
-      autoClear: null,
-      authExpiryDays: null,
-      duplicate: null,
-      issuedAt: clock.now().toISOString(),
-      environment,
-    };
-  }
-
-  function receipt(scheme: Scheme, purchaseId: string, transactionId: string, messageId: string): PurchaseReceipt {
-    return { purchaseId, scheme, transactionId, authCode: ADAPTERS[scheme].ids(purchaseId).authCode, messageId };
-  }
-
   /** The steps after a purchase name it by id; the messages they cause derive from that id (a step's own, from its command's). */
-  async function follow(ref: PurchaseRef, action: "CLEAR" | "VOID" | "REFUND" | "INCREMENT" | "EXPIRE", amount?: number, duplicate?: boolean): Promise<PurchaseReceipt> {
-    const adapter = ADAPTERS[ref.scheme];
+  async function follow(ref: PurchaseRef, action: StepAction, amount?: number, duplicate?: boolean): Promise<PurchaseReceipt> {
     const commandId = randomUUID();
-    await bus.publish(commandTopic(ref.scheme), ref.cardId, {
-      ...command(ref.scheme, action, ref.purchaseId, commandId, ref.environment ?? null),
-      amount: amount ?? null,
-      duplicate: duplicate ?? null,
-    });
-    if (action === "REFUND") {
-      return receipt(ref.scheme, ref.purchaseId, adapter.ids(commandId).transactionId, adapter.messageId("refund", commandId));
-    }
-    if (action === "INCREMENT") return receipt(ref.scheme, ref.purchaseId, adapter.ids(ref.purchaseId).transactionId, adapter.messageId("increment", commandId));
-    const kind = action === "CLEAR" ? "clearing" : action === "EXPIRE" ? "expiry" : "void";
-    const made = receipt(ref.scheme, ref.purchaseId, adapter.ids(ref.purchaseId).transactionId, adapter.messageId(kind, ref.purchaseId));
-    // A clearing of part of the purchase is made under the command's id (simulators/engine/network.ts clear).
-    return action === "CLEAR" ? { ...made, clearingKey: adapter.clearingKey(commandId) } : made;
+    await bus.publish(commandTopic(ref.scheme), ref.cardId, stepCommand(ref, action, commandId, clock.now(), amount, duplicate));
+    return stepReceipt(ref, action, commandId);
   }
 
   return {
@@ -235,36 +138,11 @@ export function createSimulatorControl({
     },
     trafficStatus: status,
     async purchase(input) {
-      const adapter = ADAPTERS[input.scheme];
       const purchaseId = input.purchaseId ?? randomUUID();
-      const value: SimulatorCommand = {
-        ...command(input.scheme, "PURCHASE", purchaseId, randomUUID(), input.environment ?? null),
-        card: { id: input.card.id, firstSix: input.card.firstSix, lastFour: input.card.lastFour, billingCurrency: input.card.billingCurrency ?? null },
-        location: {
-          id: input.location.id,
-          name: input.location.name,
-          address: input.location.address,
-          city: input.location.city,
-          postcode: input.location.postcode,
-          countryCode: input.location.countryCode,
-          timezone: input.location.timezone ?? null,
-          mids: (input.location.mids ?? []).map((m) => ({ ...emptyMids(), ...m })),
-        },
-        amount: input.amount,
-        currency: input.currency ?? null,
-        datetime: input.datetime ?? null,
-        cardPresent: input.cardPresent ?? null,
-        wallet: input.wallet ?? null,
-        targetingTag: input.targetingTag ?? null,
-        withoutAuth: input.withoutAuth ?? null,
-        autoClear: input.autoClear ?? null,
-        authExpiryDays: input.authExpiryDays ?? null,
-      };
-      await bus.publish(commandTopic(input.scheme), input.card.id, value);
-      return receipt(input.scheme, purchaseId, adapter.ids(purchaseId).transactionId, adapter.messageId(input.withoutAuth ? "clearing" : "auth", purchaseId));
+      await bus.publish(commandTopic(input.scheme), input.card.id, purchaseCommand(input, purchaseId, randomUUID(), clock.now()));
+      return purchaseReceipt(input.scheme, purchaseId, input.withoutAuth ? "clearing" : "auth");
     },
-    purchaseReceipt: (scheme, purchaseId) =>
-      receipt(scheme, purchaseId, ADAPTERS[scheme].ids(purchaseId).transactionId, ADAPTERS[scheme].messageId("auth", purchaseId)),
+    purchaseReceipt: (scheme, purchaseId) => purchaseReceipt(scheme, purchaseId, "auth"),
     clear: (ref) => follow(ref, "CLEAR", ref.amount, ref.duplicate),
     increment: (ref) => follow(ref, "INCREMENT", ref.amount),
     expire: (ref) => follow(ref, "EXPIRE"),
