@@ -190,10 +190,13 @@ export function Field(props: {
   );
 }
 
+/** A select's options: each the value sent and the words shown. */
+export type Options = readonly (readonly [value: string, label: string])[];
+
 export function Select(props: {
   name: string;
   label: string;
-  options: readonly (readonly [string, string])[];
+  options: Options;
   value?: string | undefined;
   hint?: string;
   id?: string;

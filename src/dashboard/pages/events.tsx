@@ -9,39 +9,14 @@ import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx
 import { StatusBadge, statusOptions } from "../statuses.tsx";
 import { listPrograms, NoProgram, programsOf } from "../programs.tsx";
 import { timeOf } from "../session.ts";
-
-const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
+import { EventRow, eventHead } from "../components/events.tsx";
+import { when } from "../components/when.ts";
 
 /** A `datetime-local` value (read as UTC, as every time on these pages) as the API's ISO instant. */
 const instant = (local: string | undefined) => {
   if (!local) return undefined;
   return /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(local) ? `${local}:00Z` : /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/.test(local) ? `${local}Z` : local;
 };
-
-/** One event as a row under eventHead: when, event, status, its deliveries, its transaction, a link to its page. */
-export const EventRow = ({ e }: { e: WebhookEvent }) => (
-  <tr data-event={e.id}>
-    <td>{when(e.created)}</td>
-    <td>{e.event}</td>
-    <td>
-      <StatusBadge status={e.status} />
-    </td>
-    <td>
-      {e.deliveries.length === 0
-        ? "—"
-        : e.deliveries.map((d) => `${d.status} (${d.attemptCount} attempt${d.attemptCount === 1 ? "" : "s"}${d.lastResponseCode ? `, ${d.lastResponseCode}` : ""})`).join("; ")}
-    </td>
-    <td>{e.transactionId ? <a href={`/dashboard/transactions/${e.transactionId}`}>{e.transactionId.slice(0, 8)}</a> : "—"}</td>
-    <td>
-      <a href={`/dashboard/events/${e.id}`} aria-label={`Open event ${e.event} ${e.id}`}>
-        Open
-      </a>
-    </td>
-  </tr>
-);
-
-/** The head of a table of EventRow, its times named for the session's clock. */
-export const eventHead = (c: DashContext) => [`When (${timeOf(c.var.session).time})`, "Event", "Status", "Deliveries", "Transaction", ""];
 
 function filtersOf(c: DashContext) {
   return {

@@ -13,8 +13,7 @@ import { keySession, PageError, qs, type DashContext, type DashEnv } from "../co
 import { Layout, Pager, Table } from "../layout.tsx";
 import { StatusBadge } from "../statuses.tsx";
 import { timeOf } from "../session.ts";
-
-const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
+import { when } from "../components/when.ts";
 
 /** Where a message stands, in words: when it was sent, or why not yet and when it is tried again. */
 function standing(m: ExportMail): string {

@@ -4,8 +4,6 @@ import type { Hono } from "hono";
 import { ctxOf } from "../../api/context.ts";
 import { OVERVIEW_MAX_DAYS, programOverview, type Overview } from "../../services/transactions/index.ts";
 import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
-import { afterAction } from "../actions.ts";
-import { readForm, text } from "../form.ts";
 import { Field, Layout, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
 import { timeOf } from "../session.ts";
@@ -185,11 +183,5 @@ export function mountOverview(dash: Hono<DashEnv>) {
         </details>
       </Layout>,
     );
-  });
-
-  dash.post("/programs", async (c: DashContext) => {
-    const f = await readForm(c);
-    const result = await callApi<{ id: string }>(c, "POST", "/v1/programs", { name: text(f, "name") });
-    return afterAction(c, result, "Program created.", `/dashboard${result.ok ? qs({ program: result.data.id }) : ""}`);
   });
 }

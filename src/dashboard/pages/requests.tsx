@@ -6,12 +6,11 @@ import { callApi, must, qs, type DashContext, type DashEnv, type List } from "..
 import { Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { timeOf } from "../session.ts";
 import { utcInstant } from "../form.ts";
-import { EventRow, eventHead } from "./events.tsx";
+import { EventRow, eventHead } from "../components/events.tsx";
+import { when } from "../components/when.ts";
 import type { RequestRecord } from "../../services/request-log/index.ts";
 import type { WebhookEvent } from "../../services/webhooks/index.ts";
 import { REQUEST_METHODS } from "../../domain/request-log.ts";
-
-const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
 
 const statusBadgeTone = (status: number) => (status < 300 ? "active" : status < 400 ? "idle" : status < 500 ? "failing" : "failed");
 

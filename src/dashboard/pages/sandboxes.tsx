@@ -8,8 +8,7 @@ import { afterAction } from "../actions.ts";
 import { checked, compact, num, readForm, text, utcInstant } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { environmentName, setFlash } from "../session.ts";
-
-const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
+import { when } from "../components/when.ts";
 
 const EXPIRIES = [
   ["", "A day (the default)"],
