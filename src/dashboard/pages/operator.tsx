@@ -8,6 +8,7 @@ import { afterAction } from "../actions.ts";
 import { all, compact, num, readForm, text } from "../form.ts";
 import { ActionButton, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import type { Account, AccountWithKeys } from "../../services/accounts/index.ts";
+import { KeysShownOnce } from "../components/keys.tsx";
 
 interface Clock {
   now: string;
@@ -255,16 +256,7 @@ const AccountCreated = ({ c, a }: { c: DashContext; a: AccountWithKeys }) => (
     <p>
       <strong>{a.name}</strong> ({a.tier}), id <code>{a.id}</code>. Its keys, shown once:
     </p>
-    <dl class="facts">
-      <dt>Test key</dt>
-      <dd>
-        <code class="secret">{a.keys.test}</code>
-      </dd>
-      <dt>Live key</dt>
-      <dd>
-        <code class="secret">{a.keys.live}</code>
-      </dd>
-    </dl>
+    <KeysShownOnce keys={a.keys} />
     <p>
       <a href="/dashboard/operator">Back to the operator page</a>
     </p>

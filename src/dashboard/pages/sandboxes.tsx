@@ -9,6 +9,7 @@ import { checked, compact, num, readForm, text, utcInstant } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { environmentName, setFlash } from "../session.ts";
 import { when } from "../components/when.ts";
+import { KeysShownOnce } from "../components/keys.tsx";
 
 const EXPIRIES = [
   ["", "A day (the default)"],
@@ -132,16 +133,7 @@ const SandboxCreated = ({ c, sandbox: s }: { c: DashContext; sandbox: SandboxWit
       Sandbox <strong>{s.name}</strong>, id <code>{s.id}</code>: its time is {s.clock.now}
       {s.clock.frozen ? " (frozen)" : ""}, and it expires at {when(s.expiresAt)} (service time). Its keys, shown once:
     </p>
-    <dl class="facts">
-      <dt>Test key</dt>
-      <dd>
-        <code class="secret">{s.keys.test}</code>
-      </dd>
-      <dt>Live key</dt>
-      <dd>
-        <code class="secret">{s.keys.live}</code>
-      </dd>
-    </dl>
+    <KeysShownOnce keys={s.keys} />
     <div class="actions">
       <ActionButton action="/dashboard/environment" label={`Switch to ${s.name}`} fields={{ sandbox: s.id, back: "/dashboard" }} />
       <a href="/dashboard/sandboxes">Back to the sandboxes</a>
