@@ -3,12 +3,12 @@
 import type { Hono } from "hono";
 import { ctxOf } from "../../api/context.ts";
 import { OVERVIEW_MAX_DAYS, programOverview, type Overview } from "../../services/transactions/index.ts";
-import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../domain/time-units.ts";
-import type { Program } from "../../services/catalog/index.ts";
 import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
 import { Field, Layout, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";
 import { timeOf } from "../session.ts";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../domain/time-units.ts";
+import type { Program } from "../../services/catalog/index.ts";
 
 const STEP_MS = { minute: MINUTE_MS, hour: HOUR_MS, day: DAY_MS } as const;
 
