@@ -34,6 +34,7 @@ const SIMULATOR_CONTRACTS = {
   regex: "simulators/(?!engine/(faults|settings|types)\\.ts$|schemes/index\\.ts$)",
   message: "src/services/simulator-control imports the simulators' settings contracts (engine/faults, engine/settings, engine/types, schemes/index) only.",
 };
+const OTHER_PAGE = "A dashboard page imports no other page: put what pages share in src/dashboard/components.";
 const restrict = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
 
 export default tseslint.config(
@@ -103,8 +104,18 @@ export default tseslint.config(
   // its entry (src/main.ts); the simulators' commands are src/cli/commands, not theirs.
   {
     files: ["src/**"],
-    ignores: ["src/qualifier/**", "src/domain/**", "src/platform/**", "src/services/**", "src/cli/**", "src/main.ts"],
+    ignores: ["src/qualifier/**", "src/domain/**", "src/platform/**", "src/services/**", "src/cli/**", "src/main.ts", "src/dashboard/pages/**"],
     rules: restrict(ROLE_INTERNALS, COMMAND_LINE, FEATURE_FACE),
+  },
+  // A dashboard page (a file of src/dashboard/pages, or a folder of it whose files make one page) imports no
+  // other page: what two pages share is in src/dashboard/components.
+  {
+    files: ["src/dashboard/pages/*"],
+    rules: restrict(ROLE_INTERNALS, COMMAND_LINE, FEATURE_FACE, { regex: "^\\./", message: OTHER_PAGE }),
+  },
+  {
+    files: ["src/dashboard/pages/*/**"],
+    rules: restrict(ROLE_INTERNALS, COMMAND_LINE, FEATURE_FACE, { regex: "^\\.\\./(?!\\.\\./)", message: OTHER_PAGE }),
   },
   {
     files: ["src/cli/**", "src/main.ts"],

@@ -22,6 +22,9 @@ export interface DashEnv {
 
 export type DashContext = Context<DashEnv>;
 
+/** A handler's context on a path with parameters (`"/offers/:id"`), so that `c.req.param` knows them. */
+export type RouteContext<P extends string> = Context<DashEnv, P>;
+
 export interface ApiErrorBody {
   code: string;
   message: string;

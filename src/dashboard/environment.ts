@@ -12,29 +12,32 @@ import { environmentName, setFlash, type KeySession } from "./session.ts";
 const topPage = (value: string | undefined) => (value && /^\/dashboard(\/[a-z-]+)?$/.test(value) ? value : "/dashboard");
 
 export function mountEnvironment(dash: Hono<DashEnv>) {
-  dash.post("/environment", async (c) => {
-    const session = keySession(c);
-    const f = await readForm(c);
-    const back = topPage(text(f, "back"));
-    const wanted = text(f, "sandbox");
-    if (!wanted) {
-      await chooseDashboardSandbox(c.var.services.db, session.id, null);
-      await setFlash(c, c.var.deps.secret, { kind: "ok", text: `Now in the account's own ${environmentName(session)} environment.` });
-      return c.redirect(back, 303);
-    }
-    // Whether the sandbox is the account's, and the message when it is not, are the API's.
-    const found = await callAccountApi<Sandbox>(c, "GET", `/v1/sandboxes/${encodeURIComponent(wanted)}`);
-    if (found.ok) await chooseDashboardSandbox(c.var.services.db, session.id, found.data.id);
-    const done = found.ok ? `Now in sandbox ${found.data.name} (${environmentName(session)}), its time ${found.data.clock.now}.` : "";
-    return afterAction(c, found, done, back);
-  });
+  dash.post("/environment", switchEnvironment);
+  dash.post("/clock", moveClock);
+}
 
-  dash.post("/clock", async (c) => {
-    const f = await readForm(c);
-    const move = compact({ days: num(f, "days"), hours: num(f, "hours"), to: utcInstant(f, "to") });
-    const result = await callApi<{ now: string }>(c, "POST", "/v1/clock/advance", move);
-    return afterAction(c, result, result.ok ? `Sandbox time is now ${result.data.now}.` : "", localBack(text(f, "back"), "/dashboard"));
-  });
+async function switchEnvironment(c: DashContext) {
+  const session = keySession(c);
+  const f = await readForm(c);
+  const back = topPage(text(f, "back"));
+  const wanted = text(f, "sandbox");
+  if (!wanted) {
+    await chooseDashboardSandbox(c.var.services.db, session.id, null);
+    await setFlash(c, c.var.deps.secret, { kind: "ok", text: `Now in the account's own ${environmentName(session)} environment.` });
+    return c.redirect(back, 303);
+  }
+  // Whether the sandbox is the account's, and the message when it is not, are the API's.
+  const found = await callAccountApi<Sandbox>(c, "GET", `/v1/sandboxes/${encodeURIComponent(wanted)}`);
+  if (found.ok) await chooseDashboardSandbox(c.var.services.db, session.id, found.data.id);
+  const done = found.ok ? `Now in sandbox ${found.data.name} (${environmentName(session)}), its time ${found.data.clock.now}.` : "";
+  return afterAction(c, found, done, back);
+}
+
+async function moveClock(c: DashContext) {
+  const f = await readForm(c);
+  const move = compact({ days: num(f, "days"), hours: num(f, "hours"), to: utcInstant(f, "to") });
+  const result = await callApi<{ now: string }>(c, "POST", "/v1/clock/advance", move);
+  return afterAction(c, result, result.ok ? `Sandbox time is now ${result.data.now}.` : "", localBack(text(f, "back"), "/dashboard"));
 }
 
 /**

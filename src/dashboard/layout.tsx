@@ -72,13 +72,9 @@ interface LayoutProps {
 
 export function Layout({ c, title, program, programs, list, children, error }: LayoutProps) {
   const session = c.var.session;
-  const path = c.req.path;
   const flash = c.var.flash;
   const env = banner(session);
-  const pages = pagesOf(session);
   const withProgram = (href: string) => (program ? `${href}${qs({ program: program.id })}` : href);
-  // A record's page is under its list's entry of the navigation.
-  const current = (href: string) => path === href || (list !== undefined && list.href === href);
   return (
     <>
       {DOCTYPE}
@@ -95,40 +91,7 @@ export function Layout({ c, title, program, programs, list, children, error }: L
         <div class={env.cls} role="note" aria-label="Environment">
           {env.text}
         </div>
-        <header class="top">
-          <nav aria-label="Main">
-            <ul>
-              {pages.map(([href, label]) => (
-                <li>
-                  <a href={withProgram(href)} aria-current={current(href) ? (path === href ? "page" : "location") : undefined}>
-                    {label}
-                  </a>
-                </li>
-              ))}
-              <li>
-                <a href="/docs">API docs</a>
-              </li>
-            </ul>
-          </nav>
-          <div class="top-actions">
-            {programs && programs.length > 0 && (
-              <form method="get" action={list?.href ?? path} class="inline">
-                <label for="program-switch">Program</label>
-                <select id="program-switch" name="program">
-                  {programs.map((p) => (
-                    <option value={p.id} selected={p.id === program?.id}>
-                      {p.name}
-                    </option>
-                  ))}
-                </select>
-                <button type="submit">Switch</button>
-              </form>
-            )}
-            <form method="post" action="/dashboard/sign-out" class="inline">
-              <button type="submit">Sign out</button>
-            </form>
-          </div>
-        </header>
+        <TopBar c={c} program={program} programs={programs} list={list} withProgram={withProgram} />
         <EnvironmentBar c={c} />
         <main id="main">
           {list && (
@@ -152,6 +115,52 @@ export function Layout({ c, title, program, programs, list, children, error }: L
       </body>
     </html>
     </>
+  );
+}
+
+type TopBarProps = Pick<LayoutProps, "c" | "program" | "programs" | "list"> & { withProgram: (href: string) => string };
+
+/** The main navigation (each link carrying the current program), the program switcher and sign-out. */
+function TopBar({ c, program, programs, list, withProgram }: TopBarProps) {
+  const path = c.req.path;
+  const pages = pagesOf(c.var.session);
+  // A record's page is under its list's entry of the navigation.
+  const current = (href: string) => path === href || (list !== undefined && list.href === href);
+  return (
+    <header class="top">
+      <nav aria-label="Main">
+        <ul>
+          {pages.map(([href, label]) => (
+            <li>
+              <a href={withProgram(href)} aria-current={current(href) ? (path === href ? "page" : "location") : undefined}>
+                {label}
+              </a>
+            </li>
+          ))}
+          <li>
+            <a href="/docs">API docs</a>
+          </li>
+        </ul>
+      </nav>
+      <div class="top-actions">
+        {programs && programs.length > 0 && (
+          <form method="get" action={list?.href ?? path} class="inline">
+            <label for="program-switch">Program</label>
+            <select id="program-switch" name="program">
+              {programs.map((p) => (
+                <option value={p.id} selected={p.id === program?.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+            <button type="submit">Switch</button>
+          </form>
+        )}
+        <form method="post" action="/dashboard/sign-out" class="inline">
+          <button type="submit">Sign out</button>
+        </form>
+      </div>
+    </header>
   );
 }
 
@@ -190,10 +199,13 @@ export function Field(props: {
   );
 }
 
+/** A select's options: each the value sent and the words shown. */
+export type Options = readonly (readonly [value: string, label: string])[];
+
 export function Select(props: {
   name: string;
   label: string;
-  options: readonly (readonly [string, string])[];
+  options: Options;
   value?: string | undefined;
   hint?: string;
   id?: string;

@@ -1,7 +1,7 @@
 // The layer rules in eslint.config.js (domain ← platform ← features ← transports ← the composition root;
 // features met at their faces; no role's internals; the simulated networks on the bus's contracts; nothing
-// imports the command line but its entry): each arrow that must not come back fails lint. Linted as text at
-// the path the import would be written in, so the tree itself stays untouched.
+// imports the command line but its entry; no dashboard page imports another): each arrow that must not come
+// back fails lint. Linted as text at the path the import would be written in, so the tree itself stays untouched.
 import { ESLint } from "eslint";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -63,6 +63,9 @@ describe("layer rules", () => {
     ["simulators/host/example.ts", 'import { serverUrl } from "../../src/cli/connection.ts";\nexport const s = serverUrl;\n'],
     ["simulators/engine/example.ts", 'import { UsageError } from "../../src/cli/args.ts";\nexport const u = UsageError;\n'],
     ["src/cli/commands/example.ts", 'import { normalise } from "../../qualifier/normalise/index.ts";\nexport const n = normalise;\n'],
+    ["src/dashboard/pages/example.tsx", 'import { mountWebhooks } from "./webhooks.tsx";\nexport const m = mountWebhooks;\n'],
+    ["src/dashboard/pages/offers/example.tsx", 'import { mountEvents } from "../events.tsx";\nexport const m = mountEvents;\n'],
+    ["src/dashboard/pages/offers/example.tsx", 'import { listOffers } from "../../../services/offers/offers.ts";\nexport const l = listOffers;\n'],
   ])("%s may not %s", async (path, source) => {
     expect(await restricted(path, source)).toHaveLength(1);
   }, 60_000);
@@ -88,6 +91,9 @@ describe("layer rules", () => {
     ["src/cli/commands/example.ts", 'import { openSystem } from "../../app/system.ts";\nexport const o = openSystem;\n'],
     ["src/cli/commands/example.ts", 'import { startSimulators } from "../../../simulators/host/hub.ts";\nexport const s = startSimulators;\n'],
     ["src/cli/flows/example.ts", 'import { answer } from "../connection.ts";\nexport const a = answer;\n'],
+    ["src/dashboard/pages/example.tsx", 'import { DeliveryTable } from "../components/deliveries.tsx";\nexport const d = DeliveryTable;\n'],
+    ["src/dashboard/pages/offers/example.tsx", 'import { GroupNav } from "./groups.tsx";\nexport const g = GroupNav;\n'],
+    ["src/dashboard/pages/offers/example.tsx", 'import { Layout } from "../../layout.tsx";\nexport const l = Layout;\n'],
   ])("%s may %s", async (path, source) => {
     expect(await restricted(path, source)).toEqual([]);
   }, 60_000);

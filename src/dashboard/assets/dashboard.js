@@ -1,5 +1,6 @@
 // The dashboard's only script: the live transaction feed (server-sent events) and the overview's
-// charts (Chart.js, served from the package). Every page works without it; it adds liveness and pictures.
+// charts (Chart.js, served from the package), each on its own. Every page works without it; it adds
+// liveness and pictures.
 (function () {
   "use strict";
 
@@ -34,6 +35,12 @@
     });
   }
 
+  document.addEventListener("DOMContentLoaded", liveFeed);
+})();
+
+(function () {
+  "use strict";
+
   function charts() {
     var holder = document.getElementById("overview-data");
     if (!holder || !window.Chart) return;
@@ -42,40 +49,35 @@
     var unit = holder.getAttribute("data-unit") || "minute";
     var pick = function (k) { return rows.map(function (r) { return r[k]; }); };
     var common = { responsive: true, maintainAspectRatio: false, animation: false, interaction: { mode: "index", intersect: false } };
-    new window.Chart(document.getElementById("chart-transactions"), {
-      data: {
-        labels: labels,
-        datasets: [
-          { type: "bar", label: "Transactions per " + unit, data: pick("transactions"), backgroundColor: "#1f5fbf", yAxisID: "y" },
-          { type: "line", label: "Qualified %", data: pick("qualifiedRate"), borderColor: "#1d7a3a", backgroundColor: "#1d7a3a", spanGaps: true, pointRadius: 3, yAxisID: "rate" },
-        ],
+    var chart = function (id, datasets, scales) {
+      new window.Chart(document.getElementById(id), {
+        data: { labels: labels, datasets: datasets },
+        options: Object.assign({}, common, { scales: scales }),
+      });
+    };
+    chart(
+      "chart-transactions",
+      [
+        { type: "bar", label: "Transactions per " + unit, data: pick("transactions"), backgroundColor: "#1f5fbf", yAxisID: "y" },
+        { type: "line", label: "Qualified %", data: pick("qualifiedRate"), borderColor: "#1d7a3a", backgroundColor: "#1d7a3a", spanGaps: true, pointRadius: 3, yAxisID: "rate" },
+      ],
+      {
+        y: { beginAtZero: true, title: { display: true, text: "transactions" }, ticks: { precision: 0 } },
+        rate: { position: "right", min: 0, max: 100, title: { display: true, text: "% qualified" }, grid: { drawOnChartArea: false } },
       },
-      options: Object.assign({}, common, {
-        scales: {
-          y: { beginAtZero: true, title: { display: true, text: "transactions" }, ticks: { precision: 0 } },
-          rate: { position: "right", min: 0, max: 100, title: { display: true, text: "% qualified" }, grid: { drawOnChartArea: false } },
-        },
-      }),
-    });
-    new window.Chart(document.getElementById("chart-webhooks"), {
-      data: {
-        labels: labels,
-        datasets: [
-          { type: "line", label: "Mean latency (ms)", data: pick("latencyMs"), borderColor: "#8a5a00", backgroundColor: "#8a5a00", spanGaps: true, pointRadius: 3, yAxisID: "y" },
-          { type: "bar", label: "Failed attempts", data: pick("failures"), backgroundColor: "#b3261e", yAxisID: "fail" },
-        ],
+    );
+    chart(
+      "chart-webhooks",
+      [
+        { type: "line", label: "Mean latency (ms)", data: pick("latencyMs"), borderColor: "#8a5a00", backgroundColor: "#8a5a00", spanGaps: true, pointRadius: 3, yAxisID: "y" },
+        { type: "bar", label: "Failed attempts", data: pick("failures"), backgroundColor: "#b3261e", yAxisID: "fail" },
+      ],
+      {
+        y: { beginAtZero: true, title: { display: true, text: "ms" } },
+        fail: { position: "right", beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: "failures" }, grid: { drawOnChartArea: false } },
       },
-      options: Object.assign({}, common, {
-        scales: {
-          y: { beginAtZero: true, title: { display: true, text: "ms" } },
-          fail: { position: "right", beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: "failures" }, grid: { drawOnChartArea: false } },
-        },
-      }),
-    });
+    );
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
-    liveFeed();
-    charts();
-  });
+  document.addEventListener("DOMContentLoaded", charts);
 })();

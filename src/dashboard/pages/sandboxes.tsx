@@ -3,13 +3,13 @@
 // confirmation. Always with the signed-in key's own account: a sandbox's key answers the API's 403.
 import type { Hono } from "hono";
 import { chooseDashboardSandbox, type Sandbox, type SandboxWithKeys } from "../../services/accounts/index.ts";
-import { callAccountApi, keySession, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
+import { callAccountApi, keySession, must, qs, type DashContext, type DashEnv, type List, type RouteContext } from "../context.ts";
 import { afterAction } from "../actions.ts";
 import { checked, compact, num, readForm, text, utcInstant } from "../form.ts";
 import { ActionButton, Badge, Field, Layout, Pager, Select, Table } from "../layout.tsx";
 import { environmentName, setFlash } from "../session.ts";
-
-const when = (iso: string) => iso.slice(0, 19).replace("T", " ");
+import { when } from "../components/when.ts";
+import { KeysShownOnce } from "../components/keys.tsx";
 
 const EXPIRIES = [
   ["", "A day (the default)"],
@@ -19,36 +19,41 @@ const EXPIRIES = [
 ] as const;
 
 export function mountSandboxes(dash: Hono<DashEnv>) {
-  dash.get("/sandboxes", async (c) => c.html(<SandboxesPage c={c} list={must(await listed(c))} />));
+  dash.get("/sandboxes", listSandboxes);
+  dash.post("/sandboxes", createSandbox);
+  dash.get("/sandboxes/:id/delete", confirmDelete);
+  dash.post("/sandboxes/:id/delete", deleteSandbox);
+}
 
-  dash.post("/sandboxes", async (c) => {
-    const f = await readForm(c);
-    const result = await callAccountApi<SandboxWithKeys>(
-      c,
-      "POST",
-      "/v1/sandboxes",
-      compact({ name: text(f, "name"), clock: { at: utcInstant(f, "at"), frozen: checked(f, "frozen") || undefined }, expiresIn: num(f, "expiresIn") }),
-    );
-    if (!result.ok) return afterAction(c, result, "", "/dashboard/sandboxes");
-    return c.html(<SandboxCreated c={c} sandbox={result.data} />, 201);
-  });
+const listSandboxes = async (c: DashContext) => c.html(<SandboxesPage c={c} list={must(await listed(c))} />);
 
-  dash.get("/sandboxes/:id/delete", async (c) => {
-    const sandbox = must(await callAccountApi<Sandbox>(c, "GET", `/v1/sandboxes/${encodeURIComponent(c.req.param("id"))}`));
-    return c.html(<ConfirmDelete c={c} sandbox={sandbox} />);
-  });
+async function createSandbox(c: DashContext) {
+  const f = await readForm(c);
+  const result = await callAccountApi<SandboxWithKeys>(
+    c,
+    "POST",
+    "/v1/sandboxes",
+    compact({ name: text(f, "name"), clock: { at: utcInstant(f, "at"), frozen: checked(f, "frozen") || undefined }, expiresIn: num(f, "expiresIn") }),
+  );
+  if (!result.ok) return afterAction(c, result, "", "/dashboard/sandboxes");
+  return c.html(<SandboxCreated c={c} sandbox={result.data} />, 201);
+}
 
-  dash.post("/sandboxes/:id/delete", async (c) => {
-    const id = c.req.param("id");
-    const result = await callAccountApi(c, "DELETE", `/v1/sandboxes/${encodeURIComponent(id)}`);
-    const session = keySession(c);
-    if (!result.ok || session.caller.account.id !== id) return afterAction(c, result, "Sandbox deleted, with everything in it.", "/dashboard/sandboxes");
-    // The session was in it: back to the key's own environment, said at once rather than as a lost sandbox.
-    await chooseDashboardSandbox(c.var.services.db, session.id, null);
-    const text = `Sandbox deleted, with everything in it. You are back in the account's own ${environmentName(session)} environment.`;
-    await setFlash(c, c.var.deps.secret, { kind: "ok", text });
-    return c.redirect("/dashboard/sandboxes", 303);
-  });
+async function confirmDelete(c: RouteContext<"/sandboxes/:id/delete">) {
+  const sandbox = must(await callAccountApi<Sandbox>(c, "GET", `/v1/sandboxes/${encodeURIComponent(c.req.param("id"))}`));
+  return c.html(<ConfirmDelete c={c} sandbox={sandbox} />);
+}
+
+async function deleteSandbox(c: RouteContext<"/sandboxes/:id/delete">) {
+  const id = c.req.param("id");
+  const result = await callAccountApi(c, "DELETE", `/v1/sandboxes/${encodeURIComponent(id)}`);
+  const session = keySession(c);
+  if (!result.ok || session.caller.account.id !== id) return afterAction(c, result, "Sandbox deleted, with everything in it.", "/dashboard/sandboxes");
+  // The session was in it: back to the key's own environment, said at once rather than as a lost sandbox.
+  await chooseDashboardSandbox(c.var.services.db, session.id, null);
+  const text = `Sandbox deleted, with everything in it. You are back in the account's own ${environmentName(session)} environment.`;
+  await setFlash(c, c.var.deps.secret, { kind: "ok", text });
+  return c.redirect("/dashboard/sandboxes", 303);
 }
 
 const listed = (c: DashContext) => callAccountApi<List<Sandbox>>(c, "GET", `/v1/sandboxes${qs({ start: c.req.query("start"), limit: 50 })}`);
@@ -128,16 +133,7 @@ const SandboxCreated = ({ c, sandbox: s }: { c: DashContext; sandbox: SandboxWit
       Sandbox <strong>{s.name}</strong>, id <code>{s.id}</code>: its time is {s.clock.now}
       {s.clock.frozen ? " (frozen)" : ""}, and it expires at {when(s.expiresAt)} (service time). Its keys, shown once:
     </p>
-    <dl class="facts">
-      <dt>Test key</dt>
-      <dd>
-        <code class="secret">{s.keys.test}</code>
-      </dd>
-      <dt>Live key</dt>
-      <dd>
-        <code class="secret">{s.keys.live}</code>
-      </dd>
-    </dl>
+    <KeysShownOnce keys={s.keys} />
     <div class="actions">
       <ActionButton action="/dashboard/environment" label={`Switch to ${s.name}`} fields={{ sandbox: s.id, back: "/dashboard" }} />
       <a href="/dashboard/sandboxes">Back to the sandboxes</a>
