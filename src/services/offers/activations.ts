@@ -6,7 +6,7 @@ import { DomainError, invalid } from "../../domain/errors.ts";
 import { nextActivation, type ActivationState, type DeactivationReason } from "../../domain/offer-activation.ts";
 import type { Db } from "../../platform/db.ts";
 import { getCard, getLinkedCard } from "../catalog/index.ts";
-import { findOfferRow, toOffer, type Offer } from "./offers.ts";
+import { findOfferRow, toOffer, type Offer } from "./offer-record.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
 import { newId } from "../../platform/ids.ts";
 

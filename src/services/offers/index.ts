@@ -3,4 +3,8 @@
 export { activateOffer, type ActivationCount, countQualified, deactivateOffer, listOfferCards, lockActivationCounts, type OfferActivation, recordQualifiedTransaction, saveActivationCounts } from "./activations.ts";
 export { seedMarketplace } from "./marketplace-seed.ts";
 export { adoptMarketplaceOffer, createMarketplaceOffer, listMarketplaceOffers, type MarketplaceOfferView, updateMarketplaceOffer } from "./marketplace.ts";
-export { announceIfLive, announceLiveMarketplaceOffers, createOffer, deleteOffer, getOffer, linkLocation, linkProgramLocations, listOffers, type Offer, qualifiableOfferRows, runMarketplaceDue, toOffer, unlinkLocation, updateOffer } from "./offers.ts";
+export { linkLocation, linkProgramLocations, unlinkLocation } from "./links.ts";
+export { qualifiableOfferRows } from "./live-offers.ts";
+export { announceIfLive, announceLiveMarketplaceOffers, runMarketplaceDue } from "./marketplace-due.ts";
+export { type Offer, toOffer } from "./offer-record.ts";
+export { createOffer, deleteOffer, getOffer, listOffers, updateOffer } from "./offers.ts";

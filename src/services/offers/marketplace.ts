@@ -25,22 +25,11 @@ import type { Db } from "../../platform/db.ts";
 import { createBrand } from "../catalog/index.ts";
 import { getProgram } from "../catalog/index.ts";
 import { enqueueEvent } from "../../platform/outbox.ts";
-import {
-  announceIfLive,
-  getOffer,
-  insertOffer,
-  insertRow,
-  linkBrandLocations,
-  offerEvent,
-  problemsError,
-  termColumnsOf,
-  termsOf,
-  toOffer,
-  writeTerms,
-  type Offer,
-  type OfferRow,
-  type OfferTermsRow,
-} from "./offers.ts";
+import { announceIfLive } from "./marketplace-due.ts";
+import { linkBrandLocations } from "./links.ts";
+import { JSONB_COLUMNS, offerEvent, problemsError, termColumnsOf, termsOf, toOffer, type Offer, type OfferRow, type OfferTermsRow } from "./offer-record.ts";
+import { getOffer, insertOffer, writeTerms } from "./offers.ts";
+import { insertRow } from "../../platform/sql-row.ts";
 import { Filters, type Page, type PageQuery } from "../../platform/page.ts";
 import { newId } from "../../platform/ids.ts";
 
@@ -175,7 +164,7 @@ export async function createMarketplaceOffer(db: Db, input: MarketplaceOfferInpu
         created: now,
         updated: now,
       },
-      "returning *",
+      { jsonb: JSONB_COLUMNS, tail: "returning *" },
     ),
   );
   return toAdmin(row!);

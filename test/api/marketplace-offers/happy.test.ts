@@ -4,7 +4,7 @@ import { dueTime } from "../../../src/platform/clock/environment.ts";
 import { describe, expect, it } from "vitest";
 import { expectError, expectStatus, type Harness } from "../../support/harness.ts";
 import { generateMarketplaceOffers } from "../../../src/services/offers/marketplace-seed.ts";
-import { runMarketplaceDue } from "../../../src/services/offers/offers.ts";
+import { runMarketplaceDue } from "../../../src/services/offers/marketplace-due.ts";
 import { advanceDays, expect400, localIn, outboxOf, world, type Offer } from "../../support/offers-world.ts";
 import { marketplaceTerms } from "../../../src/domain/offer-marketplace.ts";
 import { nextNumber, provide, useMarketplaceHarness, type MarketplaceOffer, type Page } from "./provide.ts";
