@@ -6,5 +6,5 @@ export { type NetworkTransaction, type Normalised, type Stage } from "./network-
 export { type Overview, OVERVIEW_MAX_DAYS, programOverview } from "./overview.ts";
 export { type PublisherTransactionInput, publisherSubmission, type Submission } from "./publisher.ts";
 export { runQualificationsDue } from "./qualification-due.ts";
-export { type ConsideredOfferView, getTransaction, getTransactionQualification, insertTransactionRows, listProgramTransactions, lockRefundCandidates, lockTransactionRows, type NativeMessages, placeAt, refundedAmounts, type StoredTransactionRow, toTransaction, type Transaction, type TransactionPlace, type TransactionQualification, type TransactionRow, transactionRowOf, updateTransactionStages } from "./transactions.ts";
+export { type ConsideredOfferView, getTransaction, getTransactionQualification, insertTransactionRows, listProgramTransactions, lockRefundCandidates, lockTransactionRows, type NativeMessages, placeAt, refundedAmounts, stageViewOf, type StoredTransactionRow, toTransaction, type Transaction, type TransactionPlace, type TransactionQualification, type TransactionRow, transactionRowOf, updateTransactionStages } from "./transactions.ts";
 export { findAtNextTick } from "./waits.ts";

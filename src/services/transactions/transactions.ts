@@ -519,12 +519,42 @@ export async function qualifyRefundsOf(db: Db, purchaseId: string, now: Date): P
   );
 }
 
-/** Claims `names` for one transaction, its record as of now the events' data; returns the events won. */
+/**
+ * The keys of the record a later stage may change (its update, an increment's amount, the expiry, the
+ * return period's settling, a refund's link). Every other key is the row's as it was inserted, which the
+ * outbox view reads back (transaction_event_base, migration 036).
+ */
+const STAGE_VIEW_KEYS = [
+  "id",
+  "refundTransactionId",
+  "clearedAmount",
+  "updated",
+  "auth",
+  "cleared",
+  "voided",
+  "expired",
+  "expiredAt",
+  "amount",
+  "offer",
+  "identifiers",
+] as const satisfies readonly (keyof Transaction)[];
+
+/**
+ * The record as of a stage, as far as a later stage may change it: what a transaction event keeps. Its
+ * payload is the transaction's row with this laid over (the outbox view, migration 036), which is the
+ * record as of the stage, however the row changes after it.
+ */
+export function stageViewOf(r: TransactionRow): Record<string, unknown> {
+  const t = toTransaction(r);
+  return Object.fromEntries(STAGE_VIEW_KEYS.map((k) => [k, t[k]]));
+}
+
+/** Claims `names` for one transaction, its record as of now the events' payload; returns the events won. */
 export async function emitStageEvents(db: Db, row: TransactionRow, names: string[], now: Date): Promise<string[]> {
-  const data = toTransaction(row);
+  const stage = stageViewOf(row);
   const won = await claimStages(
     db,
-    names.map((event) => ({ transactionId: row.id, event, eventId: newId(), accountId: row.account_id, live: row.live, programId: row.program_id, data })),
+    names.map((event) => ({ transactionId: row.id, event, eventId: newId(), accountId: row.account_id, live: row.live, programId: row.program_id, stage })),
     now,
   );
   return names.filter((event) => won.has(stageKey(row.id, event)));
