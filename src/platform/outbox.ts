@@ -8,6 +8,7 @@
 // event's payload (migration 036).
 import type { Db } from "./db.ts";
 import { newId } from "./ids.ts";
+import { writeTogether, type WritePart } from "./write-together.ts";
 
 /** Notified when outbox events are written (a trigger, migration 012), once the writing transaction commits. */
 export const OUTBOX_WRITTEN = "cardlink_outbox";
@@ -81,26 +82,30 @@ export interface StageClaim {
 
 export const stageKey = (transactionId: string, event: string) => `${transactionId}\u0000${event}`;
 
-/** Claims a batch in one statement; returns the claims won, by `stageKey`. */
-export async function claimStages(db: Db, claims: StageClaim[], now: Date): Promise<Set<string>> {
-  if (claims.length === 0) return new Set();
-  const won = await db.query<{ transaction_id: string; event: string }>(
-    `with c as (
-       select * from jsonb_to_recordset($1::jsonb)
-         as c(transaction_id uuid, event text, event_id uuid, account_id uuid, live boolean, program_id uuid, data jsonb, created timestamptz)
-     ),
-     won as (
-       insert into transaction_stages (transaction_id, event, event_id, created)
-       select transaction_id, event, event_id, $2 from c
-       on conflict do nothing returning transaction_id, event, event_id
-     ),
-     written as (
-       insert into outbox_events (id, account_id, live, program_id, event, transaction_id, data, created)
-       select c.event_id, c.account_id, c.live, c.program_id, c.event, c.transaction_id, c.data, coalesce(c.created, $2)
-       from c join won on won.event_id = c.event_id
-     )
-     select transaction_id, event from won`,
-    [
+/**
+ * A batch of claims as a part of a statement (write-together.ts): the claims that win write their events; it
+ * answers the claims won (`claimsWon` reads them).
+ */
+export function stageClaimsPart(claims: StageClaim[], now: Date): WritePart | undefined {
+  if (claims.length === 0) return undefined;
+  return {
+    ctes: [
+      `stage_claims as (
+         select * from jsonb_to_recordset($1::jsonb)
+           as c(transaction_id uuid, event text, event_id uuid, account_id uuid, live boolean, program_id uuid, data jsonb, created timestamptz)
+       )`,
+      `stage_claims_won as (
+         insert into transaction_stages (transaction_id, event, event_id, created)
+         select transaction_id, event, event_id, $2 from stage_claims
+         on conflict do nothing returning transaction_id, event, event_id
+       )`,
+      `stage_events_written as (
+         insert into outbox_events (id, account_id, live, program_id, event, transaction_id, data, created)
+         select c.event_id, c.account_id, c.live, c.program_id, c.event, c.transaction_id, c.data, coalesce(c.created, $2)
+         from stage_claims c join stage_claims_won won on won.event_id = c.event_id
+       )`,
+    ],
+    params: [
       JSON.stringify(
         claims.map((c) => ({
           transaction_id: c.transactionId,
@@ -115,10 +120,18 @@ export async function claimStages(db: Db, claims: StageClaim[], now: Date): Prom
       ),
       now,
     ],
-  );
-  return new Set(won.map((w) => stageKey(w.transaction_id, w.event)));
+    returns: "stage_claims_won",
+  };
 }
 
+/** The claims won, by `stageKey`, from what `stageClaimsPart` answered. */
+export const claimsWon = (rows: Record<string, unknown>[]): Set<string> => new Set(rows.map((w) => stageKey(String(w.transaction_id), String(w.event))));
+
+/** Claims a batch in a statement of its own; returns the claims won, by `stageKey`. */
+export async function claimStages(db: Db, claims: StageClaim[], now: Date): Promise<Set<string>> {
+  const [won] = await writeTogether(db, [stageClaimsPart(claims, now)]);
+  return claimsWon(won!);
+}
 
 /**
  * The statement that marks the oldest events not yet fanned out to hooks as dispatched at `$now` (at most

@@ -1,6 +1,6 @@
 // The dispatcher's group commit: attempts' outcomes gather while deliveries are in flight and are written
 // one batch at a time (the attempts, the deliveries' next step, the endpoints' health), so that a thousand
-// answers cost a few transactions, not a thousand.
+// answers cost a few statements, not a thousand.
 import type { Logger } from "pino";
 import type { Db } from "../platform/db.ts";
 import { recordAttempts, type AttemptOutcome } from "../services/webhooks/index.ts";

@@ -188,11 +188,12 @@ function tallyEndpoints(outcomes: AttemptOutcome[]): EndpointTally[] {
 const GONE = 410;
 
 /**
- * Records a batch of attempts in one transaction with set-based statements: one attempt row each (with
- * the request's headers and the head of the answer's body), the deliveries' status and next attempt (the
- * retry schedule with its jitter, no earlier than a `Retry-After`; none after a 410), and each hook's
- * failure streak, pause and, after a long streak or a 410, its disabling. A delivery that no longer exists
- * (its hook was deleted meanwhile) is skipped. Returns the hooks this batch disabled.
+ * Records a batch of attempts with set-based statements: one attempt row each (with the request's headers and
+ * the head of the answer's body) with the deliveries' status and next attempt (the retry schedule with its
+ * jitter, no earlier than a `Retry-After`; none after a 410) in one statement, and in the same transaction,
+ * when the batch changes any, each hook's failure streak, pause and, after a long streak or a 410, its
+ * disabling. A delivery that no longer exists (its hook was deleted meanwhile) is skipped. Returns the hooks
+ * this batch disabled.
  */
 export async function recordAttempts(
   db: Db,
@@ -202,8 +203,8 @@ export async function recordAttempts(
   if (outcomes.length === 0) return [];
   const tallies = tallyEndpoints(outcomes);
   // Booleans travel as text arrays: postgres.js sends a JS boolean array as one boolean, not an array.
-  return db.tx(async (tx) => {
-    await tx.query(
+  const record = (tx: Db) =>
+    tx.query(
       `with o as (
          select * from unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[]::boolean[], $7::text[]::boolean[],
              $9::text[]::jsonb[], $10::text[], $11::int[], $12::float8[])
@@ -246,6 +247,13 @@ export async function recordAttempts(
         policy.jitter,
       ],
     );
+  // Healthy hooks' successes change no hook: one statement, atomic on its own, needs no transaction around it.
+  if (tallies.length === 0) {
+    await record(db);
+    return [];
+  }
+  return db.tx(async (tx) => {
+    await record(tx);
     return recordEndpointHealth(tx, tallies, policy);
   });
 }

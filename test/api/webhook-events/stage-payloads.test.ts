@@ -13,11 +13,12 @@ import { haveInfra } from "../../support/infra.ts";
 import type { Db } from "../../../src/platform/db.ts";
 import { newId } from "../../../src/platform/ids.ts";
 import { HOOK_EVENTS } from "../../../src/services/webhooks/index.ts";
+import { writeTogether } from "../../../src/platform/write-together.ts";
 import {
   emitStageEvents,
-  insertTransactionRows,
   toTransaction,
-  updateTransactionStages,
+  transactionRowsPart,
+  transactionStagesPart,
   type StoredTransactionRow,
 } from "../../../src/services/transactions/transactions.ts";
 import { usePipeline } from "../../support/pipeline.ts";
@@ -300,7 +301,7 @@ function viewShapes(name: string, open: () => Promise<{ db: Db; close(): Promise
       });
       const submitted = row({ brand: null, location: null, auth: false, cleared: true, clearings: { amount: 12.34, count: 1, cashback: 1.23, performanceFee: 0.25 } });
       const refund = row({ kind: "refund", amount: -5.5, auth: false, cleared: true, original_id: located.id });
-      await insertTransactionRows(db, [located, older, submitted, refund]);
+      await writeTogether(db, [transactionRowsPart([located, older, submitted, refund])]);
       const rows = [located, older, submitted, refund];
       for (const r of rows) expect(await emitStageEvents(db, r, ["transaction.auth"], AT)).toEqual(["transaction.auth"]);
 
@@ -317,7 +318,7 @@ function viewShapes(name: string, open: () => Promise<{ db: Db; close(): Promise
         offer: { ...r.offer, id: newId(), qualified: true, cashback: 1.76, performanceFee: 0.35, message: [] },
         updated: later,
       }));
-      await updateTransactionStages(db, changed, new Map(), new Set(changed.map((r) => r.id)));
+      await writeTogether(db, [transactionStagesPart(changed, new Map(), new Set(changed.map((r) => r.id)))]);
       for (const r of changed) await emitStageEvents(db, r, ["transaction.clearing"], later);
 
       for (const [i, r] of rows.entries()) {
