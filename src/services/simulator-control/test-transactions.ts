@@ -15,7 +15,7 @@ import { clearingTransactionIdFor, transactionIdFor } from "../../domain/transac
 import { notLinkedRule } from "../../domain/card-number.ts";
 import { refundedAmounts, toTransaction, type Transaction, type TransactionRow } from "../transactions/index.ts";
 import { findAtNextTick } from "../transactions/index.ts";
-import { groupCommit, perHandle, type Outcome } from "../../platform/group-commit.ts";
+import { groupCommit, perHandle, ROUND_TICK_MS, type Outcome } from "../../platform/group-commit.ts";
 
 export interface TestPurchaseInput {
   cardId: string;
@@ -185,8 +185,11 @@ function purchaseOf({ ctx, input }: PurchaseRequest, card: PurchaseCard | undefi
   };
 }
 
-/** A round full to its limit takes the waiting purchases in fair turns among their accounts (a sandbox's with its owner's). */
-const PURCHASE_ROUNDS = { fairBy: ({ ctx }: PurchaseRequest) => ctx.tenant ?? ctx.accountId };
+/**
+ * A round full to its limit takes the waiting purchases in fair turns among their accounts (a sandbox's with
+ * its owner's); busy rounds are a tick apart, each carrying a tick's purchases.
+ */
+const PURCHASE_ROUNDS = { fairBy: ({ ctx }: PurchaseRequest) => ctx.tenant ?? ctx.accountId, tickMs: ROUND_TICK_MS };
 
 /**
  * Purchases known to be on the bus, waiting to be marked: each round of purchases marks them in its insert,
