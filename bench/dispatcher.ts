@@ -86,7 +86,7 @@ async function dispatcherRun(receiver: ChildReceiver, databaseUrl: string | unde
     for (let i = 0; i < HOOKS; i++) await call("POST", `/v1/programs/${program.id}/hooks`, key, { event: "transaction.auth", url: receiver.url });
     // The events, as the qualifier writes them: one set-based insert.
     await services.db.query(
-      `insert into outbox (id, account_id, live, program_id, event, data, created)
+      `insert into outbox_events (id, account_id, live, program_id, event, data, created)
        select gen_random_uuid(), $1, false, $2, 'transaction.auth', $3::jsonb || jsonb_build_object('n', g), $4
        from generate_series(1, $5) g`,
       [account.id, program.id, JSON.stringify(data(0)), services.clock.now(), EVENTS],

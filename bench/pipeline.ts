@@ -362,7 +362,7 @@ const qualifierCpuS = ((c) => (c.user + c.system) / 1e6)(process.cpuUsage(qualif
 const qualifierRate = rate(COUNT, qualifierMs);
 const [written] = await services.db.query<{ transactions: number; qualified: number; events: number }>(
   `select count(*)::int as transactions, count(*) filter (where (offer->>'qualified')::boolean)::int as qualified,
-     (select count(*)::int from outbox where account_id = $1) as events
+     (select count(*)::int from outbox_events where account_id = $1) as events
    from transactions where account_id = $1`,
   [account.id],
 );
@@ -449,7 +449,7 @@ await dispatcher.settled();
 const hookProgram = await call<{ id: string }>("POST", "/v1/programs", key, { name: "Hooks" });
 await call("POST", `/v1/programs/${hookProgram.id}/hooks`, key, { url: receiver.url, event: "transaction.auth" });
 await services.db.query(
-  `insert into outbox (id, account_id, live, program_id, event, data, created)
+  `insert into outbox_events (id, account_id, live, program_id, event, data, created)
    select gen_random_uuid(), $1, false, $2, 'transaction.auth', jsonb_build_object('n', i, 'note', repeat('x', 1000)), $3
    from generate_series(1, $4) as i`,
   [account.id, hookProgram.id, services.clock.now(), DELIVERIES],

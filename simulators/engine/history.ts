@@ -121,10 +121,9 @@ export interface MerchantWrite {
 }
 
 /**
- * Writes what a batch did in one transaction, one statement per table: the merchants it learnt of, the
- * purchases (a purchase written twice in the batch, say bought then cleared, keeps its last state), their
- * messages, the work they scheduled, then what they cancelled (always scheduled before, in an earlier
- * step) and the due work `done`.
+ * Writes what a batch did in one statement, a part per table: the merchants it learnt of, the purchases (a
+ * purchase written twice in the batch, say bought then cleared, keeps its last state), their messages, the
+ * work they scheduled, and what they cancelled (scheduled before, in an earlier step) and the due work `done`.
  */
 export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants: MerchantWrite[] = [], done: string[] = []): Promise<void> {
   if (writes.length === 0 && merchants.length === 0 && done.length === 0) return;
@@ -197,57 +196,57 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
     }
     for (const id of w.cancel) cancel.add(id);
   }
-  await db.tx(async (tx) => {
-    if (merchantRows.size > 0) {
-      await tx.query(
-        `insert into simulator_merchants (scheme, merchant_key, location_id, onboarded, merchant, created, updated, environment)
-         select scheme, merchant_key, location_id, onboarded, merchant, at, at, environment
-         from jsonb_to_recordset($1::jsonb) as m(scheme text, merchant_key text, location_id uuid, onboarded boolean, merchant jsonb, at timestamptz, environment text)
-         on conflict (scheme, merchant_key) do update set onboarded = excluded.onboarded, merchant = excluded.merchant, updated = excluded.updated`,
-        [JSON.stringify([...merchantRows.values()])],
-      );
-    }
-    if (purchases.size > 0) {
-      await tx.query(
-        `insert into simulator_purchases (id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, cleared, run_id, purchase, environment)
-         select id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, cleared, run_id, purchase, environment
-         from jsonb_to_recordset($1::jsonb) as p(id text, scheme text, native_id text, card_id text, location_id uuid, amount numeric, local_date date,
-           authorized_at timestamptz, state text, refunded numeric, cleared numeric, run_id text, purchase jsonb, environment text)
-         on conflict (id) do update set state = excluded.state, refunded = excluded.refunded, cleared = excluded.cleared,
-           amount = excluded.amount, purchase = excluded.purchase`,
-        [JSON.stringify([...purchases.values()])],
-      );
-    }
-    if (messages.size > 0) {
-      await tx.query(
-        `insert into simulator_messages (message_id, scheme, purchase_id, kind, delivery, copies, sent_at, value)
-         select message_id, scheme, purchase_id, kind, delivery, copies, sent_at, value
-         from jsonb_to_recordset($1::jsonb) as m(message_id text, scheme text, purchase_id text, kind text, delivery text, copies int, sent_at timestamptz, value jsonb)
-         on conflict (message_id) do update set copies = simulator_messages.copies + excluded.copies`,
-        [JSON.stringify([...messages.values()])],
-      );
-    }
-    if (due.size > 0) {
-      await tx.query(
-        `insert into simulator_due (id, scheme, due_at, kind, payload, environment)
-         select id, scheme, due_at, kind, payload, environment
-         from jsonb_to_recordset($1::jsonb) as d(id text, scheme text, due_at timestamptz, kind text, payload jsonb, environment text)
-         on conflict (id) do nothing`,
-        [JSON.stringify([...due.values()])],
-      );
-    }
-    if (cancel.size > 0) await tx.query("delete from simulator_due where id = any($1::text[])", [[...cancel]]);
-    if (counts.size > 0) {
-      await tx.query(
-        `insert into simulator_run_counts as t (run_id, scheme, purchases, auth, clearing, refund, void, dropped, duplicated)
-         select * from jsonb_to_recordset($1::jsonb) as c(run_id text, scheme text, purchases int8, auth int8, clearing int8, refund int8, void int8, dropped int8, duplicated int8)
-         on conflict (run_id, scheme) do update set purchases = t.purchases + excluded.purchases, auth = t.auth + excluded.auth,
-           clearing = t.clearing + excluded.clearing, refund = t.refund + excluded.refund, void = t.void + excluded.void,
-           dropped = t.dropped + excluded.dropped, duplicated = t.duplicated + excluded.duplicated`,
-        [JSON.stringify([...counts.values()])],
-      );
-    }
-  });
+  if (merchantRows.size + purchases.size + messages.size + due.size + cancel.size + counts.size === 0) return;
+  // One statement, atomic on its own: a batch's store write is one round however many tables it touches.
+  // Its parts see the same snapshot, so a due entry the batch both schedules and cancels is not written.
+  const rows = (values: Iterable<unknown>) => JSON.stringify([...values]);
+  await db.query(
+    `with merchants as (
+       insert into simulator_merchants (scheme, merchant_key, location_id, onboarded, merchant, created, updated, environment)
+       select scheme, merchant_key, location_id, onboarded, merchant, at, at, environment
+       from jsonb_to_recordset($1::jsonb) as m(scheme text, merchant_key text, location_id uuid, onboarded boolean, merchant jsonb, at timestamptz, environment text)
+       on conflict (scheme, merchant_key) do update set onboarded = excluded.onboarded, merchant = excluded.merchant, updated = excluded.updated
+     ),
+     purchases as (
+       insert into simulator_purchases (id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, cleared, run_id, purchase, environment)
+       select id, scheme, native_id, card_id, location_id, amount, local_date, authorized_at, state, refunded, cleared, run_id, purchase, environment
+       from jsonb_to_recordset($2::jsonb) as p(id text, scheme text, native_id text, card_id text, location_id uuid, amount numeric, local_date date,
+         authorized_at timestamptz, state text, refunded numeric, cleared numeric, run_id text, purchase jsonb, environment text)
+       on conflict (id) do update set state = excluded.state, refunded = excluded.refunded, cleared = excluded.cleared,
+         amount = excluded.amount, purchase = excluded.purchase
+     ),
+     messages as (
+       insert into simulator_messages (message_id, scheme, purchase_id, kind, delivery, copies, sent_at, value)
+       select message_id, scheme, purchase_id, kind, delivery, copies, sent_at, value
+       from jsonb_to_recordset($3::jsonb) as m(message_id text, scheme text, purchase_id text, kind text, delivery text, copies int, sent_at timestamptz, value jsonb)
+       on conflict (message_id) do update set copies = simulator_messages.copies + excluded.copies
+     ),
+     due as (
+       insert into simulator_due (id, scheme, due_at, kind, payload, environment)
+       select id, scheme, due_at, kind, payload, environment
+       from jsonb_to_recordset($4::jsonb) as d(id text, scheme text, due_at timestamptz, kind text, payload jsonb, environment text)
+       on conflict (id) do nothing
+     ),
+     cancelled as (
+       delete from simulator_due where id = any($5::text[])
+     ),
+     counts as (
+       insert into simulator_run_counts as t (run_id, scheme, purchases, auth, clearing, refund, void, dropped, duplicated)
+       select * from jsonb_to_recordset($6::jsonb) as c(run_id text, scheme text, purchases int8, auth int8, clearing int8, refund int8, void int8, dropped int8, duplicated int8)
+       on conflict (run_id, scheme) do update set purchases = t.purchases + excluded.purchases, auth = t.auth + excluded.auth,
+         clearing = t.clearing + excluded.clearing, refund = t.refund + excluded.refund, void = t.void + excluded.void,
+         dropped = t.dropped + excluded.dropped, duplicated = t.duplicated + excluded.duplicated
+     )
+     select 1`,
+    [
+      rows(merchantRows.values()),
+      rows(purchases.values()),
+      rows(messages.values()),
+      rows([...due.values()].filter((d) => !cancel.has(String(d.id)))),
+      [...cancel],
+      rows(counts.values()),
+    ],
+  );
 }
 
 export async function messageExists(db: Db, messageId: string): Promise<boolean> {

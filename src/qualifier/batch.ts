@@ -4,15 +4,16 @@
 // database) fails the whole batch, so nothing is committed and the bus delivers it again.
 //
 //   parse              normalise each scheme's message                       (memory)
-//   resolve            messages already recorded, cards, existing transactions, the purchases refunds may
-//                      refund, the index versions (5 queries, pipelined: one round trip); then MIDs and activations (≤ 2, one
-//                      round trip); locations by MID and offers from the in-memory indexes
+//   resolve            messages already recorded with the index versions, cards, existing transactions, the
+//                      purchases refunds may refund (≤ 4 queries, pipelined: one round trip); then MIDs,
+//                      activations and the clocks of sandbox cards' accounts (≤ 3, one round trip); locations
+//                      by MID and offers from the in-memory indexes
 //   dedupe             within the batch and already recorded                 (memory)
 //   decide             every message in batch order, so per card in order (decide.ts):
 //                      activation counts and "rewarded once" hold in a batch, across the clearings of one
 //                      authorisation too; refunds linked to their purchases (memory, domain rules)
 //   write              transactions, updates, MID insights, activations, stage claims with their
-//                      outbox events, message marks                          (≤ 6 set-based statements, pipelined)
+//                      outbox events, message marks                          (one statement of set-based parts)
 //   commit             the database transaction's commit
 //
 // The runner reports each batch's time in each step (`StepTimings`): the qualifier's role puts them in the
@@ -29,31 +30,33 @@
 // This module holds the runner and every step but decide (decide.ts); item.ts holds a message on its way
 // through them and what a step says of it. Every statement is a service's (src/services), so no step holds
 // SQL. On PostgreSQL the statements of one round are sent together on the transaction's connection
-// (postgres.js pipelines them), so a batch costs about three round trips and the commit. The bus commits
+// (postgres.js pipelines them), and the write step's parts go out as one statement (write-together.ts), so a
+// batch costs about three round trips and the commit. The bus commits
 // the batch's offsets after the transaction commits. Re-applying a batch changes nothing (every message is
 // marked in the same transaction), so a redelivery after a crash is harmless.
 import type { Db } from "../platform/db.ts";
 import type { Clock } from "../platform/clock/index.ts";
-import { claimStages, stageKey } from "../platform/outbox.ts";
+import { claimsWon, stageClaimsPart, stageKey } from "../platform/outbox.ts";
+import { writeTogether } from "../platform/write-together.ts";
 import { roundMoney } from "../domain/money.ts";
 import { earns } from "../domain/qualification.ts";
 import {
-  indexVersions,
-  insertTransactionRows,
   lockRefundCandidates,
   lockTransactionRows,
-  markMessages,
   messageKey,
+  messageMarksPart,
   publisherSubmission,
   recordedMessages,
-  updateTransactionStages,
+  recordedWithVersions,
+  transactionRowsPart,
+  transactionStagesPart,
   type NetworkTransaction,
   type PublisherTransactionInput,
 } from "../services/transactions/index.ts";
-import { lockActivationCounts, saveActivationCounts, type Offer } from "../services/offers/index.ts";
+import { activationCountsPart, lockActivationCounts, type Offer } from "../services/offers/index.ts";
 import { cardsForTransactions, type LocationWithBrand } from "../services/catalog/index.ts";
 import { environmentClocks } from "../services/accounts/index.ts";
-import { midIds, midKeyOf, recordTransactionsSeen, type MidKey } from "../services/mid-insights/index.ts";
+import { midIds, midKeyOf, transactionsSeenPart, type MidKey } from "../services/mid-insights/index.ts";
 import type { OfferIndex } from "./offer-index.ts";
 import type { LocationIndex } from "./location-index.ts";
 import { normalise } from "./normalise/index.ts";
@@ -240,12 +243,13 @@ async function resolveFacts(db: Db, indexes: Indexes | undefined, items: Item[],
   const refunds = items.filter((i) => i.tx.stage === "refund").map((i) => ({ cardId: i.tx.cardId, amount: roundMoney(-i.tx.amount, i.tx.currency) }));
   // Only network messages are located by MID: submissions alone need neither index.
   const located = items.some((i) => !i.submitted) ? indexes : undefined;
-  const [recorded, cardRows, existingRows, candidateRows, versions] = await Promise.all([
-    recordedMessages(db, items.map((i) => i.tx)),
+  // A batch of network messages reads the index versions with its recorded messages: no statement of their own.
+  const keys = items.map((i) => i.tx);
+  const [{ recorded, versions }, cardRows, existingRows, candidateRows] = await Promise.all([
+    located ? recordedWithVersions(db, keys) : recordedMessages(db, keys).then((recorded) => ({ recorded, versions: undefined })),
     cardsForTransactions(db, [...new Set(items.map((i) => i.tx.cardId))]),
     lockTransactionRows(db, [...ids]),
     lockRefundCandidates(db, refunds),
-    located ? indexVersions(db) : undefined,
   ]);
   const cards = new Map(cardRows.map((c) => [c.id, c]));
   const existing = new Map([...candidateRows, ...existingRows].map((r) => [r.id, r]));
@@ -289,8 +293,9 @@ async function resolveFacts(db: Db, indexes: Indexes | undefined, items: Item[],
     const offer = (offers.get(auth.location_id ?? "") ?? []).find((o) => o.id === auth.offer.id);
     if (offer?.activation.enabled) pairs.push({ offerId: offer.id, cardId: tx.cardId });
   }
-  // Network messages carry no environment: their cards' accounts say which have a clock of their own.
-  const accounts = located ? [...new Set(cardRows.map((c) => c.account_id))] : [];
+  // Network messages carry no environment: their cards' accounts say which have a clock of their own (only a
+  // sandbox has one, so a batch without sandbox cards reads no clock).
+  const accounts = located ? [...new Set(cardRows.filter((c) => c.in_sandbox).map((c) => c.account_id))] : [];
   const [mids, activationRows, clocks] = await Promise.all([
     midIds(db, [...midKeys.values()]),
     lockActivationCounts(db, pairs),
@@ -303,20 +308,21 @@ async function resolveFacts(db: Db, indexes: Indexes | undefined, items: Item[],
 // ------------------------------------------------------------------------------------------ write
 
 /**
- * Writes the plan with set-based statements, sent together (each service call is one statement, and
- * each skips itself when it has nothing to write); returns the events each item's stage claims produced.
+ * Writes the plan in one statement, a set-based part per service (write-together.ts; a part with nothing to
+ * write is left out); returns the events each item's stage claims produced.
  */
 async function writeBatch(db: Db, plan: Plan, now: Date): Promise<Map<Item, string[]>> {
-  const [, , , , won] = await Promise.all([
-    insertTransactionRows(db, [...plan.inserted.values()]),
-    updateTransactionStages(db, [...plan.updated.values()], plan.messages, plan.redecided),
-    recordTransactionsSeen(db, [...plan.midTouches.values()], now),
-    saveActivationCounts(db, [...plan.activations.values()], now),
+  const [, , , , claimed] = await writeTogether(db, [
+    transactionRowsPart([...plan.inserted.values()]),
+    transactionStagesPart([...plan.updated.values()], plan.messages, plan.redecided),
+    transactionsSeenPart([...plan.midTouches.values()], now),
+    activationCountsPart([...plan.activations.values()], now),
     // A stage's event exists at most once per transaction, whatever is redelivered: claims that lose
     // (the stage was claimed before) write no outbox event.
-    claimStages(db, plan.claims, now),
-    markMessages(db, plan.marks, now),
+    stageClaimsPart(plan.claims, now),
+    messageMarksPart(plan.marks, now),
   ]);
+  const won = claimsWon(claimed!);
   const events = new Map<Item, string[]>();
   plan.claims.forEach((c, i) => {
     if (!won.has(stageKey(c.transactionId, c.event))) return;

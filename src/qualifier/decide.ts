@@ -36,7 +36,7 @@ import { environmentNow, type EnvironmentClock } from "../platform/clock/environ
 import { stageKey, type StageClaim } from "../platform/outbox.ts";
 import {
   placeAt,
-  toTransaction,
+  stageViewOf,
   transactionRowOf,
   type MessageMark,
   type NativeMessages,
@@ -336,14 +336,14 @@ function rowOf(d: Decision, id: string): TransactionRow | undefined {
   return d.plan.inserted.get(id) ?? d.facts.existing.get(id);
 }
 
-/** Claims the stage's events for the row (each once in the batch), with the transaction as they carry it. */
+/** Claims the stage's events for the row (each once in the batch), each with the stage's view of the transaction (its payload is assembled from it). */
 function emitStageEvents(d: Decision, item: Item, row: TransactionRow, stage: EventStage): void {
-  const data = toTransaction(row);
+  const view = stageViewOf(row);
   for (const event of stageEvents(stage, row.offer.qualified)) {
     const key = stageKey(row.id, event);
     if (d.claimed.has(key)) continue;
     d.claimed.add(key);
-    d.plan.claims.push({ transactionId: row.id, event, eventId: newId(), data, accountId: row.account_id, live: row.live, programId: row.program_id, created: d.now });
+    d.plan.claims.push({ transactionId: row.id, event, eventId: newId(), stage: view, accountId: row.account_id, live: row.live, programId: row.program_id, created: d.now });
     d.plan.claimItems.push(item);
   }
 }

@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../platform/clock/index.ts";
 import { keepListening, type Db } from "../platform/db.ts";
 import { OUTBOX_WRITTEN } from "../platform/outbox.ts";
+import { ROUND_TICK_MS } from "../platform/group-commit.ts";
 import type { DispatchPhase, Metrics } from "../platform/metrics/index.ts";
 import { claimDue, fanOut, renewLeases, type DueDelivery } from "../services/webhooks/index.ts";
 import type { TargetPolicy } from "../domain/webhook-targets.ts";
@@ -107,6 +108,8 @@ interface Wiring {
 interface Claim {
   limit: number;
   claimed: number;
+  /** What the endpoints known to the pool had room for (their free slots), at most `limit`. */
+  room: number;
 }
 
 /** Outbox events fanned out to their hooks in one round at most. */
@@ -237,7 +240,15 @@ function renewClaims(ctx: DispatchContext, pool: Pool): void {
 /** The pool's rounds until stop: fan out and claim, settle waiters when all is quiet, then rest. */
 async function loop(ctx: DispatchContext, pool: Pool): Promise<void> {
   let failures = 0;
+  let began = -Infinity;
+  let busy = false;
   while (pool.running) {
+    // A busy pool's rounds (the last one claimed more than one delivery, and less than its endpoints had
+    // room for: it took all that was due) are a tick apart (ROUND_TICK_MS): the events and answers of the
+    // tick share them. A claim that filled its room goes again as soon as slots free up.
+    const early = busy ? began + ROUND_TICK_MS - performance.now() : 0;
+    if (early > 1) await new Promise((resolve) => setTimeout(resolve, early));
+    began = performance.now();
     pool.waker.take();
     const round = ++pool.round;
     const withFanOut = pool.fanOutWanted;
@@ -255,6 +266,7 @@ async function loop(ctx: DispatchContext, pool: Pool): Promise<void> {
     }
     if (failures > 0) ctx.log.info({ failures }, "webhook dispatch rounds work again");
     failures = 0;
+    busy = claim !== null && claim.claimed > 1 && claim.claimed < claim.room;
     if (claim?.claimed === 0 && quiet(pool)) settleWaiters(pool, round);
     await rest(pool, claim);
   }
@@ -286,17 +298,18 @@ async function claimAndSend(ctx: DispatchContext, pool: Pool): Promise<Claim | n
   const free = Math.min(ctx.concurrency - pool.inFlight.size, 2 * ctx.concurrency - pool.inFlight.size - pool.recorder.queued);
   if (free <= 0 || !pool.running) return null;
   const started = performance.now();
+  const slots = allowance(pool.endpoints, pool.inFlight.values(), performance.now(), ctx.window);
   const due = await claimDue(ctx.db, {
     now: ctx.clock.now(),
     limit: free,
     owner: ctx.owner,
     leaseMs: ctx.leaseMs,
-    allowance: allowance(pool.endpoints, pool.inFlight.values(), performance.now(), ctx.window),
+    allowance: slots,
     defaultAllowed: 1,
   });
   ctx.timed("claim", started);
   for (const delivery of due) send(ctx, pool, delivery);
-  return { limit: free, claimed: due.length };
+  return { limit: free, claimed: due.length, room: Math.min(free, slots.allowed.reduce((n, a) => n + a, 0)) };
 }
 
 /** Prepares a delivery and calls its endpoint; the answer is handled when it comes. */

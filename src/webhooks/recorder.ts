@@ -1,14 +1,17 @@
 // The dispatcher's group commit: attempts' outcomes gather while deliveries are in flight and are written
 // one batch at a time (the attempts, the deliveries' next step, the endpoints' health), so that a thousand
-// answers cost a few transactions, not a thousand.
+// answers cost a few statements, not a thousand.
 import type { Logger } from "pino";
 import type { Db } from "../platform/db.ts";
+import { ROUND_TICK_MS } from "../platform/group-commit.ts";
 import { recordAttempts, type AttemptOutcome } from "../services/webhooks/index.ts";
 import { ENDPOINT_POLICY } from "./schedule.ts";
 
-/** Outcomes written in one batch at most, and how long a batch waits to fill. */
-const RECORD_BATCH = 500;
-const BATCH_LINGER_MS = 10;
+/**
+ * A batch smaller than this waits a tick to fill (ROUND_TICK_MS, as every hop's rounds) while deliveries are
+ * in flight; a larger one is written at once, so unwritten outcomes never hold back the pool's claims.
+ */
+const LINGER_BELOW = 64;
 
 export interface RecorderDeps {
   db: Db;
@@ -48,7 +51,7 @@ export function createRecorder(deps: RecorderDeps): Recorder {
   async function writeAll(): Promise<void> {
     let failures = 0;
     while (queue.length > 0) {
-      if (queue.length < RECORD_BATCH && deps.inFlight() > 0 && deps.running()) await delay(BATCH_LINGER_MS);
+      if (queue.length < LINGER_BELOW && deps.inFlight() > 0 && deps.running()) await delay(ROUND_TICK_MS);
       const batch = queue;
       queue = [];
       if (await writeBatch(deps, batch)) {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { groupCommit, groupedLookup } from "../../src/platform/group-commit.ts";
 
 describe("groupCommit", () => {
@@ -58,6 +58,39 @@ describe("groupCommit", () => {
     release();
     await Promise.all(started);
     expect(rounds).toEqual([["a:0"], ["a:1", "b:1", "a:2"], ["a:3", "a:4", "a:5"], ["a:6"]]);
+  });
+});
+
+describe("groupCommit's tick", () => {
+  it("runs a busy group's next round a tick after the last one started, and a quiet group's at once", async () => {
+    vi.useFakeTimers();
+    try {
+      const rounds: number[][] = [];
+      const echo = groupCommit<number, number>(async (inputs) => (rounds.push(inputs), inputs.map((ok) => ({ ok }))), { tickMs: 1_000 });
+      // A round of one: the group is quiet, the next call's round starts on the next turn.
+      const quiet = echo(1);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(await quiet).toBe(1);
+      const busy = [echo(2), echo(3)];
+      await vi.advanceTimersByTimeAsync(0);
+      expect(await Promise.all(busy)).toEqual([2, 3]);
+      // The last round carried two: the next waits for the tick.
+      const next = echo(4);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(rounds).toEqual([[1], [2, 3]]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await next).toBe(4);
+      expect(rounds).toEqual([[1], [2, 3], [4]]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("runs the round after a full one at once, busy or not", async () => {
+    const rounds: number[][] = [];
+    const echo = groupCommit<number, number>(async (inputs) => (rounds.push(inputs), inputs.map((ok) => ({ ok }))), { maxRound: 2, tickMs: 60_000 });
+    await Promise.all([1, 2, 3, 4, 5].map(echo));
+    expect(rounds).toEqual([[1, 2], [3, 4], [5]]);
   });
 });
 

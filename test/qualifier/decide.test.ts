@@ -298,8 +298,8 @@ describe("decideInOrder: the networks' other behaviours", () => {
     // Part of it cleared: those clearings keep their reward, and the authorisation its result.
     expect(plan.updated.get(partly.id)).toMatchObject({ expired_at: NOW, offer: { qualified: true, cashback: 5 } });
     expect([...plan.redecided]).toEqual([auth.id]);
-    const data = (c: (typeof plan.claims)[number]) => c.data as { expired: boolean; offer: { cashback: number } };
-    expect(plan.claims.map((c) => [c.transactionId, c.event, data(c).expired, data(c).offer.cashback])).toEqual([
+    const view = (c: (typeof plan.claims)[number]) => c.stage as { expired: boolean; offer: { cashback: number } };
+    expect(plan.claims.map((c) => [c.transactionId, c.event, view(c).expired, view(c).offer.cashback])).toEqual([
       [auth.id, "transaction.auth.expired", true, 0],
       [partly.id, "transaction.auth.expired", true, 5],
     ]);

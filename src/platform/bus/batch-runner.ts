@@ -3,7 +3,7 @@
 // dead-letter the malformed, hand the rest to the handler (on a failure commit what it marked handled
 // and hand the rest over again after a backoff), commit the batch once, tell the observer.
 import type { Logger } from "pino";
-import { groupCommit } from "../group-commit.ts";
+import { groupCommit, ROUND_TICK_MS } from "../group-commit.ts";
 import { abortableSleep } from "./abortable-sleep.ts";
 import { BusError, type BatchHandler, type Bus, type BusMessage, type ConsumerObserver, type SubscribeOptions } from "./bus.ts";
 import { deadLetter, deadLetterTopic } from "./dead-letter.ts";
@@ -156,7 +156,8 @@ function toldOfHanding(groupId: string, run: BatchHandler, observer: ConsumerObs
  * handed to it as one (each partition's messages still in offset order, so in order per key), so a
  * consumer pays one round (one database transaction) for all of them instead of one per partition. When
  * the handler throws, every partition in the round commits what was marked handled of its own messages
- * and gets the rest again.
+ * and gets the rest again. A busy member's rounds are a tick apart (ROUND_TICK_MS): what arrives meanwhile
+ * waits for the next round, whose batch is the larger.
  */
 /**
  * The most messages the partitions' batches bring to one round (a partition's batch is never split): a round's
@@ -185,6 +186,6 @@ function mergingPartitions(handler: BatchHandler): BatchHandler {
     } catch (error) {
       return parts.map(() => ({ error }));
     }
-  }, { size: { sizeOf: (part) => part.batch.length, maxSize: MERGED_MAX } });
+  }, { size: { sizeOf: (part) => part.batch.length, maxSize: MERGED_MAX }, tickMs: ROUND_TICK_MS });
   return (batch, handled) => round({ batch, handled });
 }

@@ -3,7 +3,7 @@
 import type { Db } from "../../platform/db.ts";
 import { newId, randomBase62, sha256 } from "../../platform/ids.ts";
 import { endKeySessions } from "./sessions.ts";
-import { groupedLookup } from "../../platform/group-commit.ts";
+import { groupedLookup, ROUND_TICK_MS } from "../../platform/group-commit.ts";
 import { uuid } from "../../domain/field-rules.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
 import type { EnvironmentClock } from "../../platform/clock/environment.ts";
@@ -125,7 +125,7 @@ const keyOwner = (row: OwnerRow): KeyOwner => ({
   clock: { frozen: row.clock_frozen, offsetMs: row.clock_offset_ms },
 });
 
-/** Current keys by digest or id, many at once: the requests that arrive together are checked in one statement. */
+/** Current keys by digest or id, many at once: the requests that arrive together (within a tick when busy) are checked in one statement. */
 function keyOwners(column: "hash" | "key_id") {
   return groupedLookup(async (db: Db, values: string[]) => {
     const rows = await db.query<OwnerRow>(
@@ -135,7 +135,7 @@ function keyOwners(column: "hash" | "key_id") {
     );
     return new Map(rows.map((row) => [row[column], keyOwner(row)]));
     // Before the look-up the account is not known; each key takes its own turn (an account's requests mostly carry one).
-  }, { fairBy: (value) => value });
+  }, { fairBy: (value) => value, tickMs: ROUND_TICK_MS });
 }
 const byHash = keyOwners("hash");
 const byId = keyOwners("key_id");

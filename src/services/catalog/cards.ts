@@ -204,9 +204,15 @@ export async function deleteCard(ctx: Ctx, id: string): Promise<void> {
   if (command) await trySendCommands(ctx.db, ctx.bus, now, [command]);
 }
 
-/** The linked cards of a batch of network messages, as the qualifier matches them (a failed card is no card of theirs). */
-export async function cardsForTransactions(db: Db, ids: string[]): Promise<StoredCard[]> {
-  return db.query<StoredCard>("select * from cards where id = any($1::uuid[]) and status = 'linked'", [ids]);
+/**
+ * The linked cards of a batch of network messages, as the qualifier matches them (a failed card is no card of
+ * theirs), each with whether it is in a sandbox (only a sandbox has a clock of its own).
+ */
+export async function cardsForTransactions(db: Db, ids: string[]): Promise<(StoredCard & { in_sandbox: boolean })[]> {
+  return db.query<StoredCard & { in_sandbox: boolean }>(
+    "select c.*, a.parent_id is not null as in_sandbox from cards c join accounts a on a.id = c.account_id where c.id = any($1::uuid[]) and c.status = 'linked'",
+    [ids],
+  );
 }
 
 /** One linked card row of an account and environment, as transactions are matched to it; undefined when there is none. */

@@ -4,6 +4,7 @@ import { dueIn, dueParams, envNowSql, type DueTime } from "../../platform/clock/
 import type { Ctx } from "../../platform/context.ts";
 import { DomainError, notFound } from "../../domain/errors.ts";
 import type { Db } from "../../platform/db.ts";
+import { writeTogether, type WritePart } from "../../platform/write-together.ts";
 import type { SeedMid } from "./generator.ts";
 import { newId } from "../../platform/ids.ts";
 import { getProgram } from "../catalog/index.ts";
@@ -308,26 +309,36 @@ export interface MidTouch {
 }
 
 /**
- * Transactions seen on MIDs, one statement for a batch: the latest one (by transaction time) becomes
- * lastSeenTransactionDate/Id; the first authorisation and the first clearing recorded are kept.
+ * Transactions seen on MIDs, as a part of a batch's statement (write-together.ts): the latest one (by
+ * transaction time) becomes lastSeenTransactionDate/Id; the first authorisation and the first clearing
+ * recorded are kept.
  */
-export async function recordTransactionsSeen(db: Db, touches: MidTouch[], now: Date): Promise<void> {
-  if (touches.length === 0) return;
-  await db.query(
-    `update mid_insights m set
-       last_seen_transaction_id = case when m.last_seen_transaction_date is null or u.at >= m.last_seen_transaction_date
-         then u.last_id else m.last_seen_transaction_id end,
-       last_seen_transaction_date = greatest(m.last_seen_transaction_date, u.at),
-       first_transaction_auth_id = coalesce(m.first_transaction_auth_id, u.first_auth),
-       first_transaction_clearing_id = coalesce(m.first_transaction_clearing_id, u.first_clearing),
-       event_ts = greatest(m.event_ts, u.at), updated = $2
-     from jsonb_to_recordset($1::jsonb) as u(mid_id uuid, program_id uuid, at timestamptz, last_id uuid, first_auth uuid, first_clearing uuid)
-     where m.mid_id = u.mid_id and m.program_id = u.program_id`,
-    [
+export function transactionsSeenPart(touches: MidTouch[], now: Date): WritePart | undefined {
+  if (touches.length === 0) return undefined;
+  return {
+    ctes: [
+      `mid_insights_seen as (
+         update mid_insights m set
+           last_seen_transaction_id = case when m.last_seen_transaction_date is null or u.at >= m.last_seen_transaction_date
+             then u.last_id else m.last_seen_transaction_id end,
+           last_seen_transaction_date = greatest(m.last_seen_transaction_date, u.at),
+           first_transaction_auth_id = coalesce(m.first_transaction_auth_id, u.first_auth),
+           first_transaction_clearing_id = coalesce(m.first_transaction_clearing_id, u.first_clearing),
+           event_ts = greatest(m.event_ts, u.at), updated = $2
+         from jsonb_to_recordset($1::jsonb) as u(mid_id uuid, program_id uuid, at timestamptz, last_id uuid, first_auth uuid, first_clearing uuid)
+         where m.mid_id = u.mid_id and m.program_id = u.program_id
+       )`,
+    ],
+    params: [
       JSON.stringify(touches.map((t) => ({ mid_id: t.midId, program_id: t.programId, at: t.at, last_id: t.lastId, first_auth: t.firstAuth, first_clearing: t.firstClearing }))),
       now,
     ],
-  );
+  };
+}
+
+/** Transactions seen on MIDs, in a statement of their own. */
+export async function recordTransactionsSeen(db: Db, touches: MidTouch[], now: Date): Promise<void> {
+  await writeTogether(db, [transactionsSeenPart(touches, now)]);
 }
 
 export interface MidKey {

@@ -5,6 +5,7 @@ import type { Ctx } from "../../platform/context.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
 import { nextActivation, type ActivationState, type DeactivationReason } from "../../domain/offer-activation.ts";
 import type { Db } from "../../platform/db.ts";
+import { writeTogether, type WritePart } from "../../platform/write-together.ts";
 import { getCard, getLinkedCard } from "../catalog/index.ts";
 import { findOfferRow, toOffer, type Offer } from "./offer-record.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
@@ -196,18 +197,27 @@ export function countQualified(row: ActivationCount, limit: number): (Activation
 }
 
 /**
- * Qualified transactions counted on activations (the qualifier writes them in the transaction that
- * records the results, after `nextActivation`): the one that reached the offer's limit deactivated it.
+ * Qualified transactions counted on activations, as a part of a statement (write-together.ts; the qualifier
+ * writes them with the results, after `nextActivation`): the one that reached the offer's limit deactivated it.
  */
-export async function saveActivationCounts(db: Db, counts: (ActivationCount & { limitReached: boolean; at?: Date })[], now: Date): Promise<void> {
-  if (counts.length === 0) return;
+export function activationCountsPart(counts: (ActivationCount & { limitReached: boolean; at?: Date })[], now: Date): WritePart | undefined {
+  if (counts.length === 0) return undefined;
   // `at`: the count's time in its environment (a sandbox's clock), else `now`.
-  await db.query(
-    `update offer_activations a set state = u.state, qualified_transactions = u.qualified_transactions,
-       deactivated = case when u.state = 'deactivated' then coalesce(u.at, $2::timestamptz) else a.deactivated end,
-       deactivation_reason = case when u.limit_reached then 'limit' else null end, updated = coalesce(u.at, $2::timestamptz)
-     from jsonb_to_recordset($1::jsonb) as u(id uuid, state text, qualified_transactions int, limit_reached boolean, at timestamptz)
-     where a.id = u.id`,
-    [JSON.stringify(counts.map((a) => ({ id: a.id, state: a.state, qualified_transactions: a.qualified_transactions, limit_reached: a.limitReached, at: a.at }))), now],
-  );
+  return {
+    ctes: [
+      `activations_counted as (
+         update offer_activations a set state = u.state, qualified_transactions = u.qualified_transactions,
+           deactivated = case when u.state = 'deactivated' then coalesce(u.at, $2::timestamptz) else a.deactivated end,
+           deactivation_reason = case when u.limit_reached then 'limit' else null end, updated = coalesce(u.at, $2::timestamptz)
+         from jsonb_to_recordset($1::jsonb) as u(id uuid, state text, qualified_transactions int, limit_reached boolean, at timestamptz)
+         where a.id = u.id
+       )`,
+    ],
+    params: [JSON.stringify(counts.map((a) => ({ id: a.id, state: a.state, qualified_transactions: a.qualified_transactions, limit_reached: a.limitReached, at: a.at }))), now],
+  };
+}
+
+/** Activation counts saved in a statement of their own. */
+export async function saveActivationCounts(db: Db, counts: (ActivationCount & { limitReached: boolean; at?: Date })[], now: Date): Promise<void> {
+  await writeTogether(db, [activationCountsPart(counts, now)]);
 }

@@ -1,6 +1,6 @@
 // Offers: card-linked offers and their status, card activations and their counts, the marketplace. What the
 // rest of Cardlink may use of it.
-export { activateOffer, type ActivationCount, countQualified, deactivateOffer, listOfferCards, lockActivationCounts, type OfferActivation, recordQualifiedTransaction, saveActivationCounts } from "./activations.ts";
+export { activateOffer, type ActivationCount, activationCountsPart, countQualified, deactivateOffer, listOfferCards, lockActivationCounts, type OfferActivation, recordQualifiedTransaction, saveActivationCounts } from "./activations.ts";
 export { seedMarketplace } from "./marketplace-seed.ts";
 export { adoptMarketplaceOffer, createMarketplaceOffer, listMarketplaceOffers, type MarketplaceOfferView, updateMarketplaceOffer } from "./marketplace.ts";
 export { linkLocation, linkProgramLocations, unlinkLocation } from "./links.ts";

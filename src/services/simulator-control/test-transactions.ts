@@ -15,7 +15,7 @@ import { clearingTransactionIdFor, transactionIdFor } from "../../domain/transac
 import { notLinkedRule } from "../../domain/card-number.ts";
 import { refundedAmounts, toTransaction, type Transaction, type TransactionRow } from "../transactions/index.ts";
 import { findAtNextTick } from "../transactions/index.ts";
-import { groupCommit, perHandle, type Outcome } from "../../platform/group-commit.ts";
+import { groupCommit, perHandle, ROUND_TICK_MS, type Outcome } from "../../platform/group-commit.ts";
 
 export interface TestPurchaseInput {
   cardId: string;
@@ -54,8 +54,8 @@ const RELAY_AFTER_MS = 5_000;
  */
 const ANSWER_WITHIN_MS = 6_000;
 /**
- * How long a published purchase's request waits for its row to be marked published (real ms); past that
- * it answers anyway, and the workers' relay publishes it once more if the mark never landed.
+ * How long a published purchase waits for a round of purchases to mark it published before it is marked
+ * by a statement of its own (real ms); well within RELAY_AFTER_MS, so the workers' relay does not publish it again.
  */
 const MARK_WITHIN_MS = 1_000;
 /** How many waiting purchases the workers publish together. */
@@ -108,8 +108,8 @@ interface PurchaseLocation {
   scheme: Scheme;
   status: string;
   mids: Record<string, string>[];
-  /** When the network answered the location's onboarding; null while it has not. */
-  answered: Date | null;
+  /** When the network answered the location's onboarding (an ISO time); null while it has not. */
+  answered: string | null;
 }
 
 interface PurchaseCard {
@@ -185,32 +185,88 @@ function purchaseOf({ ctx, input }: PurchaseRequest, card: PurchaseCard | undefi
   };
 }
 
-/** A round full to its limit takes the waiting purchases in fair turns among their accounts (a sandbox's with its owner's). */
-const PURCHASE_ROUNDS = { fairBy: ({ ctx }: PurchaseRequest) => ctx.tenant ?? ctx.accountId };
+/**
+ * A round full to its limit takes the waiting purchases in fair turns among their accounts (a sandbox's with
+ * its owner's); busy rounds are a tick apart, each carrying a tick's purchases.
+ */
+const PURCHASE_ROUNDS = { fairBy: ({ ctx }: PurchaseRequest) => ctx.tenant ?? ctx.accountId, tickMs: ROUND_TICK_MS };
 
 /**
- * The purchases that arrived together, checked and written together: one round of reads (their cards,
- * their locations at every network) and one insert of every purchase that can be made. Written first: if
- * the write fails (PostgreSQL down) nothing was sent and each answer is a 503. Until a command is known to
- * be on the bus its row keeps it, for the workers to publish (relayTestPurchases).
+ * Purchases known to be on the bus, waiting to be marked: each round of purchases marks them in its insert,
+ * so a busy front door marks them with no statement of their own; an idle one within MARK_WITHIN_MS.
+ */
+interface Marks {
+  ids: string[];
+  timer: NodeJS.Timeout | undefined;
+}
+const marksOf = new WeakMap<Db, Marks>();
+
+function marks(db: Db): Marks {
+  let m = marksOf.get(db);
+  if (!m) marksOf.set(db, (m = { ids: [], timer: undefined }));
+  return m;
+}
+
+/** The marks waiting, taken for a statement that writes them. */
+function takeMarks(db: Db): string[] {
+  const m = marks(db);
+  clearTimeout(m.timer);
+  m.timer = undefined;
+  const ids = m.ids;
+  m.ids = [];
+  return ids;
+}
+
+/** Notes that the purchase is on the bus; the next round of purchases, or MARK_WITHIN_MS at the latest, marks it. */
+function markPublished(db: Db, id: string): void {
+  const m = marks(db);
+  m.ids.push(id);
+  // A mark that never lands only costs a second publish, which the simulators drop (relayTestPurchases).
+  m.timer ??= setTimeout(() => void writePurchases(db, [], takeMarks(db)).catch(() => undefined), MARK_WITHIN_MS).unref();
+}
+
+/**
+ * Inserts the purchases of a round and marks those known to be on the bus (their commands no longer kept),
+ * in one statement.
+ */
+async function writePurchases(db: Db, rows: Record<string, unknown>[], published: string[]): Promise<void> {
+  if (rows.length === 0 && published.length === 0) return;
+  await db.query(
+    `with marked as (
+       update test_purchases set published = true, command = null where transaction_id = any($3::uuid[])
+     )
+     insert into test_purchases (transaction_id, account_id, scheme, card_id, purchase_id, created, command, published, publish_after)
+     select r.transaction_id, r.account_id, r.scheme, r.card_id, r.purchase_id, r.created, r.command, false, now() + make_interval(secs => $2)
+     from jsonb_to_recordset($1::jsonb) as r(transaction_id uuid, account_id uuid, scheme text, card_id uuid, purchase_id text, created timestamptz, command jsonb)`,
+    [JSON.stringify(rows), RELAY_AFTER_MS / 1000, published],
+  );
+}
+
+/**
+ * The purchases that arrived together, checked and written together: one read of their cards and their
+ * locations at every network, and one statement inserting every purchase that can be made (with the marks
+ * of the purchases published since the last round). Written first: if the write fails (PostgreSQL down)
+ * nothing was sent and each answer is a 503. Until a command is known to be on the bus its row keeps it,
+ * for the workers to publish (relayTestPurchases).
  */
 const preparePurchases = perHandle((db: Db) =>
   groupCommit<PurchaseRequest, Prepared>(async (requests) => {
     const cardIds = [...new Set(requests.map((r) => r.input.cardId))];
     const locationIds = [...new Set(requests.map((r) => r.input.locationId))];
-    const [cards, locations] = await Promise.all([
-      db.query<PurchaseCard>(
-        `select c.id, c.account_id, c.live, c.program_id, c.scheme, c.first_numbers, c.last_numbers, c.status, c.failure_reason, c.country_code,
-           sandbox_of(c.account_id) as environment
-         from cards c where c.id = any($1::uuid[])`,
-        [cardIds],
-      ),
-      db.query<PurchaseLocation>(
-        `select l.*, b.name as brand_name, n.scheme, n.status, n.mids, n.answered from locations l join brands b on b.id = l.brand_id
-         join location_networks n on n.location_id = l.id where l.id = any($1::uuid[])`,
-        [locationIds],
-      ),
-    ]);
+    const [found] = await db.query<{ cards: PurchaseCard[]; locations: PurchaseLocation[] }>(
+      `select
+         coalesce((select json_agg(c) from (
+           select c.id, c.account_id, c.live, c.program_id, c.scheme, c.first_numbers, c.last_numbers, c.status, c.failure_reason, c.country_code,
+             sandbox_of(c.account_id) as environment
+           from cards c where c.id = any($1::uuid[])) c), '[]'::json) as cards,
+         coalesce((select json_agg(l) from (
+           select l.id, l.account_id, l.live, l.program_id, l.address, l.city, l.postcode, l.country_code, l.timezone,
+             b.name as brand_name, n.scheme, n.status, n.mids, n.answered
+           from locations l join brands b on b.id = l.brand_id join location_networks n on n.location_id = l.id
+           where l.id = any($2::uuid[])) l), '[]'::json) as locations`,
+      [cardIds, locationIds],
+    );
+    const { cards, locations } = found!;
     const cardById = new Map(cards.map((c) => [c.id, c]));
     const outcomes: Outcome<Prepared>[] = [];
     const rows: Record<string, unknown>[] = [];
@@ -229,23 +285,17 @@ const preparePurchases = perHandle((db: Db) =>
       }
     }
     if (rows.length > 0) {
-      await db.query(
-        `insert into test_purchases (transaction_id, account_id, scheme, card_id, purchase_id, created, command, published, publish_after)
-         select r.transaction_id, r.account_id, r.scheme, r.card_id, r.purchase_id, r.created, r.command, false, now() + make_interval(secs => $2)
-         from jsonb_to_recordset($1::jsonb) as r(transaction_id uuid, account_id uuid, scheme text, card_id uuid, purchase_id text, created timestamptz, command jsonb)`,
-        [JSON.stringify(rows), RELAY_AFTER_MS / 1000],
-      );
+      const published = takeMarks(db);
+      try {
+        await writePurchases(db, rows, published);
+      } catch (err) {
+        // The marks were not written: they wait for the next round.
+        for (const id of published) markPublished(db, id);
+        throw err;
+      }
     }
     return outcomes;
   }, PURCHASE_ROUNDS),
-);
-
-/** Purchases known to be on the bus, marked together; their commands are no longer kept. */
-const markPublished = perHandle((db: Db) =>
-  groupCommit<string, void>(async (ids) => {
-    await db.query("update test_purchases set published = true, command = null where transaction_id = any($1::uuid[])", [ids]);
-    return ids.map(() => ({ ok: undefined }));
-  }),
 );
 
 export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input: TestPurchaseInput): Promise<Sent> {
@@ -269,8 +319,8 @@ export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input:
     // Accepted durably: the purchase is made when the bus is back (202, status "accepted").
     return { id, transaction: undefined, accepted: true };
   }
-  // The purchase is on its way; from here on a database error must not turn the answer into a failure.
-  await within(markPublished(ctx.db)(id), MARK_WITHIN_MS, "postgres").catch(() => undefined);
+  // The purchase is on its way: its mark goes with the next round's insert, not in a statement of its own.
+  markPublished(ctx.db, id);
   // The wait for the qualifier is what is left of the answer's budget, so a slow publish does not add to it.
   const left = Math.min(waitMs, began + ANSWER_WITHIN_MS - performance.now());
   return { id, transaction: left > 0 ? await waitFor(ctx, id, left, () => true).catch(() => undefined) : undefined };

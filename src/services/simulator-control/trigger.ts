@@ -235,10 +235,11 @@ interface Deps {
   waitMs: number;
 }
 
+/** The events about a subject, by its id: a transaction event's stored data (its stage's view) keeps the transaction's. */
 const eventIdsFor = async (ctx: Ctx, event: string, subjectId: string): Promise<string[]> =>
   (
     await ctx.db.query<{ id: string }>(
-      `select id from outbox where account_id = $1 and live = $2 and event = $3
+      `select id from outbox_events where account_id = $1 and live = $2 and event = $3
          and (data->>'id' = $4 or data->'location'->>'id' = $4) order by created, id`,
       [ctx.accountId, ctx.live, event, subjectId],
     )
@@ -587,7 +588,7 @@ async function writtenEvents(ctx: Ctx, event: TriggerEvent, fired: Fired, deadli
 
 /** Whether the dispatcher has fanned every one of the events out. */
 async function allDispatched(ctx: Ctx, eventIds: string[]): Promise<boolean> {
-  return (await ctx.db.query("select 1 from outbox where id = any($1::uuid[]) and dispatched is null limit 1", [eventIds])).length === 0;
+  return (await ctx.db.query("select 1 from outbox_events where id = any($1::uuid[]) and dispatched is null limit 1", [eventIds])).length === 0;
 }
 
 /**

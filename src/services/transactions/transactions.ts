@@ -14,6 +14,7 @@ import { Filters, pageByCreated, type Page, type PageQuery } from "../../platfor
 import { getProgram } from "../catalog/index.ts";
 import { placeOfLocation, type Place } from "../catalog/index.ts";
 import { claimStages, stageKey } from "../../platform/outbox.ts";
+import type { WritePart } from "../../platform/write-together.ts";
 import { newId } from "../../platform/ids.ts";
 
 export interface TransactionCard {
@@ -312,45 +313,54 @@ export async function lockTransactionRows(db: Db, ids: string[]): Promise<Transa
   return db.query<TransactionRow>("select * from transactions where id = any($1::uuid[]) order by id for update", [ids]);
 }
 
-export async function insertTransactionRows(db: Db, rows: StoredTransactionRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db.query(
-    `insert into transactions (id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
-       original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, expired_at, targeting_tag,
-       identifiers, card, brand, location, offer, qualification_due, considered, native_messages, created, updated)
-     select id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
-       original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, expired_at, targeting_tag,
-       identifiers, card, brand, location, offer, qualification_due, considered, native_messages, created, updated
-     from jsonb_populate_recordset(null::transactions, $1::jsonb)`,
-    [JSON.stringify(rows)],
-  );
+/** New transactions, inserted as a part of a statement (write-together.ts). */
+export function transactionRowsPart(rows: StoredTransactionRow[]): WritePart | undefined {
+  if (rows.length === 0) return undefined;
+  return {
+    ctes: [
+      `transactions_inserted as (
+         insert into transactions (id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
+           original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, expired_at, targeting_tag,
+           identifiers, card, brand, location, offer, qualification_due, considered, native_messages, created, updated)
+         select id, account_id, live, program_id, card_id, location_id, brand_id, scheme, kind, purchase_key,
+           original_id, refund_id, auth_id, clearings, datetime, amount, currency, card_present, wallet, auth, cleared, voided, expired_at, targeting_tag,
+           identifiers, card, brand, location, offer, qualification_due, considered, native_messages, created, updated
+         from jsonb_populate_recordset(null::transactions, $1::jsonb)
+       )`,
+    ],
+    params: [JSON.stringify(rows)],
+  };
 }
 
 /**
- * A later stage of recorded transactions: their stage flags, authorised amount, expiry, identifiers, what
- * their clearings came to, the refund linked to them and `updated`; the offer result (and what is due of
- * it) of the rows in `redecided` (an increment, an expiry); with the native messages of the stages
- * `messages` adds (by transaction id), merged into the row's, a stage's stored message kept.
+ * A later stage of recorded transactions, as a part of a statement (write-together.ts): their stage flags,
+ * authorised amount, expiry, identifiers, what their clearings came to, the refund linked to them and
+ * `updated`; the offer result (and what is due of it) of the rows in `redecided` (an increment, an expiry);
+ * with the native messages of the stages `messages` adds (by transaction id), merged into the row's, a
+ * stage's stored message kept.
  */
-export async function updateTransactionStages(
-  db: Db,
+export function transactionStagesPart(
   rows: TransactionRow[],
   messages: ReadonlyMap<string, NativeMessages> = new Map(),
   redecided: ReadonlySet<string> = new Set(),
-): Promise<void> {
-  if (rows.length === 0) return;
-  await db.query(
-    `update transactions t set auth = u.auth, cleared = u.cleared, voided = u.voided, amount = u.amount,
-       expired_at = coalesce(u.expired_at, t.expired_at), identifiers = u.identifiers, clearings = u.clearings,
-       refund_id = u.refund_id, updated = u.updated,
-       offer = case when u.redecided then u.offer else t.offer end,
-       qualification_due = case when u.redecided then u.qualification_due else t.qualification_due end,
-       native_messages = coalesce(u.native_messages || t.native_messages, u.native_messages, t.native_messages)
-     from jsonb_to_recordset($1::jsonb)
-       as u(id uuid, auth boolean, cleared boolean, voided boolean, amount numeric, expired_at timestamptz, identifiers jsonb, clearings jsonb,
-         refund_id uuid, updated timestamptz, redecided boolean, offer jsonb, qualification_due date, native_messages jsonb)
-     where t.id = u.id`,
-    [
+): WritePart | undefined {
+  if (rows.length === 0) return undefined;
+  return {
+    ctes: [
+      `transactions_staged as (
+         update transactions t set auth = u.auth, cleared = u.cleared, voided = u.voided, amount = u.amount,
+           expired_at = coalesce(u.expired_at, t.expired_at), identifiers = u.identifiers, clearings = u.clearings,
+           refund_id = u.refund_id, updated = u.updated,
+           offer = case when u.redecided then u.offer else t.offer end,
+           qualification_due = case when u.redecided then u.qualification_due else t.qualification_due end,
+           native_messages = coalesce(u.native_messages || t.native_messages, u.native_messages, t.native_messages)
+         from jsonb_to_recordset($1::jsonb)
+           as u(id uuid, auth boolean, cleared boolean, voided boolean, amount numeric, expired_at timestamptz, identifiers jsonb, clearings jsonb,
+             refund_id uuid, updated timestamptz, redecided boolean, offer jsonb, qualification_due date, native_messages jsonb)
+         where t.id = u.id
+       )`,
+    ],
+    params: [
       JSON.stringify(
         rows.map((r) => {
           const again = redecided.has(r.id);
@@ -373,7 +383,7 @@ export async function updateTransactionStages(
         }),
       ),
     ],
-  );
+  };
 }
 
 /** What a refund is matched against: the refund's card and amount, a positive amount as purchases have. */
@@ -519,12 +529,42 @@ export async function qualifyRefundsOf(db: Db, purchaseId: string, now: Date): P
   );
 }
 
-/** Claims `names` for one transaction, its record as of now the events' data; returns the events won. */
+/**
+ * The keys of the record a later stage may change (its update, an increment's amount, the expiry, the
+ * return period's settling, a refund's link). Every other key is the row's as it was inserted, which the
+ * outbox view reads back (transaction_event_base, migration 036).
+ */
+const STAGE_VIEW_KEYS = [
+  "id",
+  "refundTransactionId",
+  "clearedAmount",
+  "updated",
+  "auth",
+  "cleared",
+  "voided",
+  "expired",
+  "expiredAt",
+  "amount",
+  "offer",
+  "identifiers",
+] as const satisfies readonly (keyof Transaction)[];
+
+/**
+ * The record as of a stage, as far as a later stage may change it: what a transaction event keeps. Its
+ * payload is the transaction's row with this laid over (the outbox view, migration 036), which is the
+ * record as of the stage, however the row changes after it.
+ */
+export function stageViewOf(r: TransactionRow): Record<string, unknown> {
+  const t = toTransaction(r);
+  return Object.fromEntries(STAGE_VIEW_KEYS.map((k) => [k, t[k]]));
+}
+
+/** Claims `names` for one transaction, its record as of now the events' payload; returns the events won. */
 export async function emitStageEvents(db: Db, row: TransactionRow, names: string[], now: Date): Promise<string[]> {
-  const data = toTransaction(row);
+  const stage = stageViewOf(row);
   const won = await claimStages(
     db,
-    names.map((event) => ({ transactionId: row.id, event, eventId: newId(), accountId: row.account_id, live: row.live, programId: row.program_id, data })),
+    names.map((event) => ({ transactionId: row.id, event, eventId: newId(), accountId: row.account_id, live: row.live, programId: row.program_id, stage })),
     now,
   );
   return names.filter((event) => won.has(stageKey(row.id, event)));

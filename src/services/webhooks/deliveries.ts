@@ -10,9 +10,9 @@ import { HOOK_DISABLED, recordEndpointHealth, type EndpointPolicy, type Endpoint
 import { dispatchEvents } from "../../platform/outbox.ts";
 
 /**
- * The hooks an event `e` goes to (`h`): the account's of its environment registered for it, on its
- * program (an event without a program goes to the publisher's hooks on every program). `hook.disabled`
- * goes to the program's other hooks, never the one disabled.
+ * The hooks an event `e` (a row of `outbox_events`, or of the `outbox` view) goes to (`h`): the account's
+ * of its environment registered for it, on its program (an event without a program goes to the publisher's
+ * hooks on every program). `hook.disabled` goes to the program's other hooks, never the one disabled.
  */
 const HOOKS_OF_EVENT = `h.account_id = e.account_id and h.live = e.live and h.event = e.event
   and (e.program_id is null or h.program_id = e.program_id)
@@ -102,7 +102,7 @@ export async function claimDue(db: Db, req: ClaimRequest): Promise<DueDelivery[]
        limit $2
      )
      update webhook_deliveries d set lease_until = now() + make_interval(secs => $6 / 1000.0), lease_owner = $7
-     from hooks h, outbox e
+     from hooks h, outbox e -- the view: a transaction event's payload assembled from its transaction (migration 036)
      where d.id = any(array(select id from due)) and h.id = d.hook_id and e.id = d.event_id
      returning d.id, d.hook_id, h.failure_streak, d.attempts, h.url, h.secret, e.id as event_id, e.event, e.data, e.created as event_created`,
     [req.now, req.limit, req.allowance.hookIds, req.allowance.allowed, req.defaultAllowed, req.leaseMs, req.owner],
@@ -188,11 +188,12 @@ function tallyEndpoints(outcomes: AttemptOutcome[]): EndpointTally[] {
 const GONE = 410;
 
 /**
- * Records a batch of attempts in one transaction with set-based statements: one attempt row each (with
- * the request's headers and the head of the answer's body), the deliveries' status and next attempt (the
- * retry schedule with its jitter, no earlier than a `Retry-After`; none after a 410), and each hook's
- * failure streak, pause and, after a long streak or a 410, its disabling. A delivery that no longer exists
- * (its hook was deleted meanwhile) is skipped. Returns the hooks this batch disabled.
+ * Records a batch of attempts with set-based statements: one attempt row each (with the request's headers and
+ * the head of the answer's body) with the deliveries' status and next attempt (the retry schedule with its
+ * jitter, no earlier than a `Retry-After`; none after a 410) in one statement, and in the same transaction,
+ * when the batch changes any, each hook's failure streak, pause and, after a long streak or a 410, its
+ * disabling. A delivery that no longer exists (its hook was deleted meanwhile) is skipped. Returns the hooks
+ * this batch disabled.
  */
 export async function recordAttempts(
   db: Db,
@@ -202,8 +203,8 @@ export async function recordAttempts(
   if (outcomes.length === 0) return [];
   const tallies = tallyEndpoints(outcomes);
   // Booleans travel as text arrays: postgres.js sends a JS boolean array as one boolean, not an array.
-  return db.tx(async (tx) => {
-    await tx.query(
+  const record = (tx: Db) =>
+    tx.query(
       `with o as (
          select * from unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[]::boolean[], $7::text[]::boolean[],
              $9::text[]::jsonb[], $10::text[], $11::int[], $12::float8[])
@@ -246,6 +247,13 @@ export async function recordAttempts(
         policy.jitter,
       ],
     );
+  // Healthy hooks' successes change no hook: one statement, atomic on its own, needs no transaction around it.
+  if (tallies.length === 0) {
+    await record(db);
+    return [];
+  }
+  return db.tx(async (tx) => {
+    await record(tx);
     return recordEndpointHealth(tx, tallies, policy);
   });
 }
@@ -296,7 +304,7 @@ const DELIVERY_VIEW = `(select d.*, e.event,
     coalesce((select json_agg(json_build_object('attempt', a.attempt, 'attempted', a.attempted,
       'latency_ms', a.latency_ms, 'response_code', a.response_code, 'error', a.error) order by a.attempt)
       from webhook_attempts a where a.delivery_id = d.id), '[]'::json) as attempt_list
-  from webhook_deliveries d join outbox e on e.id = d.event_id) deliveries`;
+  from webhook_deliveries d join outbox_events e on e.id = d.event_id) deliveries`;
 
 export async function listDeliveries(ctx: Ctx, hookId: string, page: PageQuery): Promise<Page<Delivery>> {
   const [hook] = await ctx.db.query("select 1 from hooks where id = $1 and account_id = $2 and live = $3", [
@@ -324,13 +332,13 @@ export async function redeliver(ctx: Ctx, eventId: string): Promise<{ eventId: s
   const rows = await ctx.db.query<{ id: string }>(
     `insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
      select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $4, $4, $4
-     from outbox e join hooks h on ${HOOKS_OF_EVENT}
+     from outbox_events e join hooks h on ${HOOKS_OF_EVENT}
      where e.id = $1 and e.account_id = $2 and e.live = $3
      returning id`,
     [eventId, ctx.accountId, ctx.live, now],
   );
   if (rows.length === 0) {
-    const [event] = await ctx.db.query("select 1 from outbox where id = $1 and account_id = $2 and live = $3", [
+    const [event] = await ctx.db.query("select 1 from outbox_events where id = $1 and account_id = $2 and live = $3", [
       eventId,
       ctx.accountId,
       ctx.live,
@@ -373,7 +381,7 @@ export async function recoverHook(ctx: Ctx, hookId: string, window: { since: Dat
       `with again as (
          insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
          select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $4, $4, $4
-         from hooks h join outbox e on ${HOOKS_OF_EVENT}
+         from hooks h join outbox_events e on ${HOOKS_OF_EVENT}
          where h.id = $1 and e.created >= $2 and e.created < $3
            and exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.hook_id = h.id and d.status = 'failed')
            and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.hook_id = h.id and d.status <> 'failed')
@@ -381,7 +389,7 @@ export async function recoverHook(ctx: Ctx, hookId: string, window: { since: Dat
        ),
        retrying as (
          update webhook_deliveries d set next_attempt = least(d.next_attempt, $4), updated = $4
-         from outbox e
+         from outbox_events e
          where d.hook_id = $1 and e.id = d.event_id and e.created >= $2 and e.created < $3
            and d.status = 'pending' and d.attempts > 0 and (d.lease_until is null or d.lease_until < now())
          returning d.id

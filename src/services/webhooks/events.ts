@@ -1,7 +1,9 @@
 // Webhook events as a publisher sees them: a program's events with their payloads and where each stands
 // (delivered, failed, pending), and one event with every attempt of every delivery — the request headers
 // sent, the answer's status, latency and the first 4 KB of its body. Read-only: the outbox is written by
-// the modules whose changes the events report, deliveries and attempts by webhook-deliveries.ts.
+// the modules whose changes the events report, deliveries and attempts by webhook-deliveries.ts. Events are
+// read through the `outbox` view, which assembles a transaction event's payload from its transaction
+// (migration 036).
 import type { Ctx } from "../../platform/context.ts";
 import { notFound } from "../../domain/errors.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
@@ -135,7 +137,7 @@ const toDetail = (r: EventRow): WebhookEventDetail => ({
 
 /** The events with their status and deliveries (and, for one event, every attempt), as a table to filter and page. */
 const eventView = (withAttempts: boolean) => `(select e.id, e.account_id, e.live, e.program_id, e.event, e.data, e.created,
-    case when e.event like 'transaction.%' then e.data->>'id' end as transaction_id,
+    case when e.event like 'transaction.%' then coalesce(e.transaction_id::text, e.data->>'id') end as transaction_id,
     case when e.dispatched is null or s.pending_hooks > 0 then 'pending'
       when s.hooks = 0 then 'no_hooks'
       when s.failed_hooks > 0 then 'failed'
@@ -189,16 +191,18 @@ export async function listWebhookEvents(ctx: Ctx, programId: string, filters: Ev
 }
 
 /**
- * The caller's events about one record (a transaction, a location, a missing transaction request, an offer, a
- * hook: the event's `data`, or its `data.location`) written at or after `since`, newest first, with their
- * deliveries: the webhooks a request that made or changed that record caused (the request log's link).
+ * The caller's events about one record (a transaction: a transaction event's own; a location: its
+ * `data.location`; a missing transaction request, an offer, a hook: its `data`) written at or after `since`,
+ * newest first, with their deliveries: the webhooks a request that made or changed that record caused (the
+ * request log's link). A transaction event is matched by its transaction, not by the location in its payload,
+ * and without assembling the payload.
  */
 export async function listWebhookEventsAbout(ctx: Ctx, about: { resourceId: string; since: Date }, page: PageQuery): Promise<Page<WebhookEvent>> {
   const f = new Filters()
     .add("account_id = ?", ctx.accountId)
     .add("live = ?", ctx.live)
     .add("created >= ?", about.since)
-    .add("coalesce(data->'location'->>'id', data->>'id') = ?", about.resourceId);
+    .add("coalesce(transaction_id, data->'location'->>'id', data->>'id') = ?", about.resourceId);
   return pageByCreated(ctx.db, LIST_VIEW, f, page, toEvent);
 }
 

@@ -1,6 +1,7 @@
 // A test purchase is written before it is published: with the database down nothing reaches the bus (503);
 // with the bus down it is accepted durably (202 "accepted") and the workers' relay makes it, once, when
-// the bus is back.
+// the bus is back. A published purchase is marked so by the next round's insert, or on its own within a
+// second, so the relay never sends it again.
 import { describe, expect, it } from "vitest";
 import { expectError, expectStatus } from "../../support/harness.ts";
 import { usePipeline } from "../../support/pipeline.ts";
@@ -24,6 +25,23 @@ function refuseCommands() {
   };
   return { refused: () => refused, undo: () => void (bus.publish = publish) };
 }
+
+describe("test purchases once published", () => {
+  it("marks each published purchase, with the next round's insert or on its own, so the relay sends none again", async () => {
+    const { h } = pipeline;
+    const w = await world(h);
+    const ids: string[] = [];
+    // The first one's mark goes with the second one's insert; the last one's on its own.
+    for (const amount of [12, 13]) {
+      ids.push((await expectStatus<{ id: string }>(await w.client.post("/v1/transactions/test", { cardId: w.cardId, locationId: w.locationId, amount }), 201)).id);
+    }
+    const marked = async () =>
+      (await h.services.db.query<{ n: number }>("select count(*)::int as n from test_purchases where transaction_id = any($1::uuid[]) and published and command is null", [ids]))[0]!.n;
+    await expect.poll(marked, { timeout: 10_000 }).toBe(2);
+    await h.services.db.query("update test_purchases set publish_after = now() where transaction_id = any($1::uuid[])", [ids]);
+    expect(await relayTestPurchases(h.services)).toBe(0);
+  });
+});
 
 describe("test purchases when a dependency is down", () => {
   it("accepts a purchase while the bus is down (202) and the relay makes it once when the bus is back", async () => {
