@@ -248,6 +248,8 @@ async function loop(ctx: DispatchContext, pool: Pool): Promise<void> {
     // tick share them. A claim that filled its room goes again as soon as slots free up.
     const early = busy ? began + ROUND_TICK_MS - performance.now() : 0;
     if (early > 1) await new Promise((resolve) => setTimeout(resolve, early));
+    // Stopped during the tick: its wake-up must not be taken below, or the rest after would sleep for good.
+    if (!pool.running) break;
     began = performance.now();
     pool.waker.take();
     const round = ++pool.round;
@@ -353,7 +355,7 @@ function settleWaiters(pool: Pool, round: number): void {
  * otherwise sleep until woken.
  */
 async function rest(pool: Pool, claim: Claim | null): Promise<void> {
-  if (claim && claim.claimed === claim.limit) return;
+  if (!pool.running || (claim && claim.claimed === claim.limit)) return;
   if (!claim || claim.claimed !== 0 || pool.inFlight.size > 0) {
     const sawWake = await gather(pool);
     if ((claim && claim.claimed > 0) || sawWake) return;

@@ -580,6 +580,18 @@ describe.each(ENGINES)("webhook dispatcher (%s)", (engine) => {
     await until("the delivery the notification woke", async () => receivedFor(receiver, [eventId]).length === 1);
   });
 
+  it("stops while busy: a stop that comes during the tick between its rounds ends them", async () => {
+    receiver.respondWith(200);
+    const { acct, programId } = await setup();
+    const ids: string[] = [];
+    for (let i = 0; i < 400; i++) ids.push(await enqueue(acct, programId, "transaction.auth", { n: i }));
+    dispatcher.kick();
+    await until("the first deliveries", async () => receivedFor(receiver, ids).length >= 40);
+    // Resolves only if the pool's loop saw the stop; a lost wake-up left it asleep for good.
+    await dispatcher.stop();
+    expect(receivedFor(receiver, ids).length).toBeGreaterThanOrEqual(40);
+  });
+
   it("runs nothing after stop for a kick made just before it or after it", async () => {
     let stopped = false;
     const late: string[] = [];
