@@ -326,16 +326,19 @@ export async function listTransactionDeliveries(ctx: Ctx, transactionId: string,
   return pageByCreated(ctx.db, DELIVERY_VIEW, filters, page, toDelivery);
 }
 
-/** Queues the event again for every hook now registered for it; the webhook-id stays the event id. */
-export async function redeliver(ctx: Ctx, eventId: string): Promise<{ eventId: string; deliveries: number }> {
+/**
+ * Queues the event again for every hook now registered for it, due at `dueAt` — the dispatcher's time, the
+ * service clock's now, which a sandbox's clock need not be; the webhook-id stays the event id.
+ */
+export async function redeliver(ctx: Ctx, eventId: string, dueAt: Date): Promise<{ eventId: string; deliveries: number }> {
   const now = ctx.clock.now();
   const rows = await ctx.db.query<{ id: string }>(
     `insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
-     select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $4, $4, $4
+     select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $5, $4, $4
      from outbox_events e join hooks h on ${HOOKS_OF_EVENT}
      where e.id = $1 and e.account_id = $2 and e.live = $3
      returning id`,
-    [eventId, ctx.accountId, ctx.live, now],
+    [eventId, ctx.accountId, ctx.live, now, dueAt],
   );
   if (rows.length === 0) {
     const [event] = await ctx.db.query("select 1 from outbox_events where id = $1 and account_id = $2 and live = $3", [
@@ -361,8 +364,8 @@ export interface Recovery {
 }
 
 /**
- * Delivers again, to this hook, what failed at it among the events written in [since, until) of service
- * time (until: now when not given): every event whose delivery to it failed for good (none to it pending or
+ * Delivers again, to this hook, what failed at it among the events written in [since, until) of the
+ * environment's time (until: now when not given), due at `dueAt` (the dispatcher's time, the service clock's now): every event whose delivery to it failed for good (none to it pending or
  * succeeded) gets a new delivery, and every delivery whose last attempt failed and that waits for a retry is
  * due at once — its scheduled retry is dropped, its attempts count on. A delivered event is never sent again.
  * The hook's pause after its failures is lifted (the caller says the receiver is back): the first delivery
@@ -370,7 +373,7 @@ export interface Recovery {
  * receivers saw. A disabled hook's recovered deliveries wait until it is re-enabled. One recovery of a hook
  * at a time (its row is locked), so two at once never queue an event twice.
  */
-export async function recoverHook(ctx: Ctx, hookId: string, window: { since: Date; until?: Date | undefined }): Promise<Recovery> {
+export async function recoverHook(ctx: Ctx, hookId: string, window: { since: Date; until?: Date | undefined }, dueAt: Date): Promise<Recovery> {
   const now = ctx.clock.now();
   const until = window.until ?? now;
   return ctx.db.tx(async (db) => {
@@ -380,7 +383,7 @@ export async function recoverHook(ctx: Ctx, hookId: string, window: { since: Dat
     const [counts] = await db.query<{ failed: number; retrying: number }>(
       `with again as (
          insert into webhook_deliveries (id, event_id, hook_id, account_id, live, status, next_attempt, created, updated)
-         select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $4, $4, $4
+         select gen_random_uuid(), e.id, h.id, e.account_id, e.live, 'pending', $5, $4, $4
          from hooks h join outbox_events e on ${HOOKS_OF_EVENT}
          where h.id = $1 and e.created >= $2 and e.created < $3
            and exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.hook_id = h.id and d.status = 'failed')
@@ -388,17 +391,17 @@ export async function recoverHook(ctx: Ctx, hookId: string, window: { since: Dat
          returning id
        ),
        retrying as (
-         update webhook_deliveries d set next_attempt = least(d.next_attempt, $4), updated = $4
+         update webhook_deliveries d set next_attempt = least(d.next_attempt, $5), updated = $4
          from outbox_events e
          where d.hook_id = $1 and e.id = d.event_id and e.created >= $2 and e.created < $3
            and d.status = 'pending' and d.attempts > 0 and (d.lease_until is null or d.lease_until < now())
          returning d.id
        )
        select (select count(*) from again)::int as failed, (select count(*) from retrying)::int as retrying`,
-      [hookId, window.since, until, now],
+      [hookId, window.since, until, now, dueAt],
     );
     const { failed, retrying } = counts!;
-    if (failed + retrying > 0) await db.query("update hooks set paused_until = null where id = $1 and paused_until > $2", [hookId, now]);
+    if (failed + retrying > 0) await db.query("update hooks set paused_until = null where id = $1 and paused_until > $2", [hookId, dueAt]);
     return { hookId, since: window.since.toISOString(), until: until.toISOString(), deliveries: failed + retrying, failed, retrying };
   });
 }

@@ -2,7 +2,8 @@
 // payload is the transaction as of that stage, byte for byte the body it had when events copied the record,
 // however later stages (an increment, the clearing, a refund's link, the return period, an expiry) change the
 // row — delivered, listed, read back, redelivered and linked to the request that made it alike. In a sandbox
-// with a clock of its own (a month behind the service clock), whose time the records and the return period keep.
+// with a clock of its own (a month ahead of the service clock), whose time the records and the return period
+// keep, while a redelivery is due on the dispatcher's (the service clock's).
 // Then the view itself, for every shape a record takes (a place with or without a location, a brand or a
 // geolocation, keys a stored copy has beyond the record's, fractional amounts, an expiry, a refund's link), on
 // the pipeline's PGlite and on PostgreSQL when it is set; and an event written through the view, as the outbox
@@ -89,7 +90,7 @@ async function sandboxWorld() {
   const { h } = pipeline;
   const account = await h.createAccount();
   const sandbox = await expectStatus<{ id: string; keys: { test: string } }>(
-    await account.as("test").post("/v1/sandboxes", { name: "stage-payloads", clock: { at: "2025-12-01T09:00:00Z" } }),
+    await account.as("test").post("/v1/sandboxes", { name: "stage-payloads", clock: { at: "2026-02-05T09:00:00Z" } }),
     201,
   );
   const client: Client = h.clientWithKey(sandbox.keys.test);
@@ -128,7 +129,7 @@ async function sandboxWorld() {
       countryCode: "GBR",
       name: "10% off, after two days",
       publisherId: sandbox.id,
-      startDate: "2025-11-01T00:00:00",
+      startDate: "2026-01-01T00:00:00",
       type: { name: "discount", value: 10 },
       returnPeriod: 2,
     }),

@@ -58,6 +58,6 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const result = await recoverHook(ctxOf(c.var.services, c.var.caller), c.req.valid("param").hookId, {
     since: new Date(since),
     ...(until ? { until: new Date(until) } : {}),
-  });
+  }, c.var.services.clock.now());
   return c.json(result, 202);
 };
