@@ -8,7 +8,7 @@ import { TOPICS } from "../../src/platform/bus/topics.ts";
 import type { Clock } from "../../src/platform/clock/index.ts";
 import type { Refusal } from "../../src/domain/purchase-follow-ups.ts";
 import type { SimulatorDb as Db } from "./store.ts";
-import type { FaultDice, Faults } from "./faults.ts";
+import { FaultDice, NO_FAULTS, type Faults } from "./faults.ts";
 import { findMerchants, findPurchase, findPurchases, writeBatch, type Due, type MerchantWrite, type MessageWrite, type PurchaseRecord, type PurchaseWrite } from "./history.ts";
 import { batchRows } from "./batch-rows.ts";
 import { parseMessage } from "./requests.ts";
@@ -41,6 +41,19 @@ export interface Network {
   /** The due work runs one after another: this is the last run's end. */
   dueChain: Promise<void>;
 }
+
+/** A network as it starts: no faults until its store is read, nothing due running, nothing to report. */
+export const networkOf = (adapter: SchemeAdapter, deps: NetworkDeps): Network => ({
+  deps,
+  adapter,
+  scheme: adapter.scheme,
+  dice: new FaultDice(deps.seed, adapter.scheme),
+  faults: { ...NO_FAULTS },
+  log: deps.log.child({ simulator: adapter.scheme }),
+  unreported: new Set(),
+  stopped: false,
+  dueChain: Promise.resolve(),
+});
 
 /** Mistakes in a message that no retry can fix: the message is dead-lettered with this reason. */
 export class Rejected extends Error {}

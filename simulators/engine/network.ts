@@ -9,7 +9,7 @@ import type { BusMessage, Subscription } from "../../src/platform/bus/bus.ts";
 import { deadLetter } from "../../src/platform/bus/dead-letter.ts";
 import type { SimulatorCommand, SimulatorSetting } from "../../src/platform/bus/messages.ts";
 import { TOPICS, commandTopic } from "../../src/platform/bus/topics.ts";
-import { FaultDice, NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
+import { faultsSchema, type Faults } from "./faults.ts";
 import { saveCard } from "./history.ts";
 import { answerLookup } from "./lookups.ts";
 import { cardEnrolments, lookupRequests, simulatorCommands } from "./requests.ts";
@@ -17,13 +17,11 @@ import type { SchemeAdapter } from "./scheme.ts";
 import { clockOf, environmentKey, forgotten, readEnvironments, timeIn } from "./environments.ts";
 import { applySandboxSetting } from "./sandbox-settings.ts";
 import { readFaults, runOfSetting, saveClockOffset, saveFaults, saveRun, storeId } from "./settings.ts";
-import { Batch, Rejected, commit, environmentOf, parse, readAhead, type Network, type NetworkDeps } from "./batch.ts";
+import { Batch, Rejected, commit, environmentOf, networkOf, parse, readAhead, type Network, type NetworkDeps } from "./batch.ts";
 import { clear, expire, increment, purchaseFromCommand, refund, voidPurchase } from "./purchases.ts";
 import { dueRun, runDue } from "./due.ts";
 import { onboard } from "./onboarding.ts";
 import { noTraffic, stopTraffic, syncTraffic } from "./traffic.ts";
-
-export type { NetworkDeps } from "./batch.ts";
 
 /** How often (real time) the network looks for due work, new faults and traffic runs. */
 const POLL_MS = 1000;
@@ -42,17 +40,7 @@ export class NetworkSimulator {
     private readonly deps: NetworkDeps,
   ) {
     this.scheme = adapter.scheme;
-    this.net = {
-      deps,
-      adapter,
-      scheme: adapter.scheme,
-      dice: new FaultDice(deps.seed, adapter.scheme),
-      faults: { ...NO_FAULTS },
-      log: deps.log.child({ simulator: adapter.scheme }),
-      unreported: new Set(),
-      stopped: false,
-      dueChain: Promise.resolve(),
-    };
+    this.net = networkOf(adapter, deps);
   }
 
   /** The operator's faults on this network, as last read from its store. */
