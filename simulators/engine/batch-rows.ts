@@ -10,7 +10,7 @@ type Row = Record<string, unknown>;
  * What a batch writes: a purchase written twice in the batch (say bought then cleared) keeps its last state,
  * a message sent twice counts its copies once, and a due entry the batch both schedules and cancels is left out.
  */
-export function batchRows(writes: PurchaseWrite[], merchants: MerchantWrite[] = [], done: string[] = []): BatchRows {
+export function batchRows(writes: PurchaseWrite[], merchants: MerchantWrite[], done: string[]): BatchRows {
   const purchases = new Map<string, Row>();
   const messages = new Map<string, { copies: number } & Row>();
   const due = new Map<string, Row>();

@@ -135,7 +135,9 @@ export function plannedClearings(purchaseId: string, clearingAt: Date, parts: nu
  * clearing of part of it, under `clearingId` (a command's id, a planned clearing's), or, without one, an
  * id from what was cleared before. `takeOver`: the network's scheduled clearing is not sent any more.
  */
-export async function clear(net: Network, b: Batch,
+export async function clear(
+  net: Network,
+  b: Batch,
   ref: string,
   amount: number | null,
   clearingId: string | null,
