@@ -4,7 +4,8 @@
 import { loadSchema, normalize } from "../../src/platform/bus/avro.ts";
 import { generatePools, PurchaseStream } from "./generator.ts";
 import { seededRandom, hashSeed } from "./random.ts";
-import { DAY_MS, type SchemeAdapter } from "./scheme.ts";
+import { DAY_MS, SECOND_MS } from "../../src/domain/time-units.ts";
+import type { SchemeAdapter } from "./scheme.ts";
 import { expiresAt } from "../../src/domain/purchase-follow-ups.ts";
 import { roundMoney } from "../../src/domain/money.ts";
 import type { NativeTransaction } from "./types.ts";
@@ -84,7 +85,7 @@ export function dryRun(adapter: SchemeAdapter, options: DryRunOptions): string {
       push(refundAt, adapter.refund(purchase, `${purchase.id}:refund`, plan.amount, refundAt, plan.referenced), key);
     }
     // Exponential gaps: purchases arrive as a Poisson stream, whole seconds apart.
-    time += Math.max(1, Math.round(-Math.log(1 - gaps()) * options.meanGapSeconds)) * 1000;
+    time += Math.max(1, Math.round(-Math.log(1 - gaps()) * options.meanGapSeconds)) * SECOND_MS;
   }
   lines.sort((a, b) => a.at - b.at || a.order - b.order);
   // Each value as the bus would carry it: checked against the topic's Avro schema, fields in its order.

@@ -4,7 +4,7 @@ import type { OnboardingReply } from "../../src/platform/bus/messages.ts";
 import type { SimulatorDb as Db } from "./store.ts";
 import type { PurchaseStanding, PurchaseState } from "../../src/domain/purchase-follow-ups.ts";
 import type { Delivery } from "./faults.ts";
-import { COUNTED_AS, type CountedKind, type Merchant, type MessageKind, type NativeTransaction, type Purchase, type Scheme } from "./types.ts";
+import type { CountedKind, Merchant, MessageKind, NativeTransaction, Purchase, Scheme } from "./types.ts";
 
 export interface PurchaseRecord {
   purchase: Purchase;
@@ -120,86 +120,31 @@ export interface MerchantWrite {
   environment: string;
 }
 
+/** Per run and scheme, what a batch adds to its totals. */
+export type RunCount = { run_id: string; scheme: Scheme; purchases: number; dropped: number; duplicated: number } & Record<CountedKind, number>;
+
+/** What one batch writes, a list of rows per table (./batch-rows.ts makes them). */
+export interface BatchRows {
+  merchants: Record<string, unknown>[];
+  purchases: Record<string, unknown>[];
+  messages: Record<string, unknown>[];
+  /** Scheduled and not cancelled in the same batch. */
+  due: Record<string, unknown>[];
+  /** Due work cancelled or done. */
+  cancel: string[];
+  counts: RunCount[];
+}
+
 /**
- * Writes what a batch did in one statement, a part per table: the merchants it learnt of, the purchases (a
- * purchase written twice in the batch, say bought then cleared, keeps its last state), their messages, the
- * work they scheduled, and what they cancelled (scheduled before, in an earlier step) and the due work `done`.
+ * Writes what a batch did (./batch-rows.ts) in one statement, a part per table: the merchants it learnt of,
+ * the purchases, their messages, the work they scheduled, what they cancelled and the runs' counts.
  */
-export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants: MerchantWrite[] = [], done: string[] = []): Promise<void> {
-  if (writes.length === 0 && merchants.length === 0 && done.length === 0) return;
-  const merchantRows = new Map<string, Record<string, unknown>>();
-  for (const m of merchants) {
-    merchantRows.set(`${m.scheme}\u0000${m.merchant.key}`, {
-      scheme: m.scheme,
-      merchant_key: m.merchant.key,
-      location_id: m.merchant.locationId,
-      onboarded: m.onboarded,
-      merchant: m.merchant,
-      at: m.at.toISOString(),
-      environment: m.environment,
-    });
-  }
-  const purchases = new Map<string, Record<string, unknown>>();
-  const messages = new Map<string, { copies: number } & Record<string, unknown>>();
-  const due = new Map<string, Record<string, unknown>>();
-  const cancel = new Set<string>(done);
-  /** Per run and scheme, what this batch adds to its totals. */
-  const counts = new Map<string, { run_id: string; scheme: Scheme; purchases: number; dropped: number; duplicated: number } & Record<CountedKind, number>>();
-  for (const w of writes) {
-    const p = w.purchase;
-    if (w.runId !== null) {
-      const key = `${w.runId}\u0000${p.scheme}`;
-      const c = counts.get(key) ?? { run_id: w.runId, scheme: p.scheme, purchases: 0, auth: 0, clearing: 0, refund: 0, void: 0, dropped: 0, duplicated: 0 };
-      counts.set(key, c);
-      if (w.created) c.purchases++;
-      for (const m of w.messages) {
-        c[COUNTED_AS[m.kind]] += m.delivery.copies;
-        if (m.delivery.delivery === "dropped") c.dropped++;
-        if (m.delivery.copies > 1) c.duplicated++;
-      }
-    }
-    purchases.set(p.id, {
-      id: p.id,
-      scheme: p.scheme,
-      native_id: w.nativeId,
-      card_id: p.card.id,
-      location_id: p.merchant.locationId,
-      amount: p.amount,
-      local_date: p.localDateTime.slice(0, 10),
-      authorized_at: p.authorizedAt,
-      state: w.state,
-      refunded: w.refunded ?? 0,
-      cleared: w.cleared ?? 0,
-      run_id: w.runId,
-      purchase: p,
-      environment: w.environment,
-    });
-    for (const m of w.messages) {
-      const seen = messages.get(m.value.messageId);
-      if (seen) {
-        seen.copies += m.delivery.copies;
-        continue;
-      }
-      messages.set(m.value.messageId, {
-        message_id: m.value.messageId,
-        scheme: p.scheme,
-        purchase_id: p.id,
-        kind: m.kind,
-        delivery: m.delivery.delivery,
-        copies: m.delivery.copies,
-        sent_at: m.at.toISOString(),
-        value: m.value,
-      });
-    }
-    for (const d of w.schedule) {
-      if (!due.has(d.id)) due.set(d.id, { id: d.id, scheme: p.scheme, due_at: d.dueAt.toISOString(), kind: d.kind, payload: d.payload, environment: w.environment });
-    }
-    for (const id of w.cancel) cancel.add(id);
-  }
-  if (merchantRows.size + purchases.size + messages.size + due.size + cancel.size + counts.size === 0) return;
+export async function writeBatch(db: Db, batch: BatchRows): Promise<void> {
+  const { merchants, purchases, messages, due, cancel, counts } = batch;
+  if (merchants.length + purchases.length + messages.length + due.length + cancel.length + counts.length === 0) return;
   // One statement, atomic on its own: a batch's store write is one round however many tables it touches.
-  // Its parts see the same snapshot, so a due entry the batch both schedules and cancels is not written.
-  const rows = (values: Iterable<unknown>) => JSON.stringify([...values]);
+  // Its parts see the same snapshot (a due entry the batch both schedules and cancels is left out of its rows).
+  const rows = (values: unknown[]) => JSON.stringify(values);
   await db.query(
     `with merchants as (
        insert into simulator_merchants (scheme, merchant_key, location_id, onboarded, merchant, created, updated, environment)
@@ -238,14 +183,7 @@ export async function writePurchases(db: Db, writes: PurchaseWrite[], merchants:
          dropped = t.dropped + excluded.dropped, duplicated = t.duplicated + excluded.duplicated
      )
      select 1`,
-    [
-      rows(merchantRows.values()),
-      rows(purchases.values()),
-      rows(messages.values()),
-      rows([...due.values()].filter((d) => !cancel.has(String(d.id)))),
-      [...cancel],
-      rows(counts.values()),
-    ],
+    [rows(merchants), rows(purchases), rows(messages), rows(due), cancel, rows(counts)],
   );
 }
 

@@ -9,7 +9,8 @@ import type { FaultDice, Faults } from "./faults.ts";
 import { cardKnown, findMerchant, purchasesOfCard } from "./history.ts";
 import { DATE_TOLERANCE_DAYS, MAX_ENTRIES, MIN_MATCH_SCORE, matchScore } from "./matching.ts";
 import { hashSeed, seededRandom } from "./random.ts";
-import { DAY_MS, descriptor, isoDate, type SchemeAdapter } from "./scheme.ts";
+import { DAY_MS } from "../../src/domain/time-units.ts";
+import { descriptor, isoDate, type SchemeAdapter } from "./scheme.ts";
 import type { Merchant, Purchase } from "./types.ts";
 
 /** What answering a look-up needs of its network. */

@@ -1,7 +1,7 @@
 // How a network scores its own purchases against a missing-transaction look-up: amount, date and
 // merchant agreement make a matchScore from 0 to 100. Pure.
 import type { LookupRequest } from "../../src/platform/bus/messages.ts";
-import { DAY_MS } from "./scheme.ts";
+import { DAY_MS } from "../../src/domain/time-units.ts";
 import type { MerchantIds, Purchase } from "./types.ts";
 
 /** Below this score a purchase is not reported. */

@@ -2,6 +2,7 @@
 // and how a look-up result names the merchant. Each scheme's folder implements this.
 import type { LookupTransaction } from "../../src/platform/bus/messages.ts";
 import { localAt } from "../../src/domain/local-dates.ts";
+import { HOUR_MS, SECOND_MS } from "../../src/domain/time-units.ts";
 import { clearingKeyOf } from "../../src/domain/transaction-id.ts";
 import type { Merchant, MerchantIds, MessageKind, NativeTransaction, Purchase, Scheme } from "./types.ts";
 
@@ -69,12 +70,9 @@ export interface SchemeAdapter {
   lookupEntries(purchase: Purchase, cleared: boolean, matchScore: number): LookupTransaction[];
 }
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 24 * HOUR_MS;
-
 /** 48 to 72 hours after the auth, to the second, the same for the same purchase id. */
 export function clearingDelayMs(random: () => number): number {
-  return 48 * HOUR_MS + Math.floor(random() * 24 * 3600) * 1000;
+  return 48 * HOUR_MS + Math.floor(random() * 24 * 3600) * SECOND_MS;
 }
 
 export const isoDate = (at: Date) => at.toISOString().slice(0, 10);

@@ -10,7 +10,8 @@ import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
 import { clearingKeyOf } from "../../src/domain/transaction-id.ts";
 import { alphanumeric, derivedRandom, digits } from "../engine/random.ts";
 import { billed } from "../engine/fx.ts";
-import { DAY_MS, HOUR_MS, baseEntry, isoDate, resentMessageId, type SchemeAdapter } from "../engine/scheme.ts";
+import { DAY_MS, HOUR_MS } from "../../src/domain/time-units.ts";
+import { baseEntry, isoDate, resentMessageId, type SchemeAdapter } from "../engine/scheme.ts";
 import { emptyMids, type MessageKind, type Purchase } from "../engine/types.ts";
 
 const BANKNET_PREFIXES = ["MCC", "MDS", "MWE"];

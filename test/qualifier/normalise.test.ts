@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { normalise } from "../../src/qualifier/normalise/index.ts";
 import { generatePools, PurchaseStream } from "../../simulators/engine/generator.ts";
-import { HOUR_MS } from "../../simulators/engine/scheme.ts";
+import { HOUR_MS } from "../../src/domain/time-units.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
 import { ADAPTERS } from "../../simulators/schemes/index.ts";
 import type { NetworkTransaction } from "../../src/services/transactions/network-transaction.ts";

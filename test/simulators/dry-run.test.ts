@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadSchema, normalize } from "../../src/platform/bus/avro.ts";
 import type { AmexTransaction, MastercardTransaction, VisaTransaction } from "../../src/platform/bus/messages.ts";
 import { DRY_RUN_DEFAULTS, dryRun } from "../../simulators/engine/dry-run.ts";
-import { HOUR_MS } from "../../simulators/engine/scheme.ts";
+import { HOUR_MS } from "../../src/domain/time-units.ts";
 import { ADAPTERS } from "../../simulators/schemes/index.ts";
 import { roundMoney } from "../../src/domain/money.ts";
 

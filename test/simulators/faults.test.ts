@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AmexTransaction, LookupReply, MastercardTransaction, OnboardingReply, VisaTransaction } from "../../src/platform/bus/messages.ts";
 import { TOPICS, transactionTopic } from "../../src/platform/bus/topics.ts";
 import { FaultDice } from "../../simulators/engine/faults.ts";
-import { DAY_MS } from "../../simulators/engine/scheme.ts";
+import { DAY_MS } from "../../src/domain/time-units.ts";
 import { expectError, expectStatus } from "../support/harness.ts";
 import { readTopic, sampleCard, sampleLocation, simulatorHarness, waitFor, type SimulatorHarness, type TopicReader } from "./helpers.ts";
 

@@ -7,7 +7,7 @@ import { deadLetterTopic } from "../../src/platform/bus/dead-letter.ts";
 import type { AmexTransaction, DeadLetter, LookupReply, LookupRequest, MastercardTransaction, OnboardingReply, OnboardingRequest, VisaTransaction } from "../../src/platform/bus/messages.ts";
 import { TOPICS, commandTopic, transactionTopic } from "../../src/platform/bus/topics.ts";
 import { MID_FORMATS } from "../../src/domain/mid-formats.ts";
-import { DAY_MS, HOUR_MS } from "../../simulators/engine/scheme.ts";
+import { DAY_MS, HOUR_MS } from "../../src/domain/time-units.ts";
 import { emptyMids } from "../../simulators/engine/types.ts";
 import { readTopic, sampleCard, sampleLocation, simulatorHarness, waitFor, type SimulatorHarness, type TopicReader } from "./helpers.ts";
 

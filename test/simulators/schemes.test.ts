@@ -11,7 +11,7 @@ import { generatePools, PurchaseStream } from "../../simulators/engine/generator
 import { matchScore } from "../../simulators/engine/matching.ts";
 import { nextBatch } from "../../simulators/schemes/mastercard.ts";
 import { derivedRandom, digits, hashSeed, seededRandom } from "../../simulators/engine/random.ts";
-import { HOUR_MS } from "../../simulators/engine/scheme.ts";
+import { HOUR_MS } from "../../src/domain/time-units.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";
 import { ADAPTERS } from "../../simulators/schemes/index.ts";
 import type { Purchase } from "../../simulators/engine/types.ts";
