@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { Clock } from "../platform/clock/index.ts";
+import { backoffMs } from "../platform/backoff.ts";
 import { keepListening, type Db } from "../platform/db.ts";
 import { OUTBOX_WRITTEN } from "../platform/outbox.ts";
 import { ROUND_TICK_MS } from "../platform/group-commit.ts";
@@ -377,7 +378,7 @@ async function gather(pool: Pool): Promise<boolean> {
 
 /** After a failed round: waits, doubling with each failure in a row up to 5 s, unless stopped. */
 async function backOff(pool: Pool, failures: number): Promise<void> {
-  const until = performance.now() + Math.min(100 * 2 ** failures, 5_000);
+  const until = performance.now() + backoffMs(failures);
   while (pool.running && performance.now() < until) {
     pool.waker.take();
     await pool.waker.sleep(until - performance.now());
