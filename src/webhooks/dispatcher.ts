@@ -19,6 +19,7 @@ import { allowance, closed, opened, type Endpoints, type WindowPolicy } from "./
 import { call, observeAttempt, outcomeOf, prepare, type Answer, type PreparedAttempt } from "./attempt.ts";
 import { createRecorder, type Recorder } from "./recorder.ts";
 import { createWaker, type Waker } from "./wake.ts";
+import { backOff, rest, type Claim } from "./pacing.ts";
 
 export interface DispatcherOptions {
   db: Db;
@@ -104,18 +105,8 @@ interface Wiring {
   stopRenewing(): void;
 }
 
-/** One claim: how many deliveries it asked for and how many it got. */
-interface Claim {
-  limit: number;
-  claimed: number;
-  /** What the endpoints known to the pool had room for (their free slots), at most `limit`. */
-  room: number;
-}
-
 /** Outbox events fanned out to their hooks in one round at most. */
 const FAN_OUT_BATCH = 500;
-/** Claims are at least this far apart unless the last one filled its limit, so each claims many. */
-const CLAIM_INTERVAL_MS = 10;
 
 /** The reason calls in flight are cut short at stop; its message is the attempt's recorded error. */
 class DispatcherStopped extends Error {
@@ -346,41 +337,6 @@ function settleWaiters(pool: Pool, round: number): void {
   const waiters = pool.settleWaiters;
   for (let i = waiters.length - 1; i >= 0; i--) {
     if (waiters[i]!.after < round) waiters.splice(i, 1)[0]!.resolve();
-  }
-}
-
-/**
- * Between rounds: none after a claim that filled its limit (more may be due); after one that got some, or
- * while calls are in flight, a short wait lets answers gather so the next claim takes their slots at once;
- * otherwise sleep until woken.
- */
-async function rest(pool: Pool, claim: Claim | null): Promise<void> {
-  if (!pool.running || (claim && claim.claimed === claim.limit)) return;
-  if (!claim || claim.claimed !== 0 || pool.inFlight.size > 0) {
-    const sawWake = await gather(pool);
-    if ((claim && claim.claimed > 0) || sawWake) return;
-  }
-  await pool.waker.sleep();
-}
-
-/** Waits up to CLAIM_INTERVAL_MS while calls are in flight; whether a wake-up came meanwhile. */
-async function gather(pool: Pool): Promise<boolean> {
-  const until = performance.now() + CLAIM_INTERVAL_MS;
-  let sawWake = false;
-  while (pool.running && pool.inFlight.size > 0 && performance.now() < until) {
-    // take() every turn, not only until the first wake-up: a flag left set makes the sleep below return at once.
-    if (pool.waker.take()) sawWake = true;
-    await pool.waker.sleep(until - performance.now());
-  }
-  return sawWake || pool.waker.woken;
-}
-
-/** After a failed round: waits, doubling with each failure in a row up to 5 s, unless stopped. */
-async function backOff(pool: Pool, failures: number): Promise<void> {
-  const until = performance.now() + Math.min(100 * 2 ** failures, 5_000);
-  while (pool.running && performance.now() < until) {
-    pool.waker.take();
-    await pool.waker.sleep(until - performance.now());
   }
 }
 

@@ -4,6 +4,7 @@
 import type { Logger } from "pino";
 import type { Db } from "../platform/db.ts";
 import { ROUND_TICK_MS } from "../platform/group-commit.ts";
+import { backoffMs } from "../platform/backoff.ts";
 import { recordAttempts, type AttemptOutcome } from "../services/webhooks/index.ts";
 import { ENDPOINT_POLICY } from "./schedule.ts";
 
@@ -65,7 +66,7 @@ export function createRecorder(deps: RecorderDeps): Recorder {
         queue = [];
         break;
       }
-      await delay(Math.min(100 * 2 ** failures, 2_000));
+      await delay(backoffMs(failures, { capMs: 2_000 }));
     }
   }
 

@@ -3,6 +3,7 @@
 // do not come back together), and what a receiver's answer changes in it: `Retry-After` on 429 and 503,
 // and 410 Gone. After the last retry the delivery is marked failed.
 import type { EndpointPolicy } from "../services/webhooks/index.ts";
+import { DAY_MS } from "../domain/time-units.ts";
 
 export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
 
@@ -29,7 +30,7 @@ export const ENDPOINT_POLICY: EndpointPolicy = {
   jitter: RETRY_JITTER,
   pauseBaseMs: 5_000,
   pauseMaxMs: 600_000,
-  disableAfterMs: 5 * 24 * 3_600_000,
+  disableAfterMs: 5 * DAY_MS,
 };
 
 /**

@@ -134,26 +134,145 @@ const purchaseId = (key: string) => transactionIdFor("visa", "purchase", key);
 const VERDICT_OK = { kind: "ok" };
 const dropped = (reason: string) => ({ kind: "drop", outcome: { kind: "dropped", reason } });
 
+/**
+ * One batch with a message of each case, in this order: a card not enrolled, a void of a purchase never
+ * recorded, a purchase at no onboarded location, a purchase's auth, its clearing of the whole amount, a
+ * clearing of part of it after the whole, a refund of it, the same refund again, its void, a refund at no
+ * location naming no purchase, and the partial clearing sent again.
+ */
+function decideTheBatch() {
+  const stranger = message("auth", "p0", { cardId: "card-unknown" });
+  const lostVoid = message("void", "p-never");
+  const nowhere = message("auth", "p1");
+  const auth = message("auth", "p2");
+  const clearing = message("clearing", "p2");
+  const partClearing = message("clearing", "p2", { amount: 15, clearingKey: "c2" });
+  const refund = message("refund", "r1", { amount: -40, originalKey: "p2" });
+  const refundAgain = message("refund", "r1", { amount: -40, originalKey: "p2" });
+  const voided = message("void", "p2");
+  const unplacedRefund = message("refund", "r2", { amount: -10 });
+  const clearingAgain = message("clearing", "p2", { amount: 15, clearingKey: "c2" });
+  const items = [stranger, lostVoid, nowhere, auth, clearing, partClearing, refund, refundAgain, voided, unplacedRefund, clearingAgain];
+  const plan = decideInOrder(items, facts({ locations: new Map([[auth, location]]) }), AT);
+  const ids = { p2: purchaseId("p2"), c2: clearingTransactionIdFor("visa", "p2", "c2"), r1: transactionIdFor("visa", "refund", "r1") };
+  /** The verdict on the item. */
+  const verdictOf = (item: Item) => plan.verdicts[items.indexOf(item)];
+  /** The stage events the item claimed, as [transaction, event]. */
+  const claimsOf = (item: Item) => plan.claims.filter((_, i) => plan.claimItems[i] === item).map((c) => [c.transactionId, c.event]);
+  /** The item's message marks, as [stage, transaction]. */
+  const marksOf = (item: Item) => plan.marks.filter((m) => m.messageId === item.tx.messageId).map((m) => [m.stage, m.transactionId]);
+  return {
+    plan,
+    items: { stranger, lostVoid, nowhere, auth, clearing, partClearing, refund, refundAgain, voided, unplacedRefund, clearingAgain },
+    ids,
+    verdictOf,
+    claimsOf,
+    marksOf,
+  };
+}
+
 describe("decideInOrder", () => {
+  it("a card not enrolled is dropped", () => {
+    const { items, verdictOf, claimsOf, marksOf } = decideTheBatch();
+    expect(verdictOf(items.stranger)).toEqual(dropped("card not enrolled"));
+    expect(claimsOf(items.stranger)).toEqual([]);
+    expect(marksOf(items.stranger)).toEqual([]);
+  });
+
+  it("a void of an unrecorded purchase is dropped", () => {
+    const { items, verdictOf, claimsOf, marksOf } = decideTheBatch();
+    expect(verdictOf(items.lostVoid)).toEqual(dropped("void of a purchase Cardlink did not record"));
+    expect(claimsOf(items.lostVoid)).toEqual([]);
+    expect(marksOf(items.lostVoid)).toEqual([]);
+  });
+
+  it("a purchase at a MID of no onboarded location of the card's program is dropped", () => {
+    const { plan, items, verdictOf, claimsOf, marksOf } = decideTheBatch();
+    expect(verdictOf(items.nowhere)).toEqual(dropped("no onboarded location of the card's program has this MID"));
+    expect(claimsOf(items.nowhere)).toEqual([]);
+    expect(marksOf(items.nowhere)).toEqual([]);
+    expect(plan.inserted.has(purchaseId("p1"))).toBe(false);
+  });
+
+  it("a new purchase is recorded at its location, decided against its offers, and claims its auth events", () => {
+    const { plan, items, ids, verdictOf, claimsOf, marksOf } = decideTheBatch();
+    expect(verdictOf(items.auth)).toEqual(VERDICT_OK);
+    expect(claimsOf(items.auth)).toEqual([
+      [ids.p2, "transaction.auth"],
+      [ids.p2, "transaction.auth.qualified"],
+    ]);
+    expect(marksOf(items.auth)).toEqual([["auth", ids.p2]]);
+    expect(plan.inserted.get(ids.p2)).toMatchObject({ auth: true, location_id: location.id, offer: { id: offer.id, cashback: 5, qualified: true } });
+  });
+
+  it("the clearing of a purchase's whole amount is a stage of its row, with its own events", () => {
+    const { plan, items, ids, verdictOf, claimsOf, marksOf } = decideTheBatch();
+    expect(verdictOf(items.clearing)).toEqual(VERDICT_OK);
+    expect(claimsOf(items.clearing)).toEqual([
+      [ids.p2, "transaction.clearing"],
+      [ids.p2, "transaction.clearing.qualified"],
+    ]);
+    expect(marksOf(items.clearing)).toEqual([["clearing", ids.p2]]);
+    expect(plan.inserted.get(ids.p2)).toMatchObject({ cleared: true, native_messages: { clearing: items.clearing.raw!.value } });
+  });
+
+  it("an amount offer rewards a purchase once: its partial clearing after the whole earns nothing", () => {
+    const { plan, items, ids, verdictOf, claimsOf, marksOf } = decideTheBatch();
+    expect(verdictOf(items.partClearing)).toEqual(VERDICT_OK);
+    expect(claimsOf(items.partClearing)).toEqual([[ids.c2, "transaction.clearing"]]);
+    expect(marksOf(items.partClearing)).toEqual([["clearing", ids.c2]]);
+    expect(plan.inserted.get(ids.c2)).toMatchObject({ auth_id: ids.p2, amount: 15, location_id: location.id, offer: { cashback: 0, qualified: false } });
+    expect(plan.inserted.get(ids.p2)!.clearings).toMatchObject({ amount: 55, count: 2, cashback: 5, keys: ["c2"] });
+    expect(plan.transactionOf.get(items.partClearing)).toBe(ids.c2);
+  });
+
+  it("a refund of a recorded purchase is linked to it and reverses its cashback", () => {
+    const { plan, items, ids, verdictOf, claimsOf, marksOf } = decideTheBatch();
+    expect(verdictOf(items.refund)).toEqual(VERDICT_OK);
+    expect(claimsOf(items.refund)).toEqual([
+      [ids.r1, "transaction.refund"],
+      [ids.r1, "transaction.refund.qualified"],
+    ]);
+    expect(marksOf(items.refund)).toEqual([["refund", ids.r1]]);
+    expect(plan.inserted.get(ids.r1)).toMatchObject({ kind: "refund", original_id: ids.p2, amount: -40, offer: { cashback: -5, qualified: true } });
+    expect(plan.inserted.get(ids.p2)).toMatchObject({ refund_id: ids.r1 });
+  });
+
+  it("a refund already recorded is dropped", () => {
+    const { items, verdictOf, claimsOf, marksOf } = decideTheBatch();
+    expect(verdictOf(items.refundAgain)).toEqual(dropped("refund already recorded"));
+    expect(claimsOf(items.refundAgain)).toEqual([]);
+    expect(marksOf(items.refundAgain)).toEqual([]);
+  });
+
+  it("a void marks the purchase it voids and keeps its message, with no events of its own", () => {
+    const { plan, items, ids, verdictOf, claimsOf, marksOf } = decideTheBatch();
+    expect(verdictOf(items.voided)).toEqual(VERDICT_OK);
+    expect(claimsOf(items.voided)).toEqual([]);
+    expect(marksOf(items.voided)).toEqual([["void", ids.p2]]);
+    expect(plan.inserted.get(ids.p2)).toMatchObject({ voided: true, native_messages: { void: items.voided.raw!.value } });
+  });
+
+  it("a refund that names no recorded purchase, at no onboarded location of the card's program, is dropped", () => {
+    const { plan, items, verdictOf, claimsOf, marksOf } = decideTheBatch();
+    expect(verdictOf(items.unplacedRefund)).toEqual(dropped("refund at no onboarded location of the card's program"));
+    expect(claimsOf(items.unplacedRefund)).toEqual([]);
+    expect(marksOf(items.unplacedRefund)).toEqual([]);
+    expect(plan.inserted.has(transactionIdFor("visa", "refund", "r2"))).toBe(false);
+  });
+
+  it("a clearing sent twice is a duplicate", () => {
+    const { plan, items, ids, verdictOf, claimsOf, marksOf } = decideTheBatch();
+    expect(verdictOf(items.clearingAgain)).toEqual({ kind: "drop", outcome: { kind: "duplicate" } });
+    expect(claimsOf(items.clearingAgain)).toEqual([]);
+    expect(marksOf(items.clearingAgain)).toEqual([]);
+    expect(plan.inserted.get(ids.p2)!.clearings).toMatchObject({ count: 2, keys: ["c2"] });
+  });
+
   it("decides each case of a batch in order, with its drop reasons, its stage events once each and the rows it records", () => {
-    const stranger = message("auth", "p0", { cardId: "card-unknown" });
-    const lostVoid = message("void", "p-never");
-    const nowhere = message("auth", "p1");
-    const auth = message("auth", "p2");
-    const clearing = message("clearing", "p2");
-    const partClearing = message("clearing", "p2", { amount: 15, clearingKey: "c2" });
-    const refund = message("refund", "r1", { amount: -40, originalKey: "p2" });
-    const refundAgain = message("refund", "r1", { amount: -40, originalKey: "p2" });
-    const voided = message("void", "p2");
-    const unplacedRefund = message("refund", "r2", { amount: -10 });
-    const clearingAgain = message("clearing", "p2", { amount: 15, clearingKey: "c2" });
-    const items = [stranger, lostVoid, nowhere, auth, clearing, partClearing, refund, refundAgain, voided, unplacedRefund, clearingAgain];
-
-    const plan = decideInOrder(items, facts({ locations: new Map([[auth, location]]) }), AT);
-
-    const p2 = purchaseId("p2");
-    const c2 = clearingTransactionIdFor("visa", "p2", "c2");
-    const r1 = transactionIdFor("visa", "refund", "r1");
+    const { plan, items, ids } = decideTheBatch();
+    const { auth, clearing, partClearing, refund, voided } = items;
+    const { p2, c2, r1 } = ids;
     expect(plan.verdicts).toEqual([
       dropped("card not enrolled"),
       dropped("void of a purchase Cardlink did not record"),

@@ -1,31 +1,30 @@
 // Per-endpoint isolation: dead endpoints (accept the connection, never answer) and slow ones beside a
 // healthy one. The healthy one gets every delivery while the dead ones still hang, and each dead one
-// holds one connection, not a share of the pool.
+// holds one connection, not a share of the pool. The dead ones are raw TCP servers that never read the
+// request (the shared receiver always reads it); the slow ones are the shared receiver answering late.
 import { createServer as createTcpServer, type Socket } from "node:net";
-import { createServer } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createHarness, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { createDispatcher, type Dispatcher } from "../../src/webhooks/dispatcher.ts";
 import { enqueueEvent } from "../../src/platform/outbox.ts";
+import { receiveWebhooks } from "../../src/cli/webhook-receiver.ts";
 
 let h: Harness;
 let healthy: Receiver;
 let dispatcher: Dispatcher;
 const sockets: Socket[] = [];
 const blackHole = createTcpServer((socket) => void sockets.push(socket));
-const slow = createServer((req, res) => {
-  req.resume();
-  req.on("end", () => setTimeout(() => res.writeHead(200).end(), 5_000));
-});
+let slow: Server;
 const urlOf = (server: { address(): unknown }) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
 
 beforeAll(async () => {
   h = await createHarness();
   healthy = await startReceiver();
   await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
-  await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+  slow = await receiveWebhooks({ port: 0, host: "127.0.0.1", onDelivery: () => new Promise((resolve) => setTimeout(() => resolve(200), 5_000)) });
   // A small pool, so that without per-endpoint bounds the dead endpoints would fill it many times over.
   dispatcher = createDispatcher({
     db: h.services.db,

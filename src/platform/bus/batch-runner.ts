@@ -3,13 +3,11 @@
 // dead-letter the malformed, hand the rest to the handler (on a failure commit what it marked handled
 // and hand the rest over again after a backoff), commit the batch once, tell the observer.
 import type { Logger } from "pino";
+import { backoffMs } from "../backoff.ts";
 import { groupCommit, ROUND_TICK_MS } from "../group-commit.ts";
 import { abortableSleep } from "./abortable-sleep.ts";
 import { BusError, type BatchHandler, type Bus, type BusMessage, type ConsumerObserver, type SubscribeOptions } from "./bus.ts";
 import { deadLetter, deadLetterTopic } from "./dead-letter.ts";
-
-/** How long a failing handler waits before the same message is delivered again. */
-export const retryDelayMs = (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 10), 5_000);
 
 /** A fetched record no schema can read: dead-lettered with the reason, never retried. */
 export class Malformed {
@@ -117,7 +115,8 @@ async function handOver<Raw>(subscriber: Subscriber, batch: PartitionBatch<Raw>,
       }
       if (signal.aborted) return { taken: false, error };
       log?.warn({ err: error, groupId, topic, partition, offset: rest[0]?.offset, attempt }, "handler failed; the batch will be delivered again");
-      await abortableSleep(retryDelayMs(attempt), signal);
+      // A failing handler waits 100 ms, doubling up to 5 s, before the same messages are delivered again.
+      await abortableSleep(backoffMs(attempt), signal);
       if (signal.aborted) return { taken: false, error };
       await batch.beforeRetry?.();
     }

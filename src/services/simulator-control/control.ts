@@ -90,13 +90,7 @@ export function createSimulatorControl({
   clock: Clock;
   answersWithinMs?: number;
 }): SimulatorControl {
-  const listeners = new Set<(setting: SimulatorSetting) => Promise<void>>();
-  /** Publishes a setting, then hands it to the simulators in this process. */
-  async function announce(key: string, setting: Omit<SimulatorSetting, "issuedAt">): Promise<void> {
-    const value: SimulatorSetting = { ...setting, issuedAt: clock.now().toISOString() };
-    await bus.publish(TOPICS.simulatorSettings.name, key, value);
-    for (const listener of [...listeners]) await listener(value);
-  }
+  const { announce, onChange } = settingsPublisher(bus, clock);
 
   async function saveFaults(scheme: Scheme, faults: Faults): Promise<Faults> {
     const version = await recordFaults(db, scheme, faults, clock.now());
@@ -156,7 +150,21 @@ export function createSimulatorControl({
       await announceSandboxClock(environmentId, environmentClock, ackId);
       return { answered: await awaitEnvironmentAnswers(db, ackId, environmentId, deadline) };
     },
-    onChange(listener) {
+    onChange,
+  };
+}
+
+/** Publishes settings on simulator.settings and hands each to the simulators in this process that listen. */
+function settingsPublisher(bus: Bus, clock: Clock) {
+  const listeners = new Set<(setting: SimulatorSetting) => Promise<void>>();
+  return {
+    /** Publishes a setting, then hands it to the simulators in this process. */
+    async announce(key: string, setting: Omit<SimulatorSetting, "issuedAt">): Promise<void> {
+      const value: SimulatorSetting = { ...setting, issuedAt: clock.now().toISOString() };
+      await bus.publish(TOPICS.simulatorSettings.name, key, value);
+      for (const listener of [...listeners]) await listener(value);
+    },
+    onChange(listener: (setting: SimulatorSetting) => Promise<void>): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
