@@ -9,4 +9,4 @@ export { newestMarkedOffer, newestPrivateMarketplaceOffer } from "./marked.ts";
 export { qualifiableOfferRows } from "./live-offers.ts";
 export { announceIfLive, announceLiveMarketplaceOffers, runMarketplaceDue } from "./marketplace-due.ts";
 export { type Offer, toOffer } from "./offer-record.ts";
-export { createOffer, deleteOffer, getOffer, listOffers, updateOffer } from "./offers.ts";
+export { createOffer, deleteOffer, getOffer, listOffers, offerNamesOf, updateOffer } from "./offers.ts";

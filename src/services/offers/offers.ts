@@ -188,3 +188,13 @@ export async function deleteOffer(ctx: Ctx, id: string): Promise<void> {
   });
 }
 
+/** The names of the caller's offers among `ids`, by id (a deleted offer is absent). */
+export async function offerNamesOf(ctx: Ctx, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db.query<{ id: string; name: string }>("select id, name from offers where id = any($1::uuid[]) and account_id = $2 and live = $3", [
+    ids,
+    ctx.accountId,
+    ctx.live,
+  ]);
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

@@ -6,5 +6,7 @@ export { type NetworkTransaction, type Normalised, type Stage } from "./network-
 export { type Overview, OVERVIEW_MAX_DAYS, programOverview } from "./overview.ts";
 export { type PublisherTransactionInput, publisherSubmission, type Submission } from "./publisher.ts";
 export { runQualificationsDue } from "./qualification-due.ts";
-export { type ConsideredOfferView, getTransaction, getTransactionQualification, listProgramTransactions, lockRefundCandidates, lockTransactionRows, type NativeMessages, placeAt, refundedAmounts, stageViewOf, type StoredTransactionRow, toTransaction, type Transaction, type TransactionPlace, type TransactionQualification, type TransactionRow, transactionRowOf, transactionRowsPart, transactionStagesPart } from "./transactions.ts";
+export { type ConsideredOfferView, getTransaction, getTransactionQualification, listProgramTransactions, refundedAmounts, type TransactionQualification } from "./read.ts";
+export { type NativeMessages, stageViewOf, type StoredTransactionRow, toTransaction, type Transaction, type TransactionPlace, type TransactionRow } from "./transactions.ts";
+export { lockRefundCandidates, lockTransactionRows, placeAt, transactionRowOf, transactionRowsPart, transactionStagesPart } from "./write.ts";
 export { findAtNextTick, transactionRows } from "./waits.ts";
