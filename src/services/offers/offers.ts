@@ -8,7 +8,7 @@ import { applyPatch, type OfferPatch } from "../../domain/offer-patch.ts";
 import { offerWindow, type Approval, type OfferStatus } from "../../domain/offer-status.ts";
 import { DAY_MS } from "../../domain/time-units.ts";
 import type { Db } from "../../platform/db.ts";
-import { findBrand, getProgram } from "../catalog/index.ts";
+import { findBrand, getProgram, LOCATIONS_OF_PROGRAM, lockBrand } from "../catalog/index.ts";
 import { enqueueEvent } from "../../platform/outbox.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
 import { newId } from "../../platform/ids.ts";
@@ -37,8 +37,8 @@ export async function listOffers(ctx: Ctx, filter: OfferListFilter, page: PageQu
     // Another account's program, or one of the other environment, answers 404 rather than an empty list.
     await getProgram(ctx, filter.programId);
     filters.add(
-      `(program_id = ? or exists (select 1 from offer_locations ol join locations l on l.id = ol.location_id
-         where ol.offer_id = offer_records.id and l.program_id = ?))`,
+      `(program_id = ? or exists (select 1 from offer_locations ol
+         where ol.offer_id = offer_records.id and ol.location_id in (${LOCATIONS_OF_PROGRAM})))`,
       filter.programId,
       filter.programId,
     );
@@ -57,7 +57,7 @@ async function checkActivationRule(
   candidate: { id: string; brandId: string; activationEnabled: boolean; startDate: string; endDate: string; countryCode: string },
   now: Date,
 ): Promise<void> {
-  await db.query("select id from brands where id = $1 for update", [candidate.brandId]);
+  await lockBrand(db, candidate.brandId);
   // Only offers of the other kind that have not ended can conflict; the domain rule decides which do.
   const others = await db.query<{ id: string; activation_enabled: boolean; start_at: Date; end_at: Date | null }>(
     `select id, activation_enabled, start_at, end_at from offers
