@@ -1,5 +1,6 @@
-// Offers of a publisher: create, read, list with status filters, update (with extension and targeting
-// events in the outbox) and delete. Rules come from src/domain/offer*.ts; the record in ./offer-record.ts.
+// Offers of a publisher: create, read (one, or many names by id), list with status filters, update (with
+// extension and targeting events in the outbox) and delete. Rules come from src/domain/offer*.ts; the record
+// in ./offer-record.ts.
 import type { Ctx } from "../../platform/context.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
 import { termsFromInput, type OfferInput, type OfferTerms, type OfferVariant, type Party } from "../../domain/offer.ts";
