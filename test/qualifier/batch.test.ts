@@ -9,7 +9,7 @@ import { localIn, world, type World } from "../support/offers-world.ts";
 import { startQualifier, type Outcome } from "../../src/qualifier/index.ts";
 import type { Db } from "../../src/platform/db.ts";
 import { instantOf } from "../../src/domain/local-dates.ts";
-import { recordOnboardingReply } from "../../src/services/mid-insights/mid-insights.ts";
+import { recordOnboardingReply } from "../../src/services/mid-insights/writers.ts";
 import { ADAPTERS } from "../../simulators/schemes/index.ts";
 import { emptyMids, type Purchase } from "../../simulators/engine/types.ts";
 

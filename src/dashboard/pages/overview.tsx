@@ -2,7 +2,7 @@
 // qualification rate, webhook delivery latency and failures — with the same figures as a table.
 import type { Hono } from "hono";
 import { ctxOf } from "../../api/context.ts";
-import { OVERVIEW_MAX_DAYS, programOverview, type Overview } from "../../services/transactions/index.ts";
+import { OVERVIEW_MAX_DAYS, programOverview, type Overview } from "../../services/webhooks/index.ts";
 import { callApi, must, qs, type DashContext, type DashEnv, type List } from "../context.ts";
 import { Field, Layout, Table } from "../layout.tsx";
 import { NoProgram, programsOf } from "../programs.tsx";

@@ -14,6 +14,7 @@ import { notFound } from "../../domain/errors.ts";
 import { isFinalRefusal, mailRetryDelaySeconds } from "../../domain/mail-delivery.ts";
 import { contentType, exportFileName, exportMail, type ExportFormat } from "../../domain/mid-insight-export.ts";
 import { exportChunks } from "./export-chunks.ts";
+import { programNameSql } from "../catalog/index.ts";
 
 /**
  * `pending`: not tried yet. `retrying`: a try failed (`lastError` says why) and another is scheduled.
@@ -106,9 +107,9 @@ const toMail = (r: MailRow): ExportMail => ({
 });
 
 /** The messages with what their export says, as a table to filter and page. */
-const MAIL_VIEW = `(select m.*, extract(epoch from m.next_attempt - now())::float8 as next_in, e.program_id, p.name as program_name,
+const MAIL_VIEW = `(select m.*, extract(epoch from m.next_attempt - now())::float8 as next_in, e.program_id, ${programNameSql("e.program_id")} as program_name,
     e.format, e.filters, e.sort, e.sort_order, e.row_count, e.byte_size, e.created as export_created
-  from mid_insight_export_mails m join mid_insight_exports e on e.id = m.export_id join programs p on p.id = e.program_id) mails`;
+  from mid_insight_export_mails m join mid_insight_exports e on e.id = m.export_id) mails`;
 
 /** Queues the export's messages, one per recipient, due at once; in the export's transaction. */
 export async function queueExportMail(db: Db, x: { exportId: string; accountId: string; live: boolean; recipients: readonly string[]; created: Date }): Promise<void> {

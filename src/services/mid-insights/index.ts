@@ -3,6 +3,8 @@
 export { EXPORT_MAIL_STATUSES, type ExportMail, type ExportMailState, type ExportMailStatus, getExportMail, listExportMail, sendDueExportMail } from "./export-mail.ts";
 export { createMidInsightExport, getMidInsightExport, type MidInsightExport, openMidInsightExportFile } from "./exports.ts";
 export { countMidInsights, listMidInsights, type MidInsightFilters } from "./list.ts";
-export { midIds, type MidInsight, type MidKey, midKeyOf, type MidTouch, recordMissingTransactionLookup, recordTransactionsSeen, requestOffboarding, runOffboardingDue, transactionsSeenPart } from "./mid-insights.ts";
+export { midIds, type MidInsight, type MidKey, midKeyOf } from "./mid-insights.ts";
+export { requestOffboarding, runOffboardingDue } from "./offboarding.ts";
 export { answerOnboarding } from "./onboarding.ts";
 export { MAX_SEED_COUNT, seedMidInsights } from "./seed.ts";
+export { type MidTouch, recordMissingTransactionLookup, recordTransactionsSeen, transactionsSeenPart } from "./writers.ts";

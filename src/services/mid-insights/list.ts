@@ -15,7 +15,8 @@ import {
   type SortOrder,
   type SortValue,
 } from "../../domain/mid-insights.ts";
-import { IDENTIFIER_COLUMNS, readable, toMidInsight, type MidInsight, type MidInsightRow } from "./mid-insights.ts";
+import { IDENTIFIER_COLUMNS, toMidInsight, type MidInsight, type MidInsightRow } from "./mid-insights.ts";
+import { applyDueOffboardings } from "./offboarding.ts";
 
 
 export interface MidInsightFilters extends MidIdentifiers {
@@ -258,7 +259,7 @@ async function pageRows(db: Db, programId: string, f: MidInsightFilters, o: List
 
 
 export async function countMidInsights(ctx: Ctx, programId: string, f: MidInsightFilters): Promise<number> {
-  await readable(ctx, programId);
+  await applyDueOffboardings(ctx, programId);
   return countMatching(ctx.db, programId, f);
 }
 
@@ -268,7 +269,7 @@ export async function listMidInsights(
   f: MidInsightFilters,
   o: ListOptions,
 ): Promise<Page<MidInsight>> {
-  await readable(ctx, programId);
+  await applyDueOffboardings(ctx, programId);
   const { count, plan } = await planFor(ctx.db, programId, f, o);
   if (count === 0) return { items: [], count };
   const rows = await pageRows(ctx.db, programId, f, o, plan);
@@ -290,7 +291,7 @@ export async function* allMidInsights(
   f: MidInsightFilters,
   o: { sort: SortField; order: SortOrder; batch: number },
 ): AsyncGenerator<MidInsight[]> {
-  await readable(ctx, programId);
+  await applyDueOffboardings(ctx, programId);
   const { count, plan } = await planFor(ctx.db, programId, f, { ...o, limit: o.batch });
   if (count === 0) return;
   let after: ListOptions["after"];

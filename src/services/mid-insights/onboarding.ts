@@ -3,7 +3,7 @@
 import type { OnboardingReply } from "../../platform/bus/messages.ts";
 import type { Db } from "../../platform/db.ts";
 import { applyOnboardingReply, type ReplyOutcome } from "../catalog/index.ts";
-import { recordOnboardingReply } from "./mid-insights.ts";
+import { recordOnboardingReply } from "./writers.ts";
 
 export async function answerOnboarding(db: Db, reply: OnboardingReply, now: Date): Promise<ReplyOutcome> {
   return db.tx(async (tx) => {

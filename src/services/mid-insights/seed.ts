@@ -16,10 +16,7 @@ import {
   type SeedPlan,
 } from "./generator.ts";
 import { IDENTIFIER_FIELDS, type Scheme } from "../../domain/mid-insights.ts";
-import { seedBrands } from "../catalog/index.ts";
-import { seedLocations } from "../catalog/index.ts";
-import { seedNetworks } from "../catalog/index.ts";
-import { seedMids } from "./mid-insights.ts";
+import { programOwner, seedBrands, seedLocations, seedNetworks } from "../catalog/index.ts";
 
 /** MIDs per batch: about 2 MB of JSON, large enough that statement overhead stops mattering. */
 const BATCH = 3000;
@@ -32,12 +29,6 @@ export interface SeedRequest {
   now: Date;
   /** Called after each batch with the insights created so far. */
   onProgress?: (created: number) => void;
-}
-
-/** The program's account and environment, which every seeded row takes. */
-interface Owner {
-  account_id: string;
-  live: boolean;
 }
 
 /** Per scheme, the location's sync status and the MIDs it is onboarded with, as the locations store keeps them. */
@@ -74,7 +65,8 @@ function generateBatch(plan: SeedPlan, brands: SeedBrand[], brandOf: (location: 
  * Returns the number of insights created.
  */
 export async function seedMidInsights(db: Db, req: SeedRequest): Promise<number> {
-  const [owner] = await db.query<Owner>("select account_id, live from programs where id = $1", [req.programId]);
+  // The program's account and environment, which every seeded row takes.
+  const owner = await programOwner(db, req.programId);
   if (!owner) throw notFound("program", req.programId);
   if (!owner.live) {
     throw new DomainError("invalid", "programId: MID insights exist for live programs only; this is a test program.");
@@ -109,3 +101,71 @@ export async function seedMidInsights(db: Db, req: SeedRequest): Promise<number>
   if (created > 0) await db.exec("analyze mids; analyze mid_insights; analyze mid_insight_counts");
   return created;
 }
+
+const MID_COLUMNS = `mid_id uuid, insight_id uuid, location_id uuid, brand_id uuid, scheme mid_scheme, network_key text,
+  status mid_insight_status, origin mid_origin, merchant_name text, se_number text, vmid text, vsid text,
+  visa_acquiring_mid text, visa_bin text, mc_location_id text, mc_acquiring_mid text, mid_request_id uuid,
+  sourced_at timestamptz, onboarded_at timestamptz, offboarded_at timestamptz, offboard_requested_at timestamptz,
+  offboard_due timestamptz, last_seen_transaction_date timestamptz, last_seen_transaction_id uuid,
+  first_transaction_auth_id uuid, first_transaction_clearing_id uuid, event_ts timestamptz, created timestamptz,
+  updated timestamptz`;
+
+/** Generated MID records with their insights (the MID-insights seed); returns the insights it added. */
+async function seedMids(db: Db, programId: string, owner: { account_id: string; live: boolean }, mids: SeedMid[]): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    `with rows as (select * from json_to_recordset($1::json) as m(${MID_COLUMNS})),
+     added as (
+       insert into mids (id, account_id, live, program_id, brand_id, location_id, scheme, network_key, created)
+       select mid_id, $2, $3, $4, brand_id, location_id, scheme, network_key, created from rows
+       on conflict do nothing returning id
+     ),
+     insights as (
+       insert into mid_insights (id, account_id, live, program_id, mid_id, brand_id, location_id, scheme, status, origin,
+         card_network_merchant_name, mc_acquiring_mid, mc_location_id, se_number, visa_acquiring_mid, visa_bin, vmid, vsid,
+         mid_request_id, sourced_at, onboarded_at, offboarded_at, offboard_requested_at, offboard_due,
+         last_seen_transaction_date, last_seen_transaction_id, first_transaction_auth_id, first_transaction_clearing_id,
+         event_ts, created, updated)
+       select insight_id, $2, $3, $4, mid_id, brand_id, location_id, scheme, status, origin, merchant_name,
+         mc_acquiring_mid, mc_location_id, se_number, visa_acquiring_mid, visa_bin, vmid, vsid, mid_request_id,
+         sourced_at, onboarded_at, offboarded_at, offboard_requested_at, offboard_due, last_seen_transaction_date,
+         last_seen_transaction_id, first_transaction_auth_id, first_transaction_clearing_id, event_ts, created, updated
+       from rows join added on added.id = rows.mid_id
+       returning 1
+     )
+     select count(*)::int as n from insights`,
+    [JSON.stringify(mids.map(toRecord)), owner.account_id, owner.live, programId],
+  );
+  return row?.n ?? 0;
+}
+
+const toRecord = (m: SeedMid) => ({
+  mid_id: m.midId,
+  insight_id: m.insightId,
+  location_id: m.locationId,
+  brand_id: m.brandId,
+  scheme: m.scheme,
+  network_key: m.networkKey,
+  status: m.status,
+  origin: m.origin,
+  merchant_name: m.merchantName,
+  se_number: m.seNumber,
+  vmid: m.vmid,
+  vsid: m.vsid,
+  visa_acquiring_mid: m.visaAcquiringMid,
+  visa_bin: m.visaBin,
+  mc_location_id: m.mcLocationId,
+  mc_acquiring_mid: m.mcAcquiringMid,
+  mid_request_id: m.midRequestId,
+  sourced_at: m.sourcedAt,
+  onboarded_at: m.onboardedAt,
+  offboarded_at: m.offboardedAt,
+  offboard_requested_at: m.offboardRequestedAt,
+  offboard_due: m.offboardDue,
+  last_seen_transaction_date: m.lastSeenTransactionDate,
+  last_seen_transaction_id: m.lastSeenTransactionId,
+  first_transaction_auth_id: m.firstTransactionAuthId,
+  first_transaction_clearing_id: m.firstTransactionClearingId,
+  event_ts: m.eventTs,
+  created: m.created,
+  updated: m.updated,
+});

@@ -3,7 +3,7 @@
 import type { Ctx } from "../../platform/context.ts";
 import type { Db } from "../../platform/db.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
-import { getLocation, getProgram } from "../catalog/index.ts";
+import { brandLocationsSql, getLocation, getProgram } from "../catalog/index.ts";
 import { findOfferRow, type Offer, type OfferRow } from "./offer-record.ts";
 import { getOffer } from "./offers.ts";
 
@@ -58,8 +58,7 @@ export async function linkBrandLocations(
 ): Promise<number> {
   const inserted = await db.query(
     `insert into offer_locations (offer_id, location_id, created)
-     select $1, l.id, $6 from locations l
-     where l.program_id = $2 and l.account_id = $3 and l.live = $4 and l.brand_id = $5 and l.country_code = $7
+     select $1, l.id, $6 ${brandLocationsSql({ program: "$2", account: "$3", live: "$4", brand: "$5", country: "$7" })}
      on conflict do nothing returning location_id`,
     [row.id, programId, row.account_id, row.live, row.brand_id, now, row.country_code],
   );

@@ -22,7 +22,7 @@ import { endDateProblems, targetingProblems, type Fees, type OfferTerms, type Ta
 import { offerWindow } from "../../domain/offer-status.ts";
 import type { Scheme } from "../../domain/qualification.ts";
 import type { Db } from "../../platform/db.ts";
-import { createBrand } from "../catalog/index.ts";
+import { brandIdNamed, createBrand } from "../catalog/index.ts";
 import { getProgram } from "../catalog/index.ts";
 import { enqueueEvent } from "../../platform/outbox.ts";
 import { announceIfLive } from "./marketplace-due.ts";
@@ -240,11 +240,7 @@ async function findMarketplaceRow(db: Db, id: string, lock = false): Promise<Mar
 
 /** The caller's brand of that name in this environment, or a new one (approved at once in test). */
 async function brandNamed(ctx: Ctx, name: string, logoUrl: string | null): Promise<string> {
-  const [found] = await ctx.db.query<{ id: string }>(
-    "select id from brands where account_id = $1 and live = $2 and lower(name) = lower($3) order by created, id limit 1",
-    [ctx.accountId, ctx.live, name],
-  );
-  return found?.id ?? (await createBrand(ctx, { name, logoUrl })).id;
+  return (await brandIdNamed(ctx, name)) ?? (await createBrand(ctx, { name, logoUrl })).id;
 }
 
 /**

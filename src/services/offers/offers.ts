@@ -1,5 +1,6 @@
-// Offers of a publisher: create, read, list with status filters, update (with extension and targeting
-// events in the outbox) and delete. Rules come from src/domain/offer*.ts; the record in ./offer-record.ts.
+// Offers of a publisher: create, read (one, or many names by id), list with status filters, update (with
+// extension and targeting events in the outbox) and delete. Rules come from src/domain/offer*.ts; the record
+// in ./offer-record.ts.
 import type { Ctx } from "../../platform/context.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
 import { termsFromInput, type OfferInput, type OfferTerms, type OfferVariant, type Party } from "../../domain/offer.ts";
@@ -8,7 +9,7 @@ import { applyPatch, type OfferPatch } from "../../domain/offer-patch.ts";
 import { offerWindow, type Approval, type OfferStatus } from "../../domain/offer-status.ts";
 import { DAY_MS } from "../../domain/time-units.ts";
 import type { Db } from "../../platform/db.ts";
-import { findBrand, getProgram } from "../catalog/index.ts";
+import { findBrand, getProgram, LOCATIONS_OF_PROGRAM, lockBrand } from "../catalog/index.ts";
 import { enqueueEvent } from "../../platform/outbox.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
 import { newId } from "../../platform/ids.ts";
@@ -37,8 +38,8 @@ export async function listOffers(ctx: Ctx, filter: OfferListFilter, page: PageQu
     // Another account's program, or one of the other environment, answers 404 rather than an empty list.
     await getProgram(ctx, filter.programId);
     filters.add(
-      `(program_id = ? or exists (select 1 from offer_locations ol join locations l on l.id = ol.location_id
-         where ol.offer_id = offer_records.id and l.program_id = ?))`,
+      `(program_id = ? or exists (select 1 from offer_locations ol
+         where ol.offer_id = offer_records.id and ol.location_id in (${LOCATIONS_OF_PROGRAM})))`,
       filter.programId,
       filter.programId,
     );
@@ -57,7 +58,7 @@ async function checkActivationRule(
   candidate: { id: string; brandId: string; activationEnabled: boolean; startDate: string; endDate: string; countryCode: string },
   now: Date,
 ): Promise<void> {
-  await db.query("select id from brands where id = $1 for update", [candidate.brandId]);
+  await lockBrand(db, candidate.brandId);
   // Only offers of the other kind that have not ended can conflict; the domain rule decides which do.
   const others = await db.query<{ id: string; activation_enabled: boolean; start_at: Date; end_at: Date | null }>(
     `select id, activation_enabled, start_at, end_at from offers
@@ -188,3 +189,13 @@ export async function deleteOffer(ctx: Ctx, id: string): Promise<void> {
   });
 }
 
+/** The names of the caller's offers among `ids`, by id (a deleted offer is absent). */
+export async function offerNamesOf(ctx: Ctx, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db.query<{ id: string; name: string }>("select id, name from offers where id = any($1::uuid[]) and account_id = $2 and live = $3", [
+    ids,
+    ctx.accountId,
+    ctx.live,
+  ]);
+  return new Map(rows.map((r) => [r.id, r.name]));
+}

@@ -4,7 +4,9 @@
 // they reverse is earned only now).
 import type { DueTime } from "../../platform/clock/environment.ts";
 import type { Db } from "../../platform/db.ts";
-import { emitStageEvents, lockQualificationsDue, qualifyRefundsOf, refundedAmount, settleQualification, type TransactionRow } from "./transactions.ts";
+import { refundedAmount } from "./read.ts";
+import type { TransactionRow } from "./transactions.ts";
+import { emitStageEvents, lockQualificationsDue, qualifyRefundsOf, settleQualification } from "./write.ts";
 import { recordQualifiedTransaction } from "../offers/index.ts";
 
 export async function runQualificationsDue(db: Db, at: DueTime, batch = 200): Promise<number> {

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { ENGINES, expectStatus, type Harness } from "../../support/harness.ts";
 import { allPages, seededProgram, useSeededListing, type Page, type SeededProgram } from "../../support/mid-insights.ts";
 import { ORIGINS, SORT_FIELDS, type SortField } from "../../../src/domain/mid-insights.ts";
-import { recordOnboardingReply, type MidInsight } from "../../../src/services/mid-insights/mid-insights.ts";
+import type { MidInsight } from "../../../src/services/mid-insights/mid-insights.ts";
+import { recordOnboardingReply } from "../../../src/services/mid-insights/writers.ts";
 
 /** The spec's order: absent values after all others ascending, before them descending; ties by id. */
 function sortedBy(items: MidInsight[], sort: SortField, order: "asc" | "desc"): string[] {

@@ -15,13 +15,8 @@ import type { Db } from "../../../src/platform/db.ts";
 import { newId } from "../../../src/platform/ids.ts";
 import { HOOK_EVENTS } from "../../../src/services/webhooks/index.ts";
 import { writeTogether } from "../../../src/platform/write-together.ts";
-import {
-  emitStageEvents,
-  toTransaction,
-  transactionRowsPart,
-  transactionStagesPart,
-  type StoredTransactionRow,
-} from "../../../src/services/transactions/transactions.ts";
+import { toTransaction, type StoredTransactionRow } from "../../../src/services/transactions/transactions.ts";
+import { emitStageEvents, transactionRowsPart, transactionStagesPart } from "../../../src/services/transactions/write.ts";
 import { usePipeline } from "../../support/pipeline.ts";
 import { startReceiver, type Receiver } from "../../support/receiver.ts";
 import { CARD_NUMBERS } from "../../support/fixtures.ts";

@@ -12,18 +12,9 @@ import type { Services } from "../../../src/app/services.ts";
 import { createAccount } from "../../../src/services/accounts/accounts.ts";
 import { createProgram } from "../../../src/services/catalog/programs.ts";
 import { seedMidInsights } from "../../../src/services/mid-insights/seed.ts";
-import {
-  MidInsightEventError,
-  findMid,
-  recordMissingTransactionLookup,
-  recordOffboarded,
-  recordOnboardingReply,
-  recordTransactionsSeen,
-  toMidInsight,
-  type MidInsightRow,
-  requestOffboarding,
-  runOffboardingDue,
-} from "../../../src/services/mid-insights/mid-insights.ts";
+import { MidInsightEventError, findMid, toMidInsight, type MidInsightRow } from "../../../src/services/mid-insights/mid-insights.ts";
+import { recordOffboarded, requestOffboarding, runOffboardingDue } from "../../../src/services/mid-insights/offboarding.ts";
+import { recordMissingTransactionLookup, recordOnboardingReply, recordTransactionsSeen } from "../../../src/services/mid-insights/writers.ts";
 import { haveInfra, infra } from "../../support/infra.ts";
 
 const engines: [string, string | undefined][] = [

@@ -66,6 +66,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const created = await createMidInsightExport(ctxOf(c.var.services, c.var.caller), programId, {
     format: input.format,
     ...(input.recipients ? { recipients: input.recipients } : {}),
+    accountEmail: c.var.caller.account.email,
     given: givenFilters(filters),
     filters: toFilters(filters),
     sort: input.sort ?? DEFAULT_SORT,
