@@ -7,3 +7,16 @@ export { anyOnboardingUnanswered, applyOnboardingReply, fullIds, type ReplyOutco
 export { activeLocationNetworks, createLocation, deleteLocation, getLocation, listLocations, type Location, type NewLocation, seedLocations, updateLocation } from "./locations.ts";
 export { updateProgram } from "./program-update.ts";
 export { createProgram, getProgram, listPrograms, type Program } from "./programs.ts";
+export {
+  brandIdNamed,
+  locationOwner,
+  type LocationOwner,
+  lockBrand,
+  lockProgram,
+  networkMidsForUpdate,
+  programOwner,
+  type ProgramOwner,
+  requestCard,
+  requestLocation,
+} from "./rows.ts";
+export { brandLocationsSql, callerProgramSql, LOCATIONS_OF_PROGRAM, networkMidsSql, programNameSql } from "./sql.ts";
