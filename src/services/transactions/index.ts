@@ -7,4 +7,4 @@ export { type Overview, OVERVIEW_MAX_DAYS, programOverview } from "./overview.ts
 export { type PublisherTransactionInput, publisherSubmission, type Submission } from "./publisher.ts";
 export { runQualificationsDue } from "./qualification-due.ts";
 export { type ConsideredOfferView, getTransaction, getTransactionQualification, listProgramTransactions, lockRefundCandidates, lockTransactionRows, type NativeMessages, placeAt, refundedAmounts, stageViewOf, type StoredTransactionRow, toTransaction, type Transaction, type TransactionPlace, type TransactionQualification, type TransactionRow, transactionRowOf, transactionRowsPart, transactionStagesPart } from "./transactions.ts";
-export { findAtNextTick } from "./waits.ts";
+export { findAtNextTick, transactionRows } from "./waits.ts";

@@ -24,11 +24,16 @@ interface Finder {
 
 const finders = new WeakMap<Db, Finder>();
 
+/** The transactions of these ids, of any account: the caller checks whose each one is. */
+export function transactionRows(db: Db, ids: string[]): Promise<TransactionRow[]> {
+  return db.query<TransactionRow>("select * from transactions where id = any($1::uuid[])", [ids]);
+}
+
 async function flush(db: Db, finder: Finder): Promise<void> {
   const batch = finder.pending;
   finder.pending = [];
   try {
-    const rows = await db.query<TransactionRow>("select * from transactions where id = any($1::uuid[])", [[...new Set(batch.map((l) => l.id))]]);
+    const rows = await transactionRows(db, [...new Set(batch.map((l) => l.id))]);
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const l of batch) {
       const row = byId.get(l.id);
