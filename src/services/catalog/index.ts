@@ -7,6 +7,7 @@ export { anyOnboardingUnanswered, applyOnboardingReply, fullIds, type ReplyOutco
 export { activeLocationNetworks, createLocation, deleteLocation, getLocation, listLocations, type Location, type NewLocation, seedLocations, updateLocation } from "./locations.ts";
 export { findMarked } from "./marked.ts";
 export { updateProgram } from "./program-update.ts";
+export { type PurchaseCard, purchaseCardsSql, type PurchaseLocation, purchaseLocationsSql } from "./purchase-facts.ts";
 export { createProgram, getProgram, listPrograms, type Program } from "./programs.ts";
 export {
   brandIdNamed,

@@ -24,7 +24,8 @@ import {
 import type { Db } from "../../platform/db.ts";
 import { newId } from "../../platform/ids.ts";
 import { recordMissingTransactionLookup } from "../mid-insights/index.ts";
-import { enqueueEvent } from "../../platform/outbox.ts";
+import { enqueueEvent, OUTBOX_WRITTEN } from "../../platform/outbox.ts";
+import { waitForRow } from "../../platform/wait-for-row.ts";
 import { fullIds, networkMidsForUpdate, networkMidsSql, requestCard, requestLocation, setNetworkMids } from "../catalog/index.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
 import { getProgram } from "../catalog/index.ts";
@@ -198,13 +199,17 @@ export async function createMissingTransactionRequest({
   return ctx.live ? toRequest(row) : waitForAnswer(ctx, id, waitMs);
 }
 
+/** How often a test request looks again for its answer when no notification came (real ms). */
+const ANSWER_LOOK_MS = 20;
+
+/** The request once final (its answer writes its event, which notifies), or as it stands when `waitMs` is over. */
 async function waitForAnswer(ctx: Ctx, id: string, waitMs: number): Promise<MissingTransactionRequest> {
-  const deadline = performance.now() + waitMs;
-  for (;;) {
-    const request = await getMissingTransactionRequest(ctx, id);
-    if (FINAL.includes(request.status) || performance.now() >= deadline) return request;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let request: MissingTransactionRequest | undefined;
+  const answered = await waitForRow(ctx.db, OUTBOX_WRITTEN, performance.now() + waitMs, async () => {
+    request = await getMissingTransactionRequest(ctx, id);
+    return FINAL.includes(request.status) ? request : undefined;
+  }, ANSWER_LOOK_MS);
+  return answered ?? request!;
 }
 
 /** The caller's request in the caller's environment, or 404. */

@@ -14,15 +14,8 @@ import type { Transaction } from "../transactions/index.ts";
 import { getOffer, updateMarketplaceOffer, updateOffer } from "../offers/index.ts";
 import { createMissingTransactionRequest } from "../missing-transactions/index.ts";
 import { eventIdsAbout } from "../webhooks/index.ts";
-import {
-  clearTestPurchase,
-  expireTestPurchase,
-  incrementTestPurchase,
-  refundTestPurchase,
-  sendTestPurchase,
-  type Sent,
-  type TestPurchaseInput,
-} from "./test-transactions.ts";
+import { clearTestPurchase, expireTestPurchase, incrementTestPurchase, refundTestPurchase } from "./follow-ups.ts";
+import { sendTestPurchase, type Sent, type TestPurchaseInput } from "./test-transactions.ts";
 import { addFixturesMarketplaceOffer, FIXTURE_CARDS, type Fixtures, fixturesMarketplaceOffer, ZONE } from "./fixtures.ts";
 
 export const TRIGGER_EVENTS = [

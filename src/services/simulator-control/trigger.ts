@@ -3,7 +3,7 @@
 // marketplace offer) — on fixtures kept in a program of the caller's test environment (made on first use,
 // reused after), then waits for the event and its first delivery.
 import type { Ctx } from "../../platform/context.ts";
-import { probeOnNotify } from "../../platform/db.ts";
+import { waitForRow } from "../../platform/wait-for-row.ts";
 import { OUTBOX_WRITTEN } from "../../platform/outbox.ts";
 import { DomainError, invalid } from "../../domain/errors.ts";
 import { getCard, getLocation } from "../catalog/index.ts";
@@ -131,7 +131,7 @@ async function refuseUnqualified(ctx: Ctx, event: TriggerEvent, fired: Fired): P
 /** The ids of the events the firing wrote, once there are some; 503 when none came by the deadline. */
 async function writtenEvents(ctx: Ctx, event: TriggerEvent, fired: Fired, deadline: number): Promise<string[]> {
   const eventIds =
-    (await probeOnNotify(ctx.db, OUTBOX_WRITTEN, deadline, async () => {
+    (await waitForRow(ctx.db, OUTBOX_WRITTEN, deadline, async () => {
       const ids = (await eventIdsAbout(ctx, event, fired.subjectId)).filter((id) => !fired.before.includes(id));
       return ids.length > 0 ? ids : undefined;
     })) ?? [];
@@ -147,7 +147,7 @@ async function writtenEvents(ctx: Ctx, event: TriggerEvent, fired: Fired, deadli
  * whose outbox writes notify), so this looks every DELIVERY_LOOK_MS.
  */
 async function attempted(ctx: Ctx, eventIds: string[], dispatched: () => Promise<boolean>, deadline: number): Promise<void> {
-  await probeOnNotify(ctx.db, null, deadline, async () => {
+  await waitForRow(ctx.db, null, deadline, async () => {
     if (!(await dispatched())) return undefined;
     const deliveries = await firstTries(ctx, eventIds);
     return deliveries.every((d) => d.attempts > 0) ? true : undefined;
