@@ -10,10 +10,11 @@ import type { Clock } from "../../platform/clock/index.ts";
 import { insertKey, type Tier } from "./accounts.ts";
 import { enqueueCommand } from "../../platform/network-outbox.ts";
 import { forgetEnvironmentCommand } from "../simulator-control/index.ts";
+import { DAY_MS, SECOND_MS } from "../../domain/time-units.ts";
 
 /** A sandbox lives a day unless it asks otherwise, and at most 30 days. */
-export const DEFAULT_SANDBOX_SECONDS = 86_400;
-export const MAX_SANDBOX_SECONDS = 30 * 86_400;
+export const DEFAULT_SANDBOX_SECONDS = DAY_MS / SECOND_MS;
+export const MAX_SANDBOX_SECONDS = (30 * DAY_MS) / SECOND_MS;
 
 export interface Sandbox {
   id: string;

@@ -5,7 +5,9 @@ export { type Card, cardsForTransactions, deleteCard, enrolCard, findCardRow, ge
 export { type LocationWithBrand, type Place, placeOfLocation } from "./location-records.ts";
 export { anyOnboardingUnanswered, applyOnboardingReply, fullIds, type ReplyOutcome, seedNetworks, sendOnboardingRequests, setNetworkMids, trySendOnboardingRequests } from "./location-sync.ts";
 export { activeLocationNetworks, createLocation, deleteLocation, getLocation, listLocations, type Location, type NewLocation, seedLocations, updateLocation } from "./locations.ts";
+export { findMarked } from "./marked.ts";
 export { updateProgram } from "./program-update.ts";
+export { type PurchaseCard, purchaseCardsSql, type PurchaseLocation, purchaseLocationsSql } from "./purchase-facts.ts";
 export { createProgram, getProgram, listPrograms, type Program } from "./programs.ts";
 export {
   brandIdNamed,

@@ -105,7 +105,7 @@ export async function createLocation(ctx: Ctx, programId: string, input: Locatio
 export async function listLocations(
   ctx: Ctx,
   programId: string,
-  filter: { brandId?: string | undefined; offerId?: string | undefined },
+  filter: { brandId?: string | undefined; where?: { sql: string; params: unknown[] } | undefined },
   page: PageQuery,
 ): Promise<Page<Location>> {
   await getProgram(ctx, programId);
@@ -114,7 +114,8 @@ export async function listLocations(
     .add("account_id = ?", ctx.accountId)
     .add("live = ?", ctx.live);
   if (filter.brandId) filters.add("brand_id = ?", filter.brandId);
-  if (filter.offerId) filters.add("exists (select 1 from offer_locations ol where ol.location_id = locations.id and ol.offer_id = ?)", filter.offerId);
+  // A predicate of another feature (the locations linked to an offer), which the catalog cannot name.
+  if (filter.where) filters.add(filter.where.sql, ...filter.where.params);
   const rows = await pageByCreated(ctx.db, "locations", filters, page, (r: LocationRow) => r);
   return { ...rows, items: await withNetworks(ctx.db, rows.items) };
 }

@@ -1,6 +1,6 @@
 // Single catalog rows that other features read or lock inside their own transactions: a program, brand, location or
 // card by id, and a location's MIDs at one network.
-import type { Scheme } from "../../domain/card-number.ts";
+import type { Scheme } from "../../domain/scheme.ts";
 import type { MidIdentifiers } from "../../domain/mid-insights.ts";
 import type { Ctx } from "../../platform/context.ts";
 import type { Db } from "../../platform/db.ts";

@@ -24,8 +24,9 @@ import {
 import type { Db } from "../../platform/db.ts";
 import { newId } from "../../platform/ids.ts";
 import { recordMissingTransactionLookup } from "../mid-insights/index.ts";
-import { enqueueEvent } from "../../platform/outbox.ts";
-import { fullIds, setNetworkMids } from "../catalog/index.ts";
+import { enqueueEvent, OUTBOX_WRITTEN } from "../../platform/outbox.ts";
+import { waitForRow } from "../../platform/wait-for-row.ts";
+import { fullIds, networkMidsForUpdate, networkMidsSql, requestCard, requestLocation, setNetworkMids } from "../catalog/index.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
 import { getProgram } from "../catalog/index.ts";
 
@@ -137,17 +138,11 @@ export async function createMissingTransactionRequest({
   input: MissingTransactionInput;
   waitMs: number;
 }): Promise<MissingTransactionRequest> {
-  const [card] = await ctx.db.query<{ id: string; program_id: string; scheme: Scheme; last_numbers: string; status: string; failure_reason: string | null }>(
-    "select id, program_id, scheme, last_numbers, status, failure_reason from cards where id = $1 and account_id = $2 and live = $3",
-    [input.cardId, ctx.accountId, ctx.live],
-  );
+  const card = await requestCard(ctx, input.cardId);
   if (!card) throw notFound("card", input.cardId);
   const unlinked = notLinkedRule({ id: card.id, status: card.status, failureReason: card.failure_reason });
   if (unlinked) throw new DomainError("conflict", `cardId: ${unlinked}`);
-  const [location] = await ctx.db.query<{ id: string; program_id: string; brand_id: string; country_code: string }>(
-    "select id, program_id, brand_id, country_code from locations where id = $1 and account_id = $2 and live = $3",
-    [input.locationId, ctx.accountId, ctx.live],
-  );
+  const location = await requestLocation(ctx, input.locationId);
   if (!location) throw notFound("location", input.locationId);
   if (location.program_id !== card.program_id) throw invalid("locationId", "the location belongs to another program than the card's; use a location of the card's program");
   const currency = countryByAlpha3(location.country_code)?.currency ?? "USD";
@@ -204,13 +199,17 @@ export async function createMissingTransactionRequest({
   return ctx.live ? toRequest(row) : waitForAnswer(ctx, id, waitMs);
 }
 
+/** How often a test request looks again for its answer when no notification came (real ms). */
+const ANSWER_LOOK_MS = 20;
+
+/** The request once final (its answer writes its event, which notifies), or as it stands when `waitMs` is over. */
 async function waitForAnswer(ctx: Ctx, id: string, waitMs: number): Promise<MissingTransactionRequest> {
-  const deadline = performance.now() + waitMs;
-  for (;;) {
-    const request = await getMissingTransactionRequest(ctx, id);
-    if (FINAL.includes(request.status) || performance.now() >= deadline) return request;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let request: MissingTransactionRequest | undefined;
+  const answered = await waitForRow(ctx.db, OUTBOX_WRITTEN, performance.now() + waitMs, async () => {
+    request = await getMissingTransactionRequest(ctx, id);
+    return FINAL.includes(request.status) ? request : undefined;
+  }, ANSWER_LOOK_MS);
+  return answered ?? request!;
 }
 
 /** The caller's request in the caller's environment, or 404. */
@@ -273,8 +272,7 @@ export async function startDueLookups(db: Db, at: DueTime): Promise<number> {
 /** Publishes the look-ups of processing requests not sent yet (all, or the given ones), then marks them sent. */
 export async function sendLookups(db: Db, bus: Bus, now: Date, scope: { ids?: string[] } = {}): Promise<number> {
   const rows = await db.query<RequestRow & { mids: MidIdentifiers[] | null; environment: string | null }>(
-    `select r.*, n.mids, sandbox_of(r.account_id) as environment from missing_transaction_requests r
-     left join location_networks n on n.location_id = r.location_id and n.scheme = r.scheme
+    `select r.*, ${networkMidsSql("r.location_id", "r.scheme")} as mids, sandbox_of(r.account_id) as environment from missing_transaction_requests r
      where r.status = 'processing' and r.lookup_sent is null and ($1::uuid[] is null or r.id = any($1::uuid[]))
      order by r.created limit 500`,
     [scope.ids ?? null],
@@ -357,12 +355,9 @@ export async function applyLookupReply(db: Db, reply: LookupReply, now: Date): P
 }
 
 async function learnMids(db: Db, row: RequestRow, transactions: LookupTransaction[], at: Date, now: Date): Promise<void> {
-  const [network] = await db.query<{ mids: MidIdentifiers[] }>(
-    "select mids from location_networks where location_id = $1 and scheme = $2 for update",
-    [row.location_id, row.scheme],
-  );
-  if (!network) return; // the location was deleted meanwhile
-  const mids = [...network.mids];
+  const known = await networkMidsForUpdate(db, row.location_id, row.scheme);
+  if (!known) return; // the location was deleted meanwhile
+  const mids = [...known];
   for (const t of transactions) {
     if (t.networkStatus !== "SUCCEED") continue;
     const identifiers = schemeIdentifiers(row.scheme, t as unknown as Record<string, unknown>);
@@ -370,7 +365,7 @@ async function learnMids(db: Db, row: RequestRow, transactions: LookupTransactio
     mids.push(identifiers);
     await recordMissingTransactionLookup(db, { locationId: row.location_id, scheme: row.scheme, identifiers, merchantName: t.merchantName, at }, now);
   }
-  if (mids.length > network.mids.length) {
+  if (mids.length > known.length) {
     await setNetworkMids(db, row.location_id, row.scheme, mids, now);
   }
 }

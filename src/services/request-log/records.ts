@@ -3,6 +3,7 @@
 // older than the retention on each environment's own time.
 import type { Ctx } from "../../platform/context.ts";
 import type { Db } from "../../platform/db.ts";
+import { accountExistsSql } from "../accounts/index.ts";
 import { Filters, type Page, type PageQuery } from "../../platform/page.ts";
 import { decodeCursor, encodeCursor } from "../../platform/cursor.ts";
 import type { DueTime } from "../../platform/clock/environment.ts";
@@ -111,7 +112,7 @@ export async function writeRequests(db: Db, rows: RequestRow[]): Promise<void> {
      from json_to_recordset($1::json) as r(id text, account_id uuid, live boolean, key_id uuid, source text, method text, path text,
        query text, status int, error_code text, latency_ms float8, idempotency_key text, resource_id uuid, request_body text,
        request_truncated boolean, response_body text, response_truncated boolean, created timestamptz, ord int)
-     where exists (select 1 from accounts a where a.id = r.account_id)
+     where ${accountExistsSql("r.account_id")}
      order by r.ord
      on conflict (id) do nothing`,
     [

@@ -5,7 +5,7 @@
 // notifications, for the three acknowledgements and then for every listed reply, and every look-up of the
 // sandbox in flight, to be applied (their events written): then its answer holds the networks' answers.
 import type { Db } from "../../platform/db.ts";
-import { probeOnNotify } from "../../platform/db.ts";
+import { waitForRow } from "../../platform/wait-for-row.ts";
 import { OUTBOX_WRITTEN } from "../../platform/outbox.ts";
 import type { EnvironmentClockAck, SimulatorSetting } from "../../platform/bus/messages.ts";
 import { SCHEMES } from "../../domain/scheme.ts";
@@ -35,12 +35,12 @@ export async function recordEnvironmentClockAck(db: Db, ack: EnvironmentClockAck
  */
 export async function awaitEnvironmentAnswers(db: Db, ackId: string, environment: string, deadline: number): Promise<boolean> {
   try {
-    const replies = await probeOnNotify(db, CLOCK_ACKED, deadline, async () => {
+    const replies = await waitForRow(db, CLOCK_ACKED, deadline, async () => {
       const acks = await db.query<{ onboarding_replies: string[] }>("select onboarding_replies from environment_clock_acks where ack_id = $1", [ackId]);
       return acks.length >= SCHEMES.length ? acks.flatMap((a) => a.onboarding_replies) : undefined;
     });
     if (replies === undefined) return false;
-    const applied = await probeOnNotify(db, OUTBOX_WRITTEN, deadline, async () => {
+    const applied = await waitForRow(db, OUTBOX_WRITTEN, deadline, async () => {
       const [unanswered, inFlight] = await Promise.all([anyOnboardingUnanswered(db, replies), anyLookupInFlight(db, environment)]);
       return unanswered || inFlight ? undefined : true;
     });

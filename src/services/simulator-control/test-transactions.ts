@@ -1,6 +1,6 @@
-// Test transactions: a purchase, its clearing or a refund sent through the card's scheme simulator,
-// so it takes the path network traffic takes; then, for the caller's convenience, a short wait for
-// the qualifier to record it.
+// Test transactions: a purchase sent through the card's scheme simulator, so it takes the path network traffic
+// takes; then, for the caller's convenience, a short wait for the qualifier to record it. Its follow-ups (clearing,
+// void, refund, increment, expiry) are in follow-ups.ts.
 import type { Ctx } from "../../platform/context.ts";
 import { DomainError, invalid, notFound } from "../../domain/errors.ts";
 import type { PurchaseInput, SimulatorControl } from "./control.ts";
@@ -8,14 +8,15 @@ import { BusValidationError } from "../../platform/bus/bus.ts";
 import { DependencyUnavailableError } from "../../platform/health/index.ts";
 import { within } from "../../platform/health/dependency.ts";
 import type { Db } from "../../platform/db.ts";
-import { clearingOf, expiryOf, incrementOf, refundOf, voidRefusal, type PurchaseStanding, type Refusal } from "../../domain/purchase-follow-ups.ts";
 import { countryByAlpha3 } from "../../domain/countries.ts";
 import type { Scheme } from "../../platform/bus/messages.ts";
-import { clearingTransactionIdFor, transactionIdFor } from "../../domain/transaction-id.ts";
+import { transactionIdFor } from "../../domain/transaction-id.ts";
 import { notLinkedRule } from "../../domain/card-number.ts";
-import { refundedAmounts, toTransaction, type Transaction, type TransactionRow } from "../transactions/index.ts";
+import type { Transaction } from "../transactions/index.ts";
 import { findAtNextTick } from "../transactions/index.ts";
 import { groupCommit, perHandle, ROUND_TICK_MS, type Outcome } from "../../platform/group-commit.ts";
+import { type PurchaseCard, purchaseCardsSql, type PurchaseLocation, purchaseLocationsSql } from "../catalog/index.ts";
+import { waitForRow } from "../../platform/wait-for-row.ts";
 
 export interface TestPurchaseInput {
   cardId: string;
@@ -60,9 +61,11 @@ const ANSWER_WITHIN_MS = 6_000;
 const MARK_WITHIN_MS = 1_000;
 /** How many waiting purchases the workers publish together. */
 const RELAY_BATCH = 500;
+/** How often a purchase looks again whether its location's test network has answered the onboarding (real ms). */
+const ONBOARDING_LOOK_MS = 20;
 
 /** The bus took the command in time, or a DependencyUnavailableError (malformed commands fail as they are). */
-async function publishWithin<T>(publishing: Promise<T>): Promise<T> {
+export async function publishWithin<T>(publishing: Promise<T>): Promise<T> {
   try {
     return await within(publishing, PUBLISH_TIMEOUT_MS, "bus");
   } catch (err) {
@@ -71,14 +74,14 @@ async function publishWithin<T>(publishing: Promise<T>): Promise<T> {
   }
 }
 
-interface Deps {
+export interface Deps {
   ctx: Ctx;
   simulators: SimulatorControl;
   /** How long to wait for the qualifier, in real milliseconds. */
   waitMs: number;
 }
 
-function requireTestKey(ctx: Ctx) {
+export function requireTestKey(ctx: Ctx) {
   if (ctx.live) throw new DomainError("invalid", "Test transactions need a test key; live transactions come from the networks.");
 }
 
@@ -86,46 +89,13 @@ function requireTestKey(ctx: Ctx) {
  * Looks at every tick (with the process's other waits, in one query) until the transaction exists and
  * `ready` holds, or the wait is over (a query left hanging included).
  */
-async function waitFor(ctx: Ctx, id: string, waitMs: number, ready: (t: Transaction) => boolean): Promise<Transaction | undefined> {
+export async function waitFor(ctx: Ctx, id: string, waitMs: number, ready: (t: Transaction) => boolean): Promise<Transaction | undefined> {
   const deadline = performance.now() + waitMs;
-  for (;;) {
+  // The shared look-up paces the probe, so it needs no timer of its own (everyMs 0).
+  return waitForRow(ctx.db, null, deadline, async () => {
     const found = await within(findAtNextTick(ctx, id), Math.max(deadline - performance.now(), 0) + 100, "postgres");
-    if ((found && ready(found)) || performance.now() >= deadline) return found && ready(found) ? found : undefined;
-  }
-}
-
-interface PurchaseLocation {
-  id: string;
-  account_id: string;
-  live: boolean;
-  program_id: string;
-  address: string;
-  city: string;
-  postcode: string;
-  country_code: string;
-  timezone: string;
-  brand_name: string;
-  scheme: Scheme;
-  status: string;
-  mids: Record<string, string>[];
-  /** When the network answered the location's onboarding (an ISO time); null while it has not. */
-  answered: string | null;
-}
-
-interface PurchaseCard {
-  id: string;
-  account_id: string;
-  live: boolean;
-  program_id: string;
-  scheme: Scheme;
-  first_numbers: string;
-  last_numbers: string;
-  status: string;
-  failure_reason: string | null;
-  /** ISO 3166-1 alpha-3: where the card was issued, so what it is billed in. */
-  country_code: string;
-  /** The sandbox the card is in (its account id), null for an account's own environments. */
-  environment: string | null;
+    return found && ready(found) ? found : undefined;
+  }, 0);
 }
 
 interface PurchaseRequest {
@@ -255,15 +225,8 @@ const preparePurchases = perHandle((db: Db) =>
     const locationIds = [...new Set(requests.map((r) => r.input.locationId))];
     const [found] = await db.query<{ cards: PurchaseCard[]; locations: PurchaseLocation[] }>(
       `select
-         coalesce((select json_agg(c) from (
-           select c.id, c.account_id, c.live, c.program_id, c.scheme, c.first_numbers, c.last_numbers, c.status, c.failure_reason, c.country_code,
-             sandbox_of(c.account_id) as environment
-           from cards c where c.id = any($1::uuid[])) c), '[]'::json) as cards,
-         coalesce((select json_agg(l) from (
-           select l.id, l.account_id, l.live, l.program_id, l.address, l.city, l.postcode, l.country_code, l.timezone,
-             b.name as brand_name, n.scheme, n.status, n.mids, n.answered
-           from locations l join brands b on b.id = l.brand_id join location_networks n on n.location_id = l.id
-           where l.id = any($2::uuid[])) l), '[]'::json) as locations`,
+         coalesce((select json_agg(c) from (${purchaseCardsSql("$1")}) c), '[]'::json) as cards,
+         coalesce((select json_agg(l) from (${purchaseLocationsSql("$2")}) l), '[]'::json) as locations`,
       [cardIds, locationIds],
     );
     const { cards, locations } = found!;
@@ -301,15 +264,16 @@ const preparePurchases = perHandle((db: Db) =>
 export async function sendTestPurchase({ ctx, simulators, waitMs }: Deps, input: TestPurchaseInput): Promise<Sent> {
   const began = performance.now();
   requireTestKey(ctx);
-  let prepared: Prepared;
   // A location whose test network has not answered its onboarding yet is waited for, up to `waitMs`.
-  for (;;) {
-    prepared = await preparePurchases(ctx.db)({ ctx, simulators, input });
-    if (!("notOnboarded" in prepared)) break;
-    if (performance.now() - began >= waitMs) {
-      throw new DomainError("unavailable", `locationId: the ${prepared.notOnboarded} test network has not answered the location's onboarding yet; try again in a moment.`, 1);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  let notOnboarded: Scheme | undefined;
+  const prepared = await waitForRow(ctx.db, null, began + waitMs, async () => {
+    const made = await preparePurchases(ctx.db)({ ctx, simulators, input });
+    if (!("notOnboarded" in made)) return made;
+    notOnboarded = made.notOnboarded;
+    return undefined;
+  }, ONBOARDING_LOOK_MS);
+  if (!prepared) {
+    throw new DomainError("unavailable", `locationId: the ${notOnboarded} test network has not answered the location's onboarding yet; try again in a moment.`, 1);
   }
   const { id, command } = prepared;
   try {
@@ -348,126 +312,4 @@ export async function relayTestPurchases({ db, simulators }: { db: Db; simulator
     if (refused) throw refused.reason;
     if (waiting.length < RELAY_BATCH) return relayed;
   }
-}
-
-interface FollowUpFacts {
-  row: TransactionRow | undefined;
-  purchase: { account_id: string; scheme: Scheme; card_id: string; purchase_id: string; environment: string | null } | undefined;
-  refunded: number;
-}
-
-/**
- * What clears, voids and refunds that arrive together need, read in one round: their purchases as
- * recorded, as sent through POST /transactions/test, and how much of each was refunded.
- */
-const followUpFacts = perHandle((db: Db) =>
-  groupCommit<string, FollowUpFacts>(async (ids) => {
-    const unique = [...new Set(ids)];
-    const [rows, purchases, refunded] = await Promise.all([
-      db.query<TransactionRow>("select * from transactions where id = any($1::uuid[])", [unique]),
-      db.query<FollowUpFacts["purchase"] & { transaction_id: string }>(
-        `select p.transaction_id, p.account_id, p.scheme, p.card_id, p.purchase_id, sandbox_of(p.account_id) as environment
-         from test_purchases p where p.transaction_id = any($1::uuid[])`,
-        [unique],
-      ),
-      refundedAmounts(db, unique),
-    ]);
-    const rowById = new Map(rows.map((r) => [r.id, r]));
-    const purchaseById = new Map(purchases.map((p) => [p.transaction_id, p]));
-    return ids.map((id) => ({ ok: { row: rowById.get(id), purchase: purchaseById.get(id), refunded: refunded.get(id) ?? 0 } }));
-  }),
-);
-
-/** The test purchase a follow-up names, as the network's messages have told the service of it. */
-async function testPurchaseOf(ctx: Ctx, transactionId: string) {
-  const { row, purchase, refunded } = await followUpFacts(ctx.db)(transactionId.toLowerCase());
-  // Another account's or environment's transaction is, to this caller, none.
-  if (!row || row.account_id !== ctx.accountId || row.live !== ctx.live) throw notFound("transaction", transactionId);
-  const transaction = toTransaction(row);
-  requireTestKey(ctx);
-  if (!purchase || purchase.account_id !== ctx.accountId || transaction.type !== "purchase") {
-    throw invalid("transactionId", "only purchases made with POST /transactions/test can be incremented, cleared, voided, expired or refunded here");
-  }
-  return { transaction, refunded, ref: { scheme: purchase.scheme, cardId: purchase.card_id, purchaseId: purchase.purchase_id, environment: purchase.environment } };
-}
-
-/** The purchase as the follow-up rules see it, from its record and its refunds. */
-const standingOf = (transaction: Transaction, refunded: number): PurchaseStanding => ({
-  state: transaction.voided ? "voided" : transaction.expired ? "expired" : transaction.cleared ? "cleared" : "authorized",
-  amount: transaction.amount,
-  currency: transaction.currency,
-  refunded,
-  cleared: transaction.clearedAmount,
-});
-
-/** The 409 of a follow-up that cannot apply to the purchase as it stands, naming the field and why. */
-const conflict = (refusal: Refusal) => new DomainError("conflict", `${refusal.field}: ${refusal.reason}`);
-
-/** Refused with 409 when `refusalOf` says the follow-up cannot apply to the purchase as it stands. */
-function requireApplies(transaction: Transaction, refunded: number, refusalOf: (p: PurchaseStanding) => Refusal | undefined) {
-  const refusal = refusalOf(standingOf(transaction, refunded));
-  if (refusal) throw conflict(refusal);
-}
-
-/**
- * Clears `amount` of a test purchase (what is left when absent; more than it by up to the tip bound) now. The
- * whole amount at once is the purchase's own clearing stage (the answer is the purchase); part of it, more
- * than it, or what is left after a part, is a clearing of its own, a new transaction naming the purchase
- * (`authTransactionId`), which is the answer. `duplicate`: the network sends the clearing twice.
- */
-export async function clearTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number, duplicate?: boolean): Promise<Sent> {
-  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
-  const decided = clearingOf(standingOf(transaction, refunded), amount ?? null);
-  if ("done" in decided) return { id: transactionId, transaction };
-  if ("refusal" in decided) throw conflict(decided.refusal);
-  const receipt = await publishWithin(
-    simulators.clear({ ...ref, ...(decided.whole ? {} : { amount: decided.amount }), ...(duplicate ? { duplicate: true } : {}) }),
-  );
-  if (decided.whole) return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.cleared) };
-  const id = clearingTransactionIdFor(ref.scheme, receipt.transactionId, receipt.clearingKey!);
-  return { id, transaction: await waitFor(ctx, id, waitMs, () => true), created: true };
-}
-
-export async function voidTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
-  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
-  if (transaction.voided) return { id: transactionId, transaction };
-  requireApplies(transaction, refunded, voidRefusal);
-  await publishWithin(simulators.void(ref));
-  return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.voided) };
-}
-
-export async function refundTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount?: number): Promise<Sent> {
-  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
-  requireApplies(transaction, refunded, (p) => {
-    const decided = refundOf(p, amount ?? null);
-    return "refusal" in decided ? decided.refusal : undefined;
-  });
-  const receipt = await publishWithin(simulators.refund({ ...ref, ...(amount !== undefined ? { amount } : {}) }));
-  const id = transactionIdFor(ref.scheme, "refund", receipt.transactionId);
-  return { id, transaction: await waitFor(ctx, id, waitMs, () => true) };
-}
-
-/**
- * An incremental authorisation of a test purchase: `amount` more authorised, before it clears. The answer
- * is the purchase, once recorded with its new amount (decided again on it).
- */
-export async function incrementTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string, amount: number): Promise<Sent> {
-  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
-  const decided = incrementOf(standingOf(transaction, refunded), amount);
-  if ("refusal" in decided) throw conflict(decided.refusal);
-  await publishWithin(simulators.increment({ ...ref, amount: decided.amount }));
-  return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.amount >= decided.total) };
-}
-
-/**
- * The network withdraws a test purchase's authorisation now, as it does once its expiry days pass uncleared.
- * The answer is the purchase, once recorded as expired.
- */
-export async function expireTestPurchase({ ctx, simulators, waitMs }: Deps, transactionId: string): Promise<Sent> {
-  const { transaction, refunded, ref } = await testPurchaseOf(ctx, transactionId);
-  if (transaction.expired) return { id: transactionId, transaction };
-  const decided = expiryOf(standingOf(transaction, refunded));
-  if ("refusal" in decided) throw conflict(decided.refusal);
-  await publishWithin(simulators.expire(ref));
-  return { id: transactionId, transaction: await waitFor(ctx, transactionId, waitMs, (t) => t.expired) };
 }

@@ -6,7 +6,7 @@ import type { Db } from "../../platform/db.ts";
 import { DomainError, invalid, notFound } from "../../domain/errors.ts";
 import { checkTarget, type TargetPolicy } from "../../domain/webhook-targets.ts";
 import { Filters, pageByCreated, type Page, type PageQuery } from "../../platform/page.ts";
-import { getProgram } from "../catalog/index.ts";
+import { getProgram, lockProgram } from "../catalog/index.ts";
 import { newId } from "../../platform/ids.ts";
 import { enqueueEvent } from "../../platform/outbox.ts";
 
@@ -120,7 +120,7 @@ export async function createHook(
   await getProgram(ctx, programId);
   // The count and the insert in one statement, under a lock on the program's row, so concurrent creations cannot pass the cap together.
   return ctx.db.tx(async (tx) => {
-    await tx.query("select id from programs where id = $1 for update", [programId]);
+    await lockProgram(tx, programId);
     const [row] = await tx.query<HookRow>(
       `insert into hooks (id, account_id, live, program_id, event, url, secret, created)
        select $1, $2, $3, $4, $5, $6, $7, $8 where (select count(*) from hooks where program_id = $4) < $9 returning *`,

@@ -5,3 +5,4 @@ export { type Delivery, listDeliveries, listTransactionDeliveries } from "./deli
 export { EVENT_STATUSES, type EventStatus, getWebhookEvent, listWebhookEvents, listWebhookEventsAbout, type WebhookEvent, type WebhookEventDetail } from "./events.ts";
 export { type Overview, OVERVIEW_MAX_DAYS, programOverview } from "./program-overview.ts";
 export { createHook, deleteHook, type EndpointPolicy, getHook, getHookSecret, type Hook, HOOK_EVENTS, type HookEvent, type HookStatus, type HookWithSecret, isSigningSecret, listHooks, setHookEnabled } from "./hooks.ts";
+export { allFannedOut, type DeliveryTry, eventIdsAbout, firstTries } from "./event-progress.ts";

@@ -5,6 +5,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, limitParam, listOf, startParam, uuid } from "../../schemas.ts";
 import { listLocations } from "../../../services/catalog/index.ts";
+import { linkedToOffer } from "../../../services/offers/index.ts";
 import { LocationSchema } from "./schemas.ts";
 
 const query = z.object({
@@ -32,7 +33,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start, brandId, offerId } = c.req.valid("query");
   return c.json(
-    await listLocations(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, { brandId, offerId }, { limit, start }),
+    await listLocations(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, { brandId, where: offerId ? linkedToOffer(offerId) : undefined }, { limit, start }),
     200,
   );
 };
