@@ -64,9 +64,7 @@ const ALLOWED: Record<string, string> = {
   "services/webhooks|outbox": "the webhook events are the outbox's rows: services/webhooks is its reading side (lists, deliveries), platform/outbox.ts its one writer",
   "services/webhooks|outbox_events": "as outbox: the table under the view",
   "services/webhooks|transaction_stages": "which events are a transaction's: the outbox's claims, read beside it",
-  "platform|accounts": "an environment's clock is columns of its account row (migration 027, env_now()); platform/clock/environment.ts reads them",
-  "services/catalog|accounts":
-    "cardsForTransactions (the qualifier's one read of a batch's cards) joins each card's account for whether it is in a sandbox; catalog cannot import accounts (accounts → simulator-control → catalog would close a circle), and sandbox_of() in its place costs a function call a row",
+  "platform|accounts": "an environment's clock is columns of its account row (migration 027, env_now()); platform/clock/environment.ts reads them, and joins them for the features whose rows need them",
 };
 
 /** The files that may build a table name at run time: generic helpers given the name by their caller, or their own views. */

@@ -89,6 +89,15 @@ export const dueIn = (column: string, account: string, p: number) =>
   `${column} <= $${p + 2} and ${column} <= env_now(${account}, $${p}, $${p + 1})`;
 
 /** The SQL of a row's environment time (parameters as `dueIn`'s), for the `updated` of what due work changes. */
+/**
+ * SQL joining each row's environment as `alias` by its account column, with `inSandbox`: whether the environment is a
+ * sandbox (has a clock of its own). A feature whose rows need that joins through here, as the clock's columns are the account row's.
+ */
+export const environmentJoin = (alias: string, account: string) => ({
+  join: `join accounts ${alias} on ${alias}.id = ${account}`,
+  inSandbox: `${alias}.parent_id is not null`,
+});
+
 export const envNowSql = (account: string, p: number) => `env_now(${account}, $${p}, $${p + 1})`;
 
 /** A DueTime's parameters, in the order `dueIn` and `envNowSql` name them. */

@@ -11,6 +11,7 @@ import type { CardEnrolment } from "../../platform/bus/messages.ts";
 import { TOPICS } from "../../platform/bus/topics.ts";
 import { enqueueCommand, trySendCommands, type NetworkCommand } from "../../platform/network-outbox.ts";
 import { enqueueEvent } from "../../platform/outbox.ts";
+import { environmentJoin } from "../../platform/clock/environment.ts";
 
 export interface Card {
   id: string;
@@ -209,8 +210,9 @@ export async function deleteCard(ctx: Ctx, id: string): Promise<void> {
  * theirs), each with whether it is in a sandbox (only a sandbox has a clock of its own).
  */
 export async function cardsForTransactions(db: Db, ids: string[]): Promise<(StoredCard & { in_sandbox: boolean })[]> {
+  const environment = environmentJoin("a", "c.account_id");
   return db.query<StoredCard & { in_sandbox: boolean }>(
-    "select c.*, a.parent_id is not null as in_sandbox from cards c join accounts a on a.id = c.account_id where c.id = any($1::uuid[]) and c.status = 'linked'",
+    `select c.*, ${environment.inSandbox} as in_sandbox from cards c ${environment.join} where c.id = any($1::uuid[]) and c.status = 'linked'`,
     [ids],
   );
 }
