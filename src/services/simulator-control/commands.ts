@@ -140,6 +140,6 @@ export function stepReceipt(ref: PurchaseRef, action: StepAction, commandId: str
   if (action === "INCREMENT") return receipt(ref.scheme, ref.purchaseId, adapter.ids(ref.purchaseId).transactionId, adapter.messageId("increment", commandId));
   const kind = action === "CLEAR" ? "clearing" : action === "EXPIRE" ? "expiry" : "void";
   const made = receipt(ref.scheme, ref.purchaseId, adapter.ids(ref.purchaseId).transactionId, adapter.messageId(kind, ref.purchaseId));
-  // A clearing of part of the purchase is made under the command's id (simulators/engine/network.ts clear).
+  // A clearing of part of the purchase is made under the command's id (simulators/engine/purchases.ts clear).
   return action === "CLEAR" ? { ...made, clearingKey: adapter.clearingKey(commandId) } : made;
 }

@@ -174,7 +174,7 @@ export function transactionRowOf(i: NewTransaction): StoredTransactionRow {
     offer: i.result,
     qualification_due: i.qualificationDue,
     considered: i.considered ?? null,
-    // The qualifier adds the network's message of each stage it records (src/qualifier/decide.ts).
+    // The qualifier adds the network's message of each stage it records (src/qualifier/decision.ts keepNativeMessage).
     native_messages: null,
     created: i.now,
     updated: i.now,

@@ -1,5 +1,5 @@
-// Webhooks: hooks and their health, the deliveries and attempts of each event, the events' views. What the
-// rest of Cardlink may use of it.
+// Webhooks: hooks and their health, the deliveries and attempts of each event, the events' views, how far an
+// event has gone (event progress) and a program's overview. What the rest of Cardlink may use of it.
 export { type AttemptOutcome, claimDue, type DueDelivery, fanOut, recordAttempts, recoverHook, redeliver, renewLeases } from "./deliveries.ts";
 export { type Delivery, listDeliveries, listTransactionDeliveries } from "./delivery-list.ts";
 export { EVENT_STATUSES, type EventStatus, getWebhookEvent, listWebhookEvents, listWebhookEventsAbout, type WebhookEvent, type WebhookEventDetail } from "./events.ts";
