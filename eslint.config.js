@@ -21,7 +21,7 @@ const SIBLING_FACE = {
   message: "A feature reaches another only through its face (src/services/<feature>/index.ts), never its insides.",
 };
 const BELOW_TRANSPORTS = {
-  regex: "^\\.\\./\\.\\./(api|dashboard|cli|app|qualifier|lifecycle|webhooks|main\\.ts)(/|$)",
+  regex: "^\\.\\./\\.\\./(api|dashboard|cli|app|qualifier|workers|dispatcher|main\\.ts)(/|$)",
   message: "Services sit below the transports and the roles: refuse with src/domain/errors.ts, take a Ctx from src/platform/context.ts.",
 };
 const NO_SIMULATORS = {
@@ -69,7 +69,7 @@ export default tseslint.config(
   {
     files: ["src/platform/**"],
     rules: restrict({
-      regex: "^(\\.\\./)+(services|api|dashboard|cli|app|qualifier|lifecycle|webhooks|main\\.ts)(/|$)|simulators/",
+      regex: "^(\\.\\./)+(services|api|dashboard|cli|app|qualifier|workers|dispatcher|main\\.ts)(/|$)|simulators/",
       message: "src/platform is infrastructure: it imports only src/platform and src/domain, never a feature, a transport or the simulators.",
     }),
   },
@@ -171,7 +171,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["src/platform/clock/**", "test/**", "bench/**", "src/platform/log.ts", "src/webhooks/sign*.ts"],
+    files: ["src/platform/clock/**", "test/**", "bench/**", "src/platform/log.ts", "src/dispatcher/sign*.ts"],
     rules: { "no-restricted-syntax": "off" },
   },
   {

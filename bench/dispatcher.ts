@@ -10,7 +10,7 @@ import { Agent, request } from "undici";
 import { loadConfig } from "../src/platform/config/index.ts";
 import { openSystem } from "../src/app/system.ts";
 import { createApp } from "../src/api/app.ts";
-import { createDispatcher } from "../src/webhooks/dispatcher.ts";
+import { createDispatcher } from "../src/dispatcher/dispatcher.ts";
 import { startChildReceiver, type ChildReceiver } from "./support/child-receiver.ts";
 import { ownDatabase } from "./support/own-database.ts";
 

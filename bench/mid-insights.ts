@@ -9,7 +9,7 @@ import postgres from "postgres";
 import { loadConfig } from "../src/platform/config/index.ts";
 import { createApp } from "../src/api/app.ts";
 import { assembleSystem } from "../src/app/system.ts";
-import { serviceClock } from "../src/app/services.ts";
+import { serviceClock } from "../src/app/runtime.ts";
 import { createClock } from "../src/platform/clock/index.ts";
 import { SUPPORTED_VERSIONS } from "../src/api/middleware/auth.ts";
 import { openPostgres, type Db } from "../src/platform/db.ts";

@@ -26,7 +26,7 @@ import { topicSpecs } from "../src/platform/bus/topics.ts";
 import { qualifierLag, startQualifier, STEPS, type StepName } from "../src/qualifier/index.ts";
 import { createOfferIndex } from "../src/qualifier/offer-index.ts";
 import { indexVersions } from "../src/services/transactions/index-versions.ts";
-import { createDispatcher } from "../src/webhooks/dispatcher.ts";
+import { createDispatcher } from "../src/dispatcher/dispatcher.ts";
 import { decide } from "../src/domain/qualification.ts";
 import { transactionIdFor } from "../src/domain/transaction-id.ts";
 import { onboarded, visaAuth } from "./visa-world.ts";

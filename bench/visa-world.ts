@@ -1,6 +1,6 @@
 // What the qualifier and pipeline benchmarks share: test locations onboarded by the simulated networks,
 // and Visa auth messages for a card at one of them, as the Visa network sends them.
-import type { Services } from "../src/app/services.ts";
+import type { Runtime } from "../src/app/runtime.ts";
 import { startRoles } from "../src/app/roles.ts";
 import type { VisaTransaction } from "../src/platform/bus/messages.ts";
 import { ADAPTERS } from "../simulators/schemes/index.ts";
@@ -14,7 +14,7 @@ export type BenchLocation = { id: string; status: { visa: { mids: VisaMids[] } }
  * once and applied by the workers): runs both until every location has its Visa MIDs, and returns the
  * locations as they are then.
  */
-export async function onboarded<L extends BenchLocation>(services: Services, locations: L[], read: (id: string) => Promise<L>): Promise<L[]> {
+export async function onboarded<L extends BenchLocation>(services: Runtime, locations: L[], read: (id: string) => Promise<L>): Promise<L[]> {
   const roles = await startRoles(services, ["simulators", "workers"]);
   const deadline = Date.now() + 120_000;
   const result: L[] = [];

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { loadConfig } from "../src/platform/config/index.ts";
 import { openSystem } from "../src/app/system.ts";
 import { createApp } from "../src/api/app.ts";
-import { createDispatcher } from "../src/webhooks/dispatcher.ts";
+import { createDispatcher } from "../src/dispatcher/dispatcher.ts";
 import { enqueueEvent } from "../src/platform/outbox.ts";
 import { webhookServer } from "../src/cli/webhook-receiver.ts";
 

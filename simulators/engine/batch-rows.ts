@@ -1,7 +1,7 @@
 // The rows one batch of a network writes, a list per table of its store: the merchants it learnt of, the
 // purchases, their messages, the work they scheduled and cancelled, and what the batch adds to its runs'
 // counts. Pure: ./history.ts writeBatch writes them in one statement.
-import type { BatchRows, MerchantWrite, PurchaseWrite, RunCount } from "./history.ts";
+import type { BatchRows, MerchantWrite, PurchaseWrite, RunCount } from "./store.ts";
 import { COUNTED_AS } from "./types.ts";
 
 type Row = Record<string, unknown>;

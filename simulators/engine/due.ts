@@ -1,7 +1,7 @@
 // A network's due work, each environment on its clock: what fell due (clearings, increments, expiries,
 // clearings sent again, voids, refunds, onboarding replies) run 200 at a time as batches, one run after another.
 import { TOPICS } from "../../src/platform/bus/topics.ts";
-import { dueBefore, type DueIn } from "./history.ts";
+import { dueBefore, type DueIn } from "./store.ts";
 import { Batch, Rejected, commit, purchaseOrReject, readAhead, reportProgress, type Network } from "./batch.ts";
 import { clear, expire, increment, refund, resend, voidPurchase } from "./purchases.ts";
 

@@ -2,7 +2,7 @@
 // id) and runs on a clock of its own over the service clock, which the service announces (a CLOCK setting
 // with an environment) and the network keeps in its store. An environment's clocks are read once per batch,
 // and only for batches that name a sandbox: the accounts' own environments cost nothing more.
-import type { SimulatorDb as Db } from "./store.ts";
+import type { SimulatorDb as Db } from "./db.ts";
 import type { Clock } from "../../src/platform/clock/index.ts";
 import { SERVICE_TIME, environmentNow, environmentView, type EnvironmentClock } from "../../src/platform/clock/environment.ts";
 import type { Scheme } from "./types.ts";

@@ -4,9 +4,9 @@
 import type { LookupReply, LookupRequest } from "../../src/platform/bus/messages.ts";
 import type { Clock } from "../../src/platform/clock/index.ts";
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
-import type { SimulatorDb as Db } from "./store.ts";
+import type { SimulatorDb as Db } from "./db.ts";
 import type { FaultDice, Faults } from "./faults.ts";
-import { cardKnown, findMerchant, purchasesOfCard } from "./history.ts";
+import { cardKnown, findMerchant, purchasesOfCard } from "./store.ts";
 import { DATE_TOLERANCE_DAYS, MAX_ENTRIES, MIN_MATCH_SCORE, matchScore } from "./matching.ts";
 import { hashSeed, seededRandom } from "./random.ts";
 import { DAY_MS } from "../../src/domain/time-units.ts";

@@ -1,7 +1,7 @@
 // The network's merchant records: one builder of a merchant from a place and its MIDs (the client's over the
 // ones the network assigns), and the record a batch finds or makes for one of the service's locations.
 import { countryByAlpha3 } from "../../src/domain/countries.ts";
-import { findMerchant } from "./history.ts";
+import { findMerchant } from "./store.ts";
 import { hashSeed, seededRandom } from "./random.ts";
 import { descriptor } from "./scheme.ts";
 import type { Batch, Network } from "./batch.ts";

@@ -10,7 +10,7 @@ import { deadLetter } from "../../src/platform/bus/dead-letter.ts";
 import type { SimulatorCommand, SimulatorSetting } from "../../src/platform/bus/messages.ts";
 import { TOPICS, commandTopic } from "../../src/platform/bus/topics.ts";
 import { faultsSchema, type Faults } from "./faults.ts";
-import { saveCard } from "./history.ts";
+import { saveCard } from "./store.ts";
 import { answerLookup } from "./lookups.ts";
 import { cardEnrolments, lookupRequests, simulatorCommands } from "./requests.ts";
 import type { SchemeAdapter } from "./scheme.ts";

@@ -3,7 +3,7 @@
 import type { OnboardingReply, OnboardingRequest } from "../../src/platform/bus/messages.ts";
 import { TOPICS } from "../../src/platform/bus/topics.ts";
 import { addressFindable, onboardingDelayMs } from "../../src/domain/location-status.ts";
-import { findMerchant, scheduleDue, setMerchantProgram } from "./history.ts";
+import { findMerchant, scheduleDue, setMerchantProgram } from "./store.ts";
 import { Batch, Rejected, commit, environmentOf, parse, type Network } from "./batch.ts";
 import { assignedMids, merchantForLocation, merchantOf, mergedMids } from "./merchants.ts";
 import { derivedRandom } from "./random.ts";

@@ -2,7 +2,7 @@
 // cards enrolments told it about, and the service's locations its onboarding requests (or test
 // purchases) told it about, split by whether it has onboarded them. Sandboxes' are left out: their purchases
 // run on their own clocks, and traffic runs on the service's.
-import type { SimulatorDb as Db } from "./store.ts";
+import type { SimulatorDb as Db } from "./db.ts";
 import type { Pools } from "./generator.ts";
 import type { Merchant, Scheme } from "./types.ts";
 

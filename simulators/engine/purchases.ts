@@ -7,7 +7,7 @@ import { roundMoney } from "../../src/domain/money.ts";
 import { DAY_MS } from "../../src/domain/time-units.ts";
 import type { SimulatorCommand } from "../../src/platform/bus/messages.ts";
 import { AUTH_EXPIRY_DAYS, clearingOf, expiresAt, expiryOf, incrementOf, refundOf, voidRefusal } from "../../src/domain/purchase-follow-ups.ts";
-import { messageExists, standingOf, type Due, type MessageWrite, type PurchaseWrite } from "./history.ts";
+import { messageExists, standingOf, type Due, type MessageWrite, type PurchaseWrite } from "./store.ts";
 import { expiryDue, purchaseOf, purchaseOrReject, recordWrite, rejected, send, update, type Batch, type Network } from "./batch.ts";
 import { merchantForLocation } from "./merchants.ts";
 import type { ClearingPart } from "./scheme.ts";

@@ -7,7 +7,7 @@ import type { EnvironmentClockAck, SimulatorSetting } from "../../src/platform/b
 import { TOPICS } from "../../src/platform/bus/topics.ts";
 import type { Clock } from "../../src/platform/clock/index.ts";
 import { environmentNow } from "../../src/platform/clock/environment.ts";
-import type { SimulatorDb as Db } from "./store.ts";
+import type { SimulatorDb as Db } from "./db.ts";
 import { forgetEnvironment, saveEnvironmentClock } from "./environments.ts";
 import type { Scheme } from "./types.ts";
 

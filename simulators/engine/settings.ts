@@ -4,7 +4,7 @@
 // zod through @hono/zod-openapi, so the /admin routes can name these schemas in the OpenAPI document.
 import { z } from "@hono/zod-openapi";
 import type { SimulatorSetting, TrafficProgress } from "../../src/platform/bus/messages.ts";
-import type { SimulatorDb as Db } from "./store.ts";
+import type { SimulatorDb as Db } from "./db.ts";
 import { NO_FAULTS, faultsSchema, type Faults } from "./faults.ts";
 import { DEFAULT_MIX, type TrafficMix } from "./generator.ts";
 import { SCHEMES } from "../../src/domain/scheme.ts";

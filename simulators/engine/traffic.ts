@@ -1,7 +1,7 @@
 // The traffic a network generates when a run asks for it: started and stopped as the run in its store
 // changes, its purchases made tick by tick (paced in real time) as batches, its progress reported back.
 import { PurchaseStream } from "./generator.ts";
-import { purchasesOfRun } from "./history.ts";
+import { purchasesOfRun } from "./store.ts";
 import { loadPools } from "./population.ts";
 import { SERVICE_ENVIRONMENT } from "./environments.ts";
 import { latestRun, mixOf, plannedPurchases, type TrafficRun } from "./settings.ts";

@@ -1,7 +1,7 @@
 // Runs simulated networks in this process: all three inside `npm start`, one per `simulator --scheme`.
 import type { Bus } from "../../src/platform/bus/bus.ts";
 import type { Clock } from "../../src/platform/clock/index.ts";
-import type { SimulatorDb as Db } from "../engine/store.ts";
+import type { SimulatorDb as Db } from "../engine/db.ts";
 import type { Logger } from "pino";
 import type { SimulatorSetting } from "../../src/platform/bus/messages.ts";
 import { NetworkSimulator } from "../engine/network.ts";

@@ -1,6 +1,6 @@
 // The error contract's last word: what an error thrown anywhere in a request becomes (ApiError as it is,
 // DomainError by its kind, a dependency down as 503, anything else a logged 500), and 404 for no route.
-import type { ApiServices } from "./context.ts";
+import type { ApiRuntime } from "./context.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./context.ts";
@@ -14,7 +14,7 @@ const hasBody = (request: Request) => {
   return (length !== null && length.trim() !== "0") || request.headers.has("transfer-encoding");
 };
 
-export function answerErrors(app: OpenAPIHono<AppEnv>, services: ApiServices): void {
+export function answerErrors(app: OpenAPIHono<AppEnv>, services: ApiRuntime): void {
   app.onError((err, c) => {
     const requestId = c.get("requestId") ?? "unknown";
     let error: ApiError;

@@ -1,7 +1,7 @@
 // The Hono application's root: the middleware every request passes, in order, and the mounts — the error
 // contract (answers.ts), the 405 table (methods.ts), health and metrics, the OpenAPI document and its docs,
 // /v1, /admin, and what the caller mounts beside them (the composition root mounts the dashboard).
-import type { ApiServices } from "./context.ts";
+import type { ApiRuntime } from "./context.ts";
 import type { MiddlewareHandler } from "hono";
 import { unavailable } from "./errors.ts";
 import { router } from "./router.ts";
@@ -26,7 +26,7 @@ const MID_INSIGHTS_PATH = /^\/v1\/programs\/[^/]+\/mid-insights(\/.*)?$/;
 export type Router = ReturnType<typeof router>;
 
 /** `mount` adds what serves beside /v1 and /admin (the dashboard), before the 405 table learns the routes. */
-export function createApp(services: ApiServices, options: { adminToken: string; mount?: (app: Router) => void }) {
+export function createApp(services: ApiRuntime, options: { adminToken: string; mount?: (app: Router) => void }) {
   const app = router();
   const methods = methodTable();
 
@@ -34,7 +34,7 @@ export function createApp(services: ApiServices, options: { adminToken: string; 
   app.use("*", async (c, next) => {
     const requestId = `req_${randomBase62(16)}`;
     c.set("requestId", requestId);
-    c.set("services", services);
+    c.set("runtime", services);
     c.header("Request-Id", requestId);
     await next();
   });

@@ -1,4 +1,4 @@
-// What every request can reach: the services (through Hono variables) and, once authenticated,
+// What every request can reach: the runtime (through Hono variables) and, once authenticated,
 // the caller's account and environment. Verbs take a Ctx built from these.
 import type { KeyOwner } from "../services/accounts/index.ts";
 import { environmentView } from "../platform/clock/environment.ts";
@@ -17,8 +17,8 @@ import type { Admission } from "./admission.ts";
 
 export type { Ctx };
 
-/** What the API is given: the composition root (src/app) opens these and passes them in as its Services. */
-export interface ApiServices {
+/** What the API is given: the composition root (src/app) opens these and passes them in as its Runtime. */
+export interface ApiRuntime {
   config: Config;
   db: Db;
   clock: Clock;
@@ -48,7 +48,7 @@ export type Caller = KeyOwner;
 
 export interface AppEnv {
   Variables: {
-    services: ApiServices;
+    runtime: ApiRuntime;
     requestId: string;
     caller: Caller;
     /**
@@ -64,7 +64,7 @@ export interface AppEnv {
 /** The account a caller's requests count toward, in rate limits and fair turns: a sandbox's owner for a sandbox. */
 export const tenantOf = (caller: Caller): string => caller.parentId ?? caller.account.id;
 
-export const ctxOf = (services: ApiServices, caller: Caller): Ctx => ({
+export const ctxOf = (services: ApiRuntime, caller: Caller): Ctx => ({
   db: services.db,
   clock: environmentView(services.clock, caller.clock),
   accountId: caller.account.id,

@@ -1,11 +1,11 @@
 // The process's own routes: liveness, readiness (PostgreSQL and the bus, 503 with each state if one is down)
 // and its Prometheus metrics.
-import type { ApiServices } from "./context.ts";
+import type { ApiRuntime } from "./context.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./context.ts";
 import { RETRY_AFTER_SECONDS } from "./errors.ts";
 
-export function mountHealth(app: OpenAPIHono<AppEnv>, services: ApiServices): void {
+export function mountHealth(app: OpenAPIHono<AppEnv>, services: ApiRuntime): void {
   // Liveness: the process answers. Readiness: PostgreSQL and the bus answer too (503 with each state if not).
   app.get("/health", (c) => c.json({ status: "ok", time: services.clock.now().toISOString() }));
   app.get("/health/ready", async (c) => {

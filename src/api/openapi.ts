@@ -5,7 +5,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./context.ts";
 import { SUPPORTED_VERSIONS } from "./middleware/auth.ts";
 import { IDEMPOTENCY_HEADER } from "./middleware/idempotency.ts";
-import { registerWebhooks } from "./webhook-events.ts";
+import { registerWebhooks } from "./webhook-payloads.ts";
 
 /**
  * zod's int() is a safe integer: a whole number beyond ±(2^53 - 1) is refused. Every integer schema of the

@@ -5,7 +5,7 @@ import { serve } from "@hono/node-server";
 import { createApp } from "../api/app.ts";
 import { inProcessApi } from "../api/middleware/auth.ts";
 import { mountDashboard } from "../dashboard/index.tsx";
-import type { Services } from "./services.ts";
+import type { Runtime } from "./runtime.ts";
 import { isLoopbackHost } from "../platform/config/index.ts";
 import { listenError } from "./port.ts";
 
@@ -24,14 +24,14 @@ function urlHost(host: string): string {
 }
 
 /** The API with the dashboard mounted beside it, reaching the API through the in-process port: what the port serves. */
-export function createWebApp(services: Services, options: { adminToken: string }) {
+export function createWebApp(services: Runtime, options: { adminToken: string }) {
   return createApp(services, {
     ...options,
     mount: (app) => mountDashboard(app, { adminToken: options.adminToken, api: inProcessApi(app, services.config.SERVICE_NAME) }),
   });
 }
 
-export function serveApi(services: Services, adminToken: string): Promise<Listening> {
+export function serveApi(services: Runtime, adminToken: string): Promise<Listening> {
   const app = createWebApp(services, { adminToken });
   return new Promise((resolve, reject) => {
     const { HOST } = services.config;

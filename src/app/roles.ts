@@ -1,16 +1,16 @@
 // The background roles, started the same way by `npm start` (all of them, in one process) and by the
 // one-role commands (`qualifier`, `dispatcher`, `workers`, `simulator --scheme X`) on Kafka.
-import type { Services } from "./services.ts";
+import type { Runtime } from "./runtime.ts";
 import { topicSpecs } from "../platform/bus/topics.ts";
 import { startSimulators } from "../../simulators/host/hub.ts";
 import { recordTrafficProgress } from "../services/simulator-control/index.ts";
 import { inProcessSimulatorStore } from "./simulator.ts";
 import type { Scheme } from "../platform/bus/messages.ts";
 import { startQualifier, type Outcome } from "../qualifier/index.ts";
-import { createDispatcher } from "../webhooks/dispatcher.ts";
-import { sweepDue } from "../lifecycle/due.ts";
-import { startLifecycle } from "../lifecycle/network.ts";
-import { sweepExportMail } from "../lifecycle/export-mail.ts";
+import { createDispatcher } from "../dispatcher/dispatcher.ts";
+import { sweepDue } from "../workers/due.ts";
+import { startLifecycle } from "../workers/network.ts";
+import { sweepExportMail } from "../workers/export-mail.ts";
 
 export type Role = "simulators" | "qualifier" | "dispatcher" | "workers";
 export const ALL_ROLES: readonly Role[] = ["simulators", "qualifier", "dispatcher", "workers"];
@@ -30,7 +30,7 @@ export interface RunningRoles {
   stop(): Promise<void>;
 }
 
-export async function startRoles(services: Services, roles: readonly Role[], options: RoleOptions = {}): Promise<RunningRoles> {
+export async function startRoles(services: Runtime, roles: readonly Role[], options: RoleOptions = {}): Promise<RunningRoles> {
   const consumers: (() => Promise<void> | void)[] = [];
   const after: (() => Promise<void> | void)[] = [];
   if (roles.some((r) => r !== "dispatcher")) await services.bus.createTopics(topicSpecs());

@@ -7,11 +7,11 @@ import { lockDataDir, usesDataDir, type DataDirLock } from "./data-dir-lock.ts";
 import { secureDataDir, tightenDataDir } from "./data-dir.ts";
 import { serveApi, type Listening } from "./http.ts";
 import { startRoles, type Role, type RoleOptions, type RunningRoles } from "./roles.ts";
-import { assembleServices, openServices, type Services } from "./services.ts";
+import { assembleRuntime, openRuntime, type Runtime } from "./runtime.ts";
 import { createShutdown, drainOnSignal, type Shutdown } from "./shutdown.ts";
 
 export interface System {
-  readonly services: Services;
+  readonly services: Runtime;
   /** The migrations opening the system applied, oldest first (none when the caller opened the database). */
   readonly migrations: readonly string[];
   /** Starts background roles; they stop after the servers and before the bus. */
@@ -40,16 +40,16 @@ export async function openSystem(config: Config, { command, bus }: { command: st
   if (dataDir) secureDataDir(config.DATA_DIR);
   const lock = dataDir ? lockDataDir(config.DATA_DIR, command) : undefined;
   if (lock) shutdown.add("DATA_DIR lock", () => lock.release());
-  let opened: Awaited<ReturnType<typeof openServices>>;
+  let opened: Awaited<ReturnType<typeof openRuntime>>;
   try {
-    opened = await openServices(config);
+    opened = await openRuntime(config);
     // PGlite's initdb unpacks its files 0666, whatever the umask.
     if (dataDir) tightenDataDir(config.DATA_DIR);
   } catch (err) {
     await shutdown.run();
     throw err;
   }
-  stopServicesOnClose(shutdown, opened.services);
+  stopRuntimeOnClose(shutdown, opened.services);
   shutdown.add("clock sync", opened.stopClockSync);
   return systemOf(opened.services, opened.migrations, shutdown, lock);
 }
@@ -65,14 +65,14 @@ export async function withSystem<T>(config: Config, command: string, task: (syst
 }
 
 /** A system on a database, clock and bus the caller opened (the test harness, benchmarks); close closes them. */
-export function assembleSystem(parts: Parameters<typeof assembleServices>[0]): System {
+export function assembleSystem(parts: Parameters<typeof assembleRuntime>[0]): System {
   const shutdown = createShutdown();
-  const services = assembleServices(parts);
-  stopServicesOnClose(shutdown, services);
+  const services = assembleRuntime(parts);
+  stopRuntimeOnClose(shutdown, services);
   return systemOf(services, [], shutdown);
 }
 
-function stopServicesOnClose(shutdown: Shutdown, services: Services) {
+function stopRuntimeOnClose(shutdown: Shutdown, services: Runtime) {
   shutdown.add("database", () => services.db.close());
   shutdown.add("bus", () => services.bus.close());
   shutdown.add("health watch", () => services.health.stop());
@@ -80,7 +80,7 @@ function stopServicesOnClose(shutdown: Shutdown, services: Services) {
   shutdown.add("request log", () => services.requestLog.close());
 }
 
-function systemOf(services: Services, migrations: readonly string[], shutdown: Shutdown, lock?: DataDirLock): System {
+function systemOf(services: Runtime, migrations: readonly string[], shutdown: Shutdown, lock?: DataDirLock): System {
   const { config, log } = services;
   return {
     services,

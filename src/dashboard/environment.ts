@@ -22,13 +22,13 @@ async function switchEnvironment(c: DashContext) {
   const back = topPage(text(f, "back"));
   const wanted = text(f, "sandbox");
   if (!wanted) {
-    await chooseDashboardSandbox(c.var.services.db, session.id, null);
+    await chooseDashboardSandbox(c.var.runtime.db, session.id, null);
     await setFlash(c, c.var.deps.secret, { kind: "ok", text: `Now in the account's own ${environmentName(session)} environment.` });
     return c.redirect(back, 303);
   }
   // Whether the sandbox is the account's, and the message when it is not, are the API's.
   const found = await callAccountApi<Sandbox>(c, "GET", `/v1/sandboxes/${encodeURIComponent(wanted)}`);
-  if (found.ok) await chooseDashboardSandbox(c.var.services.db, session.id, found.data.id);
+  if (found.ok) await chooseDashboardSandbox(c.var.runtime.db, session.id, found.data.id);
   const done = found.ok ? `Now in sandbox ${found.data.name} (${environmentName(session)}), its time ${found.data.clock.now}.` : "";
   return afterAction(c, found, done, back);
 }
@@ -45,7 +45,7 @@ async function moveClock(c: DashContext) {
  * the next page says so. An action posted meanwhile is not run: it was meant for the sandbox.
  */
 export async function leaveLostSandbox(c: DashContext, session: KeySession) {
-  await chooseDashboardSandbox(c.var.services.db, session.id, null);
+  await chooseDashboardSandbox(c.var.runtime.db, session.id, null);
   const notRun = c.req.method === "GET" ? "" : " The form was not sent.";
   const text =
     `The sandbox you were in (${session.lostSandbox}) no longer exists: it was deleted or expired. ` +

@@ -63,7 +63,7 @@ export function mountDashboard(app: Hono<AppEnv>, options: Omit<DashboardDeps, "
   app.get("/favicon.ico", () => favicon());
   app.get("/", (c) => {
     c.header("Content-Security-Policy", CSP);
-    return c.html(homePage(c.var.services.config.SERVICE_NAME));
+    return c.html(homePage(c.var.runtime.config.SERVICE_NAME));
   });
 }
 
@@ -95,7 +95,7 @@ function guard(deps: DashboardDeps): MiddlewareHandler<DashEnv> {
 
 /** The session a page or an action runs in: a key's pages for a key, the operator's for the admin token. */
 async function requireSession(c: DashContext, next: Next) {
-  const session = await readSession(c, c.var.deps.secret, c.var.services.db);
+  const session = await readSession(c, c.var.deps.secret, c.var.runtime.db);
   if (!session) {
     if (c.req.method === "GET" && !c.req.path.endsWith("/stream")) return c.redirect("/dashboard/sign-in", 303);
     return c.text("Sign in first.", 401);
@@ -116,6 +116,6 @@ const showError: ErrorHandler<DashEnv> = (err, c) => {
   if (err instanceof PageError && c.var.session) {
     return c.html(<Layout c={c} title="Not available" error={`${err.error.code}: ${err.error.message}`} />, err.status as 400);
   }
-  c.var.services.log.error({ err, path: c.req.path }, "dashboard error");
+  c.var.runtime.log.error({ err, path: c.req.path }, "dashboard error");
   return c.text("Something went wrong on our side.", 500);
 };

@@ -81,7 +81,7 @@ export function Layout({ c, title, program, programs, list, children, error }: L
     <html lang="en">
       <head>
         <HeadBasics />
-        <title>{`${title} · ${c.var.services.config.SERVICE_NAME} dashboard`}</title>
+        <title>{`${title} · ${c.var.runtime.config.SERVICE_NAME} dashboard`}</title>
         <script src="/dashboard/assets/dashboard.js" defer></script>
       </head>
       <body>

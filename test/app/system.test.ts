@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { assembleSystem } from "../../src/app/system.ts";
-import { serviceClock } from "../../src/app/services.ts";
+import { serviceClock } from "../../src/app/runtime.ts";
 import { loadConfig } from "../../src/platform/config/index.ts";
 import { createEmbeddedLog } from "../../src/platform/bus/embedded-log.ts";
 import { TOPICS } from "../../src/platform/bus/topics.ts";

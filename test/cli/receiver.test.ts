@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { listen, summarise } from "../../src/cli/receiver.ts";
-import { signedHeaders } from "../../src/webhooks/sign.ts";
+import { signedHeaders } from "../../src/dispatcher/sign.ts";
 
 const SECRET = `whsec_${Buffer.from("a".repeat(32)).toString("base64")}`;
 const OTHER = `whsec_${Buffer.from("b".repeat(32)).toString("base64")}`;

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { createWebApp } from "../../src/app/http.ts";
-import type { Services } from "../../src/app/services.ts";
+import type { Runtime } from "../../src/app/runtime.ts";
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"];
 
@@ -27,7 +27,7 @@ export interface Served {
   close(): Promise<void>;
 }
 
-export async function serveAndLaunch(services: Services, adminToken: string, executablePath: string): Promise<Served> {
+export async function serveAndLaunch(services: Runtime, adminToken: string, executablePath: string): Promise<Served> {
   const app = createWebApp(services, { adminToken });
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));

@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assembleSystem } from "../../src/app/system.ts";
-import { serviceClock, type Services } from "../../src/app/services.ts";
+import { serviceClock, type Runtime } from "../../src/app/runtime.ts";
 import { loadConfig, type Config } from "../../src/platform/config/index.ts";
 import { createWebApp } from "../../src/app/http.ts";
 import { openPglite, openPostgres, type Db } from "../../src/platform/db.ts";
@@ -59,7 +59,7 @@ async function openOwnPostgres(): Promise<Db> {
 }
 
 export interface Harness {
-  services: Services;
+  services: Runtime;
   config: Config;
   /** On Kafka: the namespace of the harness's topics and groups, for a role process to join (KAFKA_NAMESPACE). */
   kafkaNamespace?: string;

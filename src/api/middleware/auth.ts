@@ -21,7 +21,7 @@ type Ctx = Parameters<MiddlewareHandler<AppEnv>>[0];
  */
 async function limitingFailures<T>(c: Ctx, presents: boolean, authenticate: () => Promise<T>): Promise<T> {
   const address = presents ? clientAddress(c) : undefined;
-  const failures = c.var.services.addressLimits.failedAuth;
+  const failures = c.var.runtime.addressLimits.failedAuth;
   if (address) failures.check(address);
   try {
     return await authenticate();
@@ -62,14 +62,14 @@ async function presented(c: Ctx, key: string | undefined, what: string) {
   const internal = internalCaller(c.env);
   if (internal) return internal;
   if (!key) return undefined;
-  const found = await findKey(c.var.services.db, key.trim());
+  const found = await findKey(c.var.runtime.db, key.trim());
   if (!found) throw unauthorized(`The ${what} is not a valid key.`);
   return found;
 }
 
 /** Management endpoints: `<SERVICE_NAME>-Key: sk_test_…|sk_live_…`; the key decides the environment. */
 export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { config, limiter } = c.var.services;
+  const { config, limiter } = c.var.runtime;
   const header = `${config.SERVICE_NAME}-Key`;
   const given = c.req.header(header);
   const found = await limitingFailures(c, given !== undefined, async () => {
@@ -98,16 +98,16 @@ export const keyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 async function inSandbox(c: Ctx, caller: Caller, sandboxId: string | undefined): Promise<Caller> {
   if (sandboxId === undefined) return caller;
-  const header = `${c.var.services.config.SERVICE_NAME}-Sandbox`;
+  const header = `${c.var.runtime.config.SERVICE_NAME}-Sandbox`;
   if (caller.parentId) throw new ApiError("invalid_request", `${header}: the key is already a sandbox's; send the header with the account's own key, or leave it out.`);
-  const sandbox = await findSandboxCaller(c.var.services.db, caller, sandboxId.trim());
+  const sandbox = await findSandboxCaller(c.var.runtime.db, caller, sandboxId.trim());
   if (!sandbox) throw new ApiError("resource_not_found", `${header}: No sandbox with id ${sandboxId.trim()} in this account (GET /v1/sandboxes lists them).`);
   return sandbox;
 }
 
 /** MID insights: `Authorization: Bearer sk_live_…`, `<SERVICE_NAME>-Version`, premium tier. */
 export const insightsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { config, limiter } = c.var.services;
+  const { config, limiter } = c.var.runtime;
   const bearer = c.req.header("Authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
   const found = await limitingFailures(c, bearer !== undefined, async () => {
     const caller = await presented(c, bearer, "Bearer key");
@@ -136,7 +136,7 @@ export function adminAuth(adminToken: string): MiddlewareHandler<AppEnv> {
   const expected = Buffer.from(sha256(adminToken));
   return async (c, next) => {
     const address = clientAddress(c);
-    if (address) c.var.services.addressLimits.admin.take(address);
+    if (address) c.var.runtime.addressLimits.admin.take(address);
     const authorization = c.req.header("Authorization");
     await limitingFailures(c, authorization !== undefined, async () => {
       const given = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];

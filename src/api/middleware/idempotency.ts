@@ -3,7 +3,7 @@
 // that failed (5xx, 429) frees its key for the retry. Keys are per account and environment. The request
 // is remembered by an HMAC-SHA256 fingerprint under a server secret (IDEMPOTENCY_SECRET, else one kept in
 // the database): a plain hash of a body with a card number in it could be reversed by trying candidates.
-import type { ApiServices } from "../context.ts";
+import type { ApiRuntime } from "../context.ts";
 import { createHmac } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
@@ -18,8 +18,8 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const RECORD_WITHIN_MS = 1_000;
 
 /** Each app's fingerprint key, read from the database once (and again after a failed read). */
-const fingerprintKeys = new WeakMap<ApiServices, Promise<string>>();
-function fingerprintKey(services: ApiServices): Promise<string> {
+const fingerprintKeys = new WeakMap<ApiRuntime, Promise<string>>();
+function fingerprintKey(services: ApiRuntime): Promise<string> {
   if (services.config.IDEMPOTENCY_SECRET) return Promise.resolve(services.config.IDEMPOTENCY_SECRET);
   let key = fingerprintKeys.get(services);
   if (!key) {
@@ -34,7 +34,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   const key = c.req.method === "POST" ? c.req.header(IDEMPOTENCY_HEADER) : undefined;
   if (key === undefined) return next();
   if (!KEY_PATTERN.test(key)) throw invalid(IDEMPOTENCY_HEADER, "must be 1 to 255 visible ASCII characters (a UUID is a good key)");
-  const { services, caller } = c.var;
+  const { runtime: services, caller } = c.var;
   const scope = { accountId: caller.account.id, live: caller.live };
   const fingerprint = createHmac("sha256", await fingerprintKey(services))
     .update(`${c.req.method} ${c.req.path}\u0000${await c.req.text()}`)

@@ -10,6 +10,6 @@ export const ownedBy =
   async (c, next) => {
     const id = c.req.param(param);
     // A malformed id is left to the parameter schema, which names it in a 400.
-    if (id && UUID_PATTERN.test(id)) await load(ctxOf(c.var.services, c.var.caller), id);
+    if (id && UUID_PATTERN.test(id)) await load(ctxOf(c.var.runtime, c.var.caller), id);
     await next();
   };

@@ -55,7 +55,7 @@ async function requestBody(c: Context<AppEnv>): Promise<HeldBody | null> {
 export const recordRequests: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { path, method } = c.req;
   if (path === "/v1/openapi.json" || READS_THE_LOG.test(path)) return next();
-  const { clock, requestLog } = c.get("services");
+  const { clock, requestLog } = c.get("runtime");
   // The service clock's reading at arrival; the caller's environment adds its own offset once it is known.
   const arrived = clock.now();
   const offsetMs = clock.offsetMs;

@@ -58,7 +58,7 @@ async function catchUp(
   status: (line: string) => void,
 ) {
   const { pastEvents } = await import("../catch-up.ts");
-  const { signedHeaders } = await import("../../webhooks/sign.ts");
+  const { signedHeaders } = await import("../../dispatcher/sign.ts");
   const { events, seam, position, secret, present } = listener;
   status(`catching up on the events since ${from}`);
   // The hooks are registered first, so nothing falls between the list read here and the live deliveries;

@@ -3,11 +3,11 @@
 // `help`, which loads every command for its usage, does not load the config's schema with it).
 import type { Config } from "../../platform/config/index.ts";
 import { readCredentials, resolveAdminToken, writeCredentials } from "../../platform/config/credentials.ts";
-import type { Services } from "../../app/services.ts";
+import type { Runtime } from "../../app/runtime.ts";
 import { command } from "../args.ts";
 
 /** The demo account whose keys `npm start` prints, made on the first start and kept in credentials.json. */
-async function ensureDemoAccount(services: Services, config: Config) {
+async function ensureDemoAccount(services: Runtime, config: Config) {
   const { createAccount, getAccount } = await import("../../services/accounts/accounts.ts");
   const credentials = readCredentials(config);
   if (credentials.demo && (await getAccount(services.db, credentials.demo.accountId))) return credentials.demo;

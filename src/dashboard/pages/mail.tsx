@@ -29,7 +29,7 @@ async function messageOf(c: DashContext, id: string): Promise<ExportMail> {
   const notFound = { code: "resource_not_found", message: `No message with id ${id}.` };
   if (!UUID_PATTERN.test(id)) throw new PageError(404, notFound);
   try {
-    return await getExportMail(ctxOf(c.var.services, keySession(c).caller), id);
+    return await getExportMail(ctxOf(c.var.runtime, keySession(c).caller), id);
   } catch (err) {
     if (err instanceof DomainError && err.kind === "not_found") throw new PageError(404, notFound);
     throw err;
@@ -39,7 +39,7 @@ async function messageOf(c: DashContext, id: string): Promise<ExportMail> {
 /** The message as kept in DATA_DIR/mail, parsed; undefined when it went to an SMTP server or is not here. */
 async function keptMessage(c: DashContext, m: ExportMail) {
   if (m.transport !== "local") return undefined;
-  const raw = await readLocalMail(c.var.services.config, m.id);
+  const raw = await readLocalMail(c.var.runtime.config, m.id);
   return raw ? { raw, parsed: await PostalMime.parse(raw) } : undefined;
 }
 
@@ -54,7 +54,7 @@ export function mountMail(dash: Hono<DashEnv>) {
 }
 
 async function listMail(c: DashContext) {
-  const page = await listExportMail(ctxOf(c.var.services, keySession(c).caller), { limit: 25, ...(c.req.query("start") ? { start: c.req.query("start")! } : {}) });
+  const page = await listExportMail(ctxOf(c.var.runtime, keySession(c).caller), { limit: 25, ...(c.req.query("start") ? { start: c.req.query("start")! } : {}) });
   return c.html(<MailPage c={c} page={page} />);
 }
 
@@ -82,7 +82,7 @@ async function downloadMessage(c: RouteContext<"/mail/:id/eml">) {
 }
 
 function MailPage({ c, page }: { c: DashContext; page: Awaited<ReturnType<typeof listExportMail>> }) {
-  const smtp = Boolean(c.var.services.config.SMTP_URL);
+  const smtp = Boolean(c.var.runtime.config.SMTP_URL);
   return (
     <Layout c={c} title="Mail">
       <p class="hint">

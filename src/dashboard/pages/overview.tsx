@@ -74,7 +74,7 @@ async function showOverview(c: DashContext) {
   if (!program || c.var.session.kind !== "key") {
     return c.html(<Layout c={c} title="Overview">{NoProgram()}</Layout>);
   }
-  const ctx = ctxOf(c.var.services, c.var.session.caller);
+  const ctx = ctxOf(c.var.runtime, c.var.session.caller);
   const now = ctx.clock.now();
   const window = windowOf(c, now);
   const [overview, offers, hooks, latest] = await Promise.all([

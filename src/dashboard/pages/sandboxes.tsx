@@ -50,7 +50,7 @@ async function deleteSandbox(c: RouteContext<"/sandboxes/:id/delete">) {
   const session = keySession(c);
   if (!result.ok || session.caller.account.id !== id) return afterAction(c, result, "Sandbox deleted, with everything in it.", "/dashboard/sandboxes");
   // The session was in it: back to the key's own environment, said at once rather than as a lost sandbox.
-  await chooseDashboardSandbox(c.var.services.db, session.id, null);
+  await chooseDashboardSandbox(c.var.runtime.db, session.id, null);
   const text = `Sandbox deleted, with everything in it. You are back in the account's own ${environmentName(session)} environment.`;
   await setFlash(c, c.var.deps.secret, { kind: "ok", text });
   return c.redirect("/dashboard/sandboxes", 303);
@@ -59,7 +59,7 @@ async function deleteSandbox(c: RouteContext<"/sandboxes/:id/delete">) {
 const listed = (c: DashContext) => callAccountApi<List<Sandbox>>(c, "GET", `/v1/sandboxes${qs({ start: c.req.query("start"), limit: 50 })}`);
 
 function SandboxesPage({ c, list }: { c: DashContext; list: List<Sandbox> }) {
-  const limit = c.var.services.config.SANDBOXES_PER_ACCOUNT;
+  const limit = c.var.runtime.config.SANDBOXES_PER_ACCOUNT;
   const current = keySession(c).caller.account.id;
   return (
     <Layout c={c} title="Sandboxes">

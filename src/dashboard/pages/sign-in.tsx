@@ -12,7 +12,7 @@ const digest = (s: string) => createHash("sha256").update(s).digest();
 
 /** The sign-in page and its form: before any session, so the session check comes after these routes. */
 export function mountSignIn(dash: Hono<DashEnv>) {
-  dash.get("/sign-in", (c) => c.html(signInPage(c.var.services.config.SERVICE_NAME)));
+  dash.get("/sign-in", (c) => c.html(signInPage(c.var.runtime.config.SERVICE_NAME)));
   dash.post("/sign-in", signIn);
 }
 
@@ -25,10 +25,10 @@ async function signIn(c: DashContext) {
   // A failed sign-in spends the address's failed-authentication budget, as a wrong API key does; an
   // address that has spent it is refused before the secret is checked.
   const address = clientAddress(c);
-  const failures = c.var.services.addressLimits.failedAuth;
+  const failures = c.var.runtime.addressLimits.failedAuth;
   const refused = (err: unknown) => {
     if (!(err instanceof ApiError)) throw err;
-    return c.html(signInPage(c.var.services.config.SERVICE_NAME, err.message), 429, err.headers);
+    return c.html(signInPage(c.var.runtime.config.SERVICE_NAME, err.message), 429, err.headers);
   };
   if (address) {
     try {
@@ -39,22 +39,22 @@ async function signIn(c: DashContext) {
   }
   const body = await c.req.parseBody();
   const secret = typeof body.secret === "string" ? body.secret.trim() : "";
-  const name = c.var.services.config.SERVICE_NAME;
+  const name = c.var.runtime.config.SERVICE_NAME;
   if (secret && timingSafeEqual(digest(secret), digest(c.var.deps.adminToken))) {
-    await startSession(c, c.var.deps.secret, c.var.services.db, "operator");
+    await startSession(c, c.var.deps.secret, c.var.runtime.db, "operator");
     return c.redirect("/dashboard/operator", 303);
   }
-  const caller = secret ? await keyCaller(c.var.services.db, secret) : undefined;
+  const caller = secret ? await keyCaller(c.var.runtime.db, secret) : undefined;
   if (!caller) {
     if (address) failures.take(address);
     return c.html(signInPage(name, "That is neither a current API key nor the admin token."), 401);
   }
-  await startSession(c, c.var.deps.secret, c.var.services.db, { keyId: caller.keyId });
+  await startSession(c, c.var.deps.secret, c.var.runtime.db, { keyId: caller.keyId });
   return c.redirect("/dashboard", 303);
 }
 
 async function signOut(c: DashContext) {
-  await endSession(c, c.var.deps.secret, c.var.services.db);
+  await endSession(c, c.var.deps.secret, c.var.runtime.db);
   return c.redirect("/dashboard/sign-in", 303);
 }
 

@@ -59,7 +59,7 @@ async function showHook(c: RouteContext<"/webhooks/:id">) {
   ]);
   const hook = must(hookAnswer);
   const deliveries = must(deliveryPage);
-  const clock = new Date(c.var.services.clock.now()).toISOString();
+  const clock = new Date(c.var.runtime.clock.now()).toISOString();
   return c.html(<HookPage c={c} programs={programs} hook={hook} deliveries={deliveries} clock={clock} />);
 }
 

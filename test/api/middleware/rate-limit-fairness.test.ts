@@ -6,7 +6,7 @@ import { request as httpRequest } from "node:http";
 import { serve, type ServerType } from "@hono/node-server";
 import { startRoles, type RunningRoles } from "../../../src/app/roles.ts";
 import { ADMIN_TOKEN, createHarness, expectError, expectStatus, type Harness } from "../../support/harness.ts";
-import { assembleServices } from "../../../src/app/services.ts";
+import { assembleRuntime } from "../../../src/app/runtime.ts";
 import { createWebApp } from "../../../src/app/http.ts";
 import { takeTokens } from "../../../src/services/accounts/rate-limits.ts";
 import { world } from "../../support/offers-world.ts";
@@ -28,7 +28,7 @@ describe.each(["pglite", ...(infra.databaseUrl ? (["postgres"] as const) : [])] 
     const replica =
       engine === "pglite"
         ? { request: (path: string, init: { headers: Record<string, string> }) => h.request("GET", path, { headers: init.headers }) }
-        : createWebApp(assembleServices({ config: h.config, db: h.services.db, clock: h.services.clock, bus: h.services.bus }), { adminToken: ADMIN_TOKEN });
+        : createWebApp(assembleRuntime({ config: h.config, db: h.services.db, clock: h.services.clock, bus: h.services.bus }), { adminToken: ADMIN_TOKEN });
     const acct = await h.createAccount();
     await expectStatus(await acct.as("test").get("/v1/programs"), 200);
     await expectStatus(await replica.request("/v1/programs", { headers: { "Cardlink-Key": acct.keys.live } }), 200);

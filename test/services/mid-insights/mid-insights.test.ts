@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/platform/config/index.ts";
 import { openSystem, type System } from "../../../src/app/system.ts";
-import type { Services } from "../../../src/app/services.ts";
+import type { Runtime } from "../../../src/app/runtime.ts";
 import { createAccount } from "../../../src/services/accounts/accounts.ts";
 import { createProgram } from "../../../src/services/catalog/programs.ts";
 import { seedMidInsights } from "../../../src/services/mid-insights/seed.ts";
@@ -25,7 +25,7 @@ const DAY = 86_400_000;
 
 describe.each(engines)("MID insight writers on %s", (_engine, databaseUrl) => {
   let system: System;
-  let services: Services;
+  let services: Runtime;
   let dataDir: string;
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), "cardlink-mid-"));

@@ -7,7 +7,7 @@ import { expectError, expectStatus, type TestAccount } from "../../support/harne
 import { usePipeline } from "../../support/pipeline.ts";
 import { startReceiver, type Receiver } from "../../support/receiver.ts";
 import { TRIGGER_EVENTS } from "../../../src/services/simulator-control/trigger.ts";
-import { WEBHOOK_EVENTS, eventSchema, type DescribedEvent } from "../../../src/api/webhook-events.ts";
+import { WEBHOOK_EVENTS, eventSchema, type DescribedEvent } from "../../../src/api/webhook-payloads.ts";
 
 const pipeline = usePipeline(["simulators", "qualifier", "dispatcher", "workers"]);
 let receiver: Receiver;

@@ -69,14 +69,14 @@ const list = createRoute({
 export function mountAccounts(r: OpenAPIHono<AppEnv>) {
   r.openapi(list, async (c) => {
     const { limit = 100, start } = c.req.valid("query");
-    return c.json(await listAccounts(c.var.services.db, { limit, start }), 200);
+    return c.json(await listAccounts(c.var.runtime.db, { limit, start }), 200);
   });
   r.openapi(create, async (c) => {
-    const { db, clock } = c.var.services;
+    const { db, clock } = c.var.runtime;
     return c.json(await createAccount(db, c.req.valid("json"), clock.now()), 201);
   });
   r.openapi(update, async (c) => {
-    const { db, clock } = c.var.services;
+    const { db, clock } = c.var.runtime;
     const { accountId } = c.req.valid("param");
     const account = await updateAccount(db, accountId, c.req.valid("json"), clock.now());
     if (!account) throw notFound("account", accountId);

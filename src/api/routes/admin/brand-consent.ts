@@ -32,7 +32,7 @@ const decide = createRoute({
 
 export function mountBrandConsent(r: OpenAPIHono<AppEnv>) {
   r.openapi(decide, async (c) => {
-    const { db, clock } = c.var.services;
+    const { db, clock } = c.var.runtime;
     const { brandId } = c.req.valid("param");
     const brand = await decideBrandConsent(db, brandId, c.req.valid("json").decision, clock.now());
     if (!brand) throw notFound("brand", brandId);

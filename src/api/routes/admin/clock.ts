@@ -47,15 +47,15 @@ const advance = createRoute({
 const describe = (clock: Clock) => ({ now: clock.now().toISOString(), mode: clock.mode, speed: clock.speed });
 
 export function mountClock(r: OpenAPIHono<AppEnv>) {
-  r.openapi(get, (c) => c.json(describe(c.var.services.clock), 200));
+  r.openapi(get, (c) => c.json(describe(c.var.runtime.clock), 200));
   r.openapi(advance, async (c) => {
     const ms = durationMs(c.req.valid("json"));
     if (ms <= 0) throw invalid("body", "give days, hours, minutes or seconds greater than 0");
-    const { clock } = c.var.services;
+    const { clock } = c.var.runtime;
     if (clock.now().getTime() + ms > LATEST_SERVICE_TIME.getTime()) {
       throw invalid("body", `service time would pass ${LATEST_SERVICE_TIME.toISOString()}, the latest it can reach; it is ${clock.now().toISOString()}`);
     }
-    await c.var.services.clock.advance(ms);
-    return c.json(describe(c.var.services.clock), 200);
+    await c.var.runtime.clock.advance(ms);
+    return c.json(describe(c.var.runtime.clock), 200);
   });
 }

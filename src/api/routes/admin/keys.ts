@@ -71,12 +71,12 @@ const revoke = createRoute({
 export function mountKeys(r: OpenAPIHono<AppEnv>) {
   r.openapi(list, async (c) => {
     const { accountId } = c.req.valid("param");
-    const items = await listKeys(c.var.services.db, accountId);
+    const items = await listKeys(c.var.runtime.db, accountId);
     if (!items) throw notFound("account", accountId);
     return c.json({ items }, 200);
   });
   r.openapi(rotate, async (c) => {
-    const { db, clock, config } = c.var.services;
+    const { db, clock, config } = c.var.runtime;
     const { accountId } = c.req.valid("param");
     const { environment } = c.req.valid("json");
     const rotated = await rotateKey(db, accountId, environment, clock.now());
@@ -85,7 +85,7 @@ export function mountKeys(r: OpenAPIHono<AppEnv>) {
     return c.json({ ...rotated.info, key: rotated.key, revokedKeys: rotated.revoked }, 201);
   });
   r.openapi(revoke, async (c) => {
-    const { db, clock } = c.var.services;
+    const { db, clock } = c.var.runtime;
     const { accountId, keyId } = c.req.valid("param");
     const key = await revokeKey(db, accountId, keyId, clock.now());
     if (!key) throw notFound("key", keyId);

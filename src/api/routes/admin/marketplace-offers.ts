@@ -79,17 +79,17 @@ const update = createRoute({
 
 export function mountMarketplaceOffers(r: OpenAPIHono<AppEnv>) {
   r.openapi(create, async (c) => {
-    const { db, clock } = c.var.services;
+    const { db, clock } = c.var.runtime;
     return c.json(await createMarketplaceOffer(db, c.req.valid("json"), clock.now()), 201);
   });
   r.openapi(seed, async (c) => {
-    const { db, clock } = c.var.services;
+    const { db, clock } = c.var.runtime;
     const { count, seed: s = 1 } = c.req.valid("json");
     const items = await seedMarketplace(db, { count, seed: s }, clock.now());
     return c.json({ created: items.length, items }, 201);
   });
   r.openapi(update, async (c) => {
-    const { db, clock } = c.var.services;
+    const { db, clock } = c.var.runtime;
     const { offerId } = c.req.valid("param");
     const offer = await updateMarketplaceOffer(db, offerId, c.req.valid("json"), clock.now());
     if (!offer) throw notFound("marketplace offer", offerId);

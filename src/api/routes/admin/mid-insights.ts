@@ -49,7 +49,7 @@ const seed = createRoute({
 
 export function mountMidInsightSeed(r: OpenAPIHono<AppEnv>) {
   r.openapi(seed, async (c) => {
-    const { db, clock, config } = c.var.services;
+    const { db, clock, config } = c.var.runtime;
     const body = c.req.valid("json");
     const created = await seedMidInsights(db, {
       programId: c.req.valid("param").programId,

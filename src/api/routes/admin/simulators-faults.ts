@@ -64,13 +64,13 @@ const clear = createRoute({
 });
 
 export function mountSimulatorFaults(r: OpenAPIHono<AppEnv>) {
-  r.openapi(get, async (c) => c.json(await c.var.services.simulators.faults(c.req.valid("param").scheme), 200));
+  r.openapi(get, async (c) => c.json(await c.var.runtime.simulators.faults(c.req.valid("param").scheme), 200));
   r.openapi(update, async (c) => {
     const { scheme } = c.req.valid("param");
-    return c.json(await c.var.services.simulators.setFaults(scheme, c.req.valid("json")), 200);
+    return c.json(await c.var.runtime.simulators.setFaults(scheme, c.req.valid("json")), 200);
   });
   r.openapi(clear, async (c) => {
-    await c.var.services.simulators.clearFaults(c.req.valid("param").scheme);
+    await c.var.runtime.simulators.clearFaults(c.req.valid("param").scheme);
     return c.body(null, 204);
   });
 }

@@ -88,7 +88,7 @@ const stop = createRoute({
 });
 
 export function mountSimulatorTraffic(r: OpenAPIHono<AppEnv>) {
-  r.openapi(status, async (c) => c.json(await c.var.services.simulators.trafficStatus(), 200));
-  r.openapi(start, async (c) => c.json(await c.var.services.simulators.startTraffic(c.req.valid("json")), 201));
-  r.openapi(stop, async (c) => c.json(await c.var.services.simulators.stopTraffic(), 200));
+  r.openapi(status, async (c) => c.json(await c.var.runtime.simulators.trafficStatus(), 200));
+  r.openapi(start, async (c) => c.json(await c.var.runtime.simulators.startTraffic(c.req.valid("json")), 201));
+  r.openapi(stop, async (c) => c.json(await c.var.runtime.simulators.stopTraffic(), 200));
 }

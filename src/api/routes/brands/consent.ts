@@ -34,7 +34,7 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { caller, services } = c.var;
+  const { caller, runtime: services } = c.var;
   if (!caller.parentId) throw new ApiError("forbidden", "Only a sandbox's key decides its brands' consent; in your account's own environments the brand answers (or the operator, POST /admin/brands/{brandId}/consent).");
   return c.json(await decideSandboxBrandConsent(ctxOf(services, caller), c.req.valid("param").brandId, c.req.valid("json").decision), 200);
 };

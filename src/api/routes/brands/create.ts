@@ -32,4 +32,4 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await createBrand(ctxOf(c.var.services, c.var.caller), c.req.valid("json")), 201);
+  c.json(await createBrand(ctxOf(c.var.runtime, c.var.caller), c.req.valid("json")), 201);

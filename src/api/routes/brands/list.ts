@@ -17,5 +17,5 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start } = c.req.valid("query");
-  return c.json(await listBrands(ctxOf(c.var.services, c.var.caller), { limit, start }), 200);
+  return c.json(await listBrands(ctxOf(c.var.runtime, c.var.caller), { limit, start }), 200);
 };

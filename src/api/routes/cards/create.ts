@@ -57,6 +57,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
   c.json(
-    await enrolCard(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, c.req.valid("json")),
+    await enrolCard(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").programId, c.req.valid("json")),
     201,
   );

@@ -16,6 +16,6 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  await deleteCard(ctxOf(c.var.services, c.var.caller), c.req.valid("param").cardId);
+  await deleteCard(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").cardId);
   return c.body(null, 204);
 };

@@ -44,7 +44,7 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { caller, services } = c.var;
+  const { caller, runtime: services } = c.var;
   if (!caller.parentId) {
     throw new ApiError(
       "forbidden",

@@ -22,7 +22,7 @@ export const route = createRoute({
 });
 
 export const describeTime = (c: Parameters<RouteHandler<typeof route, AppEnv>>[0]) => {
-  const { caller, services } = c.var;
+  const { caller, runtime: services } = c.var;
   return {
     now: ctxOf(services, caller).clock.now().toISOString(),
     frozen: caller.parentId ? caller.clock.frozen : services.clock.mode === "frozen",

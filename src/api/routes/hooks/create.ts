@@ -58,10 +58,10 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
   c.json(
     await createHook(
-      ctxOf(c.var.services, c.var.caller),
+      ctxOf(c.var.runtime, c.var.caller),
       c.req.valid("param").programId,
       c.req.valid("json"),
-      c.var.services.config.WEBHOOK_TARGETS,
+      c.var.runtime.config.WEBHOOK_TARGETS,
     ),
     201,
   );

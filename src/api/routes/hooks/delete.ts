@@ -15,6 +15,6 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  await deleteHook(ctxOf(c.var.services, c.var.caller), c.req.valid("param").hookId);
+  await deleteHook(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").hookId);
   return c.body(null, 204);
 };

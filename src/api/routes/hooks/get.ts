@@ -17,4 +17,4 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await getHook(ctxOf(c.var.services, c.var.caller), c.req.valid("param").hookId), 200);
+  c.json(await getHook(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").hookId), 200);

@@ -19,7 +19,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start } = c.req.valid("query");
   return c.json(
-    await listHooks(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, { limit, start }),
+    await listHooks(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").programId, { limit, start }),
     200,
   );
 };

@@ -33,6 +33,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
   c.json(
-    await setHookEnabled(ctxOf(c.var.services, c.var.caller), c.req.valid("param").hookId, c.req.valid("json").enabled),
+    await setHookEnabled(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").hookId, c.req.valid("json").enabled),
     200,
   );

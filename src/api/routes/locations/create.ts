@@ -58,6 +58,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
   c.json(
-    await createLocation(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, c.req.valid("json")),
+    await createLocation(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").programId, c.req.valid("json")),
     201,
   );

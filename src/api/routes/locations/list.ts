@@ -33,7 +33,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start, brandId, offerId } = c.req.valid("query");
   return c.json(
-    await listLocations(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, { brandId, where: offerId ? linkedToOffer(offerId) : undefined }, { limit, start }),
+    await listLocations(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").programId, { brandId, where: offerId ? linkedToOffer(offerId) : undefined }, { limit, start }),
     200,
   );
 };

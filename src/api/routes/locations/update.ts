@@ -44,6 +44,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
   c.json(
-    await updateLocation(ctxOf(c.var.services, c.var.caller), c.req.valid("param").locationId, c.req.valid("json")),
+    await updateLocation(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").locationId, c.req.valid("json")),
     200,
   );

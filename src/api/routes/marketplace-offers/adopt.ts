@@ -28,5 +28,5 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { offerId, programId } = c.req.valid("param");
-  return c.json(await adoptMarketplaceOffer(ctxOf(c.var.services, c.var.caller), offerId, programId), 201);
+  return c.json(await adoptMarketplaceOffer(ctxOf(c.var.runtime, c.var.caller), offerId, programId), 201);
 };

@@ -41,7 +41,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     c.req.valid("query");
   return c.json(
     await listMarketplaceOffers(
-      ctxOf(c.var.services, c.var.caller),
+      ctxOf(c.var.runtime, c.var.caller),
       { brandName, channel: ch, countryCode: country, scheme, availability, sort, order },
       { limit, start },
     ),

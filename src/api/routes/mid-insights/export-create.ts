@@ -63,7 +63,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { programId } = c.req.valid("param");
   const input = c.req.valid("json");
   const filters = input.filters ?? {};
-  const created = await createMidInsightExport(ctxOf(c.var.services, c.var.caller), programId, {
+  const created = await createMidInsightExport(ctxOf(c.var.runtime, c.var.caller), programId, {
     format: input.format,
     ...(input.recipients ? { recipients: input.recipients } : {}),
     accountEmail: c.var.caller.account.email,

@@ -33,7 +33,7 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { programId, exportId } = c.req.valid("param");
-  const { export: found, file } = await openMidInsightExportFile(ctxOf(c.var.services, c.var.caller), programId, exportId);
+  const { export: found, file } = await openMidInsightExportFile(ctxOf(c.var.runtime, c.var.caller), programId, exportId);
   return new Response(file, {
     status: 200,
     headers: {

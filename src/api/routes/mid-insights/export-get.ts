@@ -17,5 +17,5 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { programId, exportId } = c.req.valid("param");
-  return c.json(await getMidInsightExport(ctxOf(c.var.services, c.var.caller), programId, exportId), 200);
+  return c.json(await getMidInsightExport(ctxOf(c.var.runtime, c.var.caller), programId, exportId), 200);
 };

@@ -14,7 +14,7 @@ import * as exportFile from "./export-file.ts";
 // A malformed programId is left to the route's validation (400); a well-formed one must be the caller's.
 const programFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
   const programId = c.req.param("programId");
-  if (programId && UUID_PATTERN.test(programId)) await getProgram(ctxOf(c.var.services, c.var.caller), programId);
+  if (programId && UUID_PATTERN.test(programId)) await getProgram(ctxOf(c.var.runtime, c.var.caller), programId);
   await next();
 };
 

@@ -65,7 +65,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { programId } = c.req.valid("param");
   const q = c.req.valid("query");
-  const ctx = ctxOf(c.var.services, c.var.caller);
+  const ctx = ctxOf(c.var.runtime, c.var.caller);
   const filters = toFilters(q);
   if (q.select === "count") return c.json({ count: await countMidInsights(ctx, programId, filters) }, 200);
   const sort = q.sort ?? DEFAULT_SORT;

@@ -35,6 +35,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { programId } = c.req.valid("param");
-  const insight = await requestOffboarding(ctxOf(c.var.services, c.var.caller), programId, c.req.valid("json").midInsightId);
+  const insight = await requestOffboarding(ctxOf(c.var.runtime, c.var.caller), programId, c.req.valid("json").midInsightId);
   return c.json(insight, 202);
 };

@@ -58,7 +58,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
   c.json(
     await createMissingTransactionRequest({
-      ctx: ctxOf(c.var.services, c.var.caller),
+      ctx: ctxOf(c.var.runtime, c.var.caller),
       input: { cardId: c.req.valid("param").cardId, ...c.req.valid("json") },
       waitMs: TEST_WAIT_MS,
     }),

@@ -38,7 +38,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start, ...filter } = c.req.valid("query");
   const page = await listMissingTransactionRequests(
-    ctxOf(c.var.services, c.var.caller),
+    ctxOf(c.var.runtime, c.var.caller),
     c.req.valid("param").programId,
     Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)),
     { limit, start },

@@ -27,6 +27,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { offerId, cardId } = c.req.valid("param");
-  const { activation, created } = await activateOffer(ctxOf(c.var.services, c.var.caller), offerId, cardId);
+  const { activation, created } = await activateOffer(ctxOf(c.var.runtime, c.var.caller), offerId, cardId);
   return created ? c.json(activation, 201) : c.json(activation, 200);
 };

@@ -102,6 +102,6 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const offer = await createOffer(ctxOf(c.var.services, c.var.caller), c.req.valid("json"));
+  const offer = await createOffer(ctxOf(c.var.runtime, c.var.caller), c.req.valid("json"));
   return c.json(offer, 201);
 };

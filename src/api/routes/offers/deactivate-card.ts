@@ -20,6 +20,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { offerId, cardId } = c.req.valid("param");
-  await deactivateOffer(ctxOf(c.var.services, c.var.caller), offerId, cardId);
+  await deactivateOffer(ctxOf(c.var.runtime, c.var.caller), offerId, cardId);
   return c.body(null, 204);
 };

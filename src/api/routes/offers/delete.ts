@@ -23,6 +23,6 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  await deleteOffer(ctxOf(c.var.services, c.var.caller), c.req.valid("param").offerId);
+  await deleteOffer(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").offerId);
   return c.body(null, 204);
 };

@@ -25,6 +25,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { offerId, locationId } = c.req.valid("param");
-  const { offer, created } = await linkLocation(ctxOf(c.var.services, c.var.caller), offerId, locationId);
+  const { offer, created } = await linkLocation(ctxOf(c.var.runtime, c.var.caller), offerId, locationId);
   return created ? c.json(offer, 201) : c.json(offer, 200);
 };

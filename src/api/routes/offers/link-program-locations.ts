@@ -20,6 +20,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { offerId, programId } = c.req.valid("param");
-  const { offer } = await linkProgramLocations(ctxOf(c.var.services, c.var.caller), offerId, programId);
+  const { offer } = await linkProgramLocations(ctxOf(c.var.runtime, c.var.caller), offerId, programId);
   return c.json(offer, 200);
 };

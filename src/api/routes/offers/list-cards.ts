@@ -34,7 +34,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start, cardId, state } = c.req.valid("query");
   return c.json(
-    await listOfferCards(ctxOf(c.var.services, c.var.caller), c.req.valid("param").offerId, { cardId, state }, { limit, start }),
+    await listOfferCards(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").offerId, { cardId, state }, { limit, start }),
     200,
   );
 };

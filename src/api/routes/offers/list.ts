@@ -71,7 +71,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const within = expiresWithin ?? (expiringSoon === "true" ? DEFAULT_EXPIRING_DAYS : undefined);
   return c.json(
     await listOffers(
-      ctxOf(c.var.services, c.var.caller),
+      ctxOf(c.var.runtime, c.var.caller),
       { status, brandId, programId, countryCode: country, expiresWithin: within },
       { limit, start },
     ),

@@ -55,7 +55,7 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const ctx = ctxOf(c.var.services, c.var.caller);
+  const ctx = ctxOf(c.var.runtime, c.var.caller);
   const offer = await getOffer(ctx, c.req.valid("param").offerId);
   if (offer.transactionSource !== "oaas") {
     throw invalid("offerId", "transactions can be submitted only for offers with transactionSource oaas; others receive network transactions at their locations");

@@ -17,6 +17,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { offerId, locationId } = c.req.valid("param");
-  await unlinkLocation(ctxOf(c.var.services, c.var.caller), offerId, locationId);
+  await unlinkLocation(ctxOf(c.var.runtime, c.var.caller), offerId, locationId);
   return c.body(null, 204);
 };

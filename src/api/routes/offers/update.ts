@@ -111,4 +111,4 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await updateOffer(ctxOf(c.var.services, c.var.caller), c.req.valid("param").offerId, c.req.valid("json")), 200);
+  c.json(await updateOffer(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").offerId, c.req.valid("json")), 200);

@@ -20,6 +20,6 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const program = await createProgram(ctxOf(c.var.services, c.var.caller), c.req.valid("json"));
+  const program = await createProgram(ctxOf(c.var.runtime, c.var.caller), c.req.valid("json"));
   return c.json(program, 201);
 };

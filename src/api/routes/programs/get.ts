@@ -16,4 +16,4 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await getProgram(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId), 200);
+  c.json(await getProgram(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").programId), 200);

@@ -35,6 +35,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
   c.json(
-    await updateProgram(ctxOf(c.var.services, c.var.caller), c.req.valid("param").programId, c.req.valid("json")),
+    await updateProgram(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").programId, c.req.valid("json")),
     200,
   );

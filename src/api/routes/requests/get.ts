@@ -20,4 +20,4 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await getRequest(ctxOf(c.var.services, c.var.caller), c.req.valid("param").requestLogId), 200);
+  c.json(await getRequest(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").requestLogId), 200);

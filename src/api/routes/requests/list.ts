@@ -96,7 +96,7 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start, status, method, source, path, since, until, after, order, wait = 0 } = c.req.valid("query");
   if (since && until && new Date(until) <= new Date(since)) throw invalid("until", "must be after since");
   if (wait > 0 && !after) throw invalid("wait", "needs after: the id of the last request you have (a long-poll waits for what follows it)");
-  const { services, caller } = c.var;
+  const { runtime: services, caller } = c.var;
   const ctx = ctxOf(services, caller);
   const list = () =>
     listRequests(

@@ -25,7 +25,7 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start } = c.req.valid("query");
-  const ctx = ctxOf(c.var.services, c.var.caller);
+  const ctx = ctxOf(c.var.runtime, c.var.caller);
   const request = await getRequest(ctx, c.req.valid("param").requestLogId);
   if (!request.resourceId) return c.json({ items: [], count: 0 }, 200);
   return c.json(await listWebhookEventsAbout(ctx, { resourceId: request.resourceId, since: new Date(request.created) }, { limit, start }), 200);

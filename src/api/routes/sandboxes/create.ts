@@ -58,7 +58,7 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { db, clock, config } = c.var.services;
+  const { db, clock, config } = c.var.runtime;
   const body = c.req.valid("json");
   const at = body.clock?.at ? new Date(body.clock.at) : undefined;
   if (at && at >= LATEST_SERVICE_TIME) throw new ApiError("invalid_request", `clock.at: must be before ${LATEST_SERVICE_TIME.toISOString()}`);
@@ -74,6 +74,6 @@ export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
     config.SANDBOXES_PER_ACCOUNT,
   );
   // The networks keep its time from the start (a failed announcement is repeated by its first advance).
-  await c.var.services.simulators.announceEnvironmentClock(sandbox.id, sandboxClock).catch((err: unknown) => c.var.services.log.warn({ err }, "announcing a sandbox's clock failed"));
+  await c.var.runtime.simulators.announceEnvironmentClock(sandbox.id, sandboxClock).catch((err: unknown) => c.var.runtime.log.warn({ err }, "announcing a sandbox's clock failed"));
   return c.json(sandbox, 201);
 };

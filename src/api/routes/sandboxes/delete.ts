@@ -17,7 +17,7 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { db, bus, clock } = c.var.services;
+  const { db, bus, clock } = c.var.runtime;
   const command = await deleteSandbox(db, owner(c.var.caller), c.req.valid("param").sandboxId, clock.now());
   await trySendCommands(db, bus, clock.now(), [command]);
   return c.body(null, 204);

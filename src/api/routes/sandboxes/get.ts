@@ -15,4 +15,4 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await getSandbox(c.var.services.db, owner(c.var.caller), c.req.valid("param").sandboxId, c.var.services.clock), 200);
+  c.json(await getSandbox(c.var.runtime.db, owner(c.var.caller), c.req.valid("param").sandboxId, c.var.runtime.clock), 200);

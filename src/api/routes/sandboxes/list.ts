@@ -16,5 +16,5 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start } = c.req.valid("query");
-  return c.json(await listSandboxes(c.var.services.db, owner(c.var.caller), { limit, start }, c.var.services.clock), 200);
+  return c.json(await listSandboxes(c.var.runtime.db, owner(c.var.caller), { limit, start }, c.var.runtime.clock), 200);
 };

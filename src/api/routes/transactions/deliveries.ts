@@ -23,6 +23,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start } = c.req.valid("query");
-  const ctx = ctxOf(c.var.services, c.var.caller);
+  const ctx = ctxOf(c.var.runtime, c.var.caller);
   return c.json(await listTransactionDeliveries(ctx, c.req.valid("param").transactionId, { limit, start }), 200);
 };

@@ -25,7 +25,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start, cardId, locationId } = c.req.valid("query");
   const page = await listProgramTransactions(
-    ctxOf(c.var.services, c.var.caller),
+    ctxOf(c.var.runtime, c.var.caller),
     c.req.valid("param").programId,
     { ...(cardId ? { cardId } : {}), ...(locationId ? { locationId } : {}) },
     { limit, start },

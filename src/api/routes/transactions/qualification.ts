@@ -138,4 +138,4 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await getTransactionQualification(ctxOf(c.var.services, c.var.caller), c.req.valid("param").transactionId), 200);
+  c.json(await getTransactionQualification(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").transactionId), 200);

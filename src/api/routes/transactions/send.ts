@@ -32,14 +32,14 @@ export const purchaseDateTimeSchema = (description: string) =>
 const WAIT_MS = 5_000;
 
 export const depsOf = (c: Context<AppEnv>) => ({
-  ctx: ctxOf(c.var.services, c.var.caller),
+  ctx: ctxOf(c.var.runtime, c.var.caller),
   simulators: timedCommands(c),
   waitMs: WAIT_MS,
 });
 
 /** The simulators' control, timing the request's "api" hop: from its arrival to its command on the bus. */
 function timedCommands(c: Context<AppEnv>): SimulatorControl {
-  const { simulators, metrics } = c.var.services;
+  const { simulators, metrics } = c.var.runtime;
   const timed =
     <A extends unknown[], R>(send: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {

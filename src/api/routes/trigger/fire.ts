@@ -123,7 +123,7 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
-  const { services, caller } = c.var;
+  const { runtime: services, caller } = c.var;
   const { event, ...overrides } = c.req.valid("json");
   return c.json(await trigger({ ctx: ctxOf(services, caller), simulators: services.simulators, waitMs: WAIT_MS }, event, overrides), 200);
 };

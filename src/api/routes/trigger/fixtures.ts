@@ -17,4 +17,4 @@ export const route = createRoute({
   responses: { 200: jsonResponse(FixturesSchema, "The fixtures."), ...commonErrors, 400: invalidWhen(["a live key: trigger works in the test environment only"]) },
 });
 
-export const handler: RouteHandler<typeof route, AppEnv> = async (c) => c.json(await ensureFixtures(ctxOf(c.var.services, c.var.caller)), 200);
+export const handler: RouteHandler<typeof route, AppEnv> = async (c) => c.json(await ensureFixtures(ctxOf(c.var.runtime, c.var.caller)), 200);

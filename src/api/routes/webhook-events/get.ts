@@ -19,4 +19,4 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await getWebhookEvent(ctxOf(c.var.services, c.var.caller), c.req.valid("param").eventId), 200);
+  c.json(await getWebhookEvent(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").eventId), 200);

@@ -4,7 +4,7 @@ import type { AppEnv } from "../../context.ts";
 import { ctxOf } from "../../context.ts";
 import { commonErrors, jsonResponse, listOf, pageQuery, uuid } from "../../schemas.ts";
 import { listDeliveries } from "../../../services/webhooks/index.ts";
-import { SCHEDULE_TEXT } from "../../../webhooks/schedule.ts";
+import { SCHEDULE_TEXT } from "../../../dispatcher/schedule.ts";
 
 const AttemptSchema = z.object({
   attempt: z.number().int().openapi({ example: 1 }),
@@ -46,6 +46,6 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start } = c.req.valid("query");
-  const page = await listDeliveries(ctxOf(c.var.services, c.var.caller), c.req.valid("param").hookId, { limit, start });
+  const page = await listDeliveries(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").hookId, { limit, start });
   return c.json(page, 200);
 };

@@ -42,7 +42,7 @@ export const route = createRoute({
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { limit = 100, start, event, transactionId, status, from, to } = c.req.valid("query");
   const page = await listWebhookEvents(
-    ctxOf(c.var.services, c.var.caller),
+    ctxOf(c.var.runtime, c.var.caller),
     c.req.valid("param").programId,
     {
       ...(event ? { event } : {}),

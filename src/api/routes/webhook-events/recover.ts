@@ -55,9 +55,9 @@ export const route = createRoute({
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) => {
   const { since, until } = c.req.valid("json");
-  const result = await recoverHook(ctxOf(c.var.services, c.var.caller), c.req.valid("param").hookId, {
+  const result = await recoverHook(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").hookId, {
     since: new Date(since),
     ...(until ? { until: new Date(until) } : {}),
-  }, c.var.services.clock.now());
+  }, c.var.runtime.clock.now());
   return c.json(result, 202);
 };

@@ -23,4 +23,4 @@ export const route = createRoute({
 });
 
 export const handler: RouteHandler<typeof route, AppEnv> = async (c) =>
-  c.json(await redeliver(ctxOf(c.var.services, c.var.caller), c.req.valid("param").eventId, c.var.services.clock.now()), 202);
+  c.json(await redeliver(ctxOf(c.var.runtime, c.var.caller), c.req.valid("param").eventId, c.var.runtime.clock.now()), 202);

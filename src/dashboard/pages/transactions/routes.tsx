@@ -58,7 +58,7 @@ async function streamTransactions(c: DashContext) {
   const path = `/v1/programs/${program.id}/transactions${qs({ ...filtersOf(c), limit: 25 })}`;
   const first = must(await callApi<List<Transaction>>(c, "GET", path));
   const seen = new Map(first.items.map((t) => [t.id, t.updated]));
-  const { db } = c.var.services;
+  const { db } = c.var.runtime;
   return streamSSE(c, async (stream) => {
     while (!stream.aborted) {
       await stream.sleep(1000);

@@ -6,11 +6,11 @@ import { Webhook } from "standardwebhooks";
 import pino from "pino";
 import { createHarness, ENGINES, expectError, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
-import { createDispatcher, type Dispatcher, type DispatcherOptions } from "../../src/webhooks/dispatcher.ts";
+import { createDispatcher, type Dispatcher, type DispatcherOptions } from "../../src/dispatcher/dispatcher.ts";
 import type { Db } from "../../src/platform/db.ts";
 import { enqueueEvent } from "../../src/platform/outbox.ts";
 import { claimDue, fanOut } from "../../src/services/webhooks/deliveries.ts";
-import { RETRY_AFTER_MAX_MS, RETRY_DELAYS_MS, RETRY_JITTER } from "../../src/webhooks/schedule.ts";
+import { RETRY_AFTER_MAX_MS, RETRY_DELAYS_MS, RETRY_JITTER } from "../../src/dispatcher/schedule.ts";
 import { createMetrics, hopFigures } from "../../src/platform/metrics/index.ts";
 import { sample } from "../support/metrics.ts";
 

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createHarness, expectStatus, type Harness } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
-import { createDispatcher, type Dispatcher } from "../../src/webhooks/dispatcher.ts";
+import { createDispatcher, type Dispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { enqueueEvent } from "../../src/platform/outbox.ts";
 
 let h: Harness;

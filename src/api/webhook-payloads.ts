@@ -13,7 +13,7 @@ import { HookSchema } from "./routes/hooks/schemas.ts";
 import { BrandSchema } from "./routes/brands/schemas.ts";
 import { CardSchema } from "./routes/cards/schemas.ts";
 import { ProgramSchema } from "./routes/programs/schemas.ts";
-import { SCHEDULE_TEXT } from "../webhooks/schedule.ts";
+import { SCHEDULE_TEXT } from "../dispatcher/schedule.ts";
 
 const LocationStatusSchema = z
   .object({

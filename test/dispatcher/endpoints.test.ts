@@ -2,7 +2,7 @@
 // halving with slow ones, one at a time from the suspect share after a failure or a hang, and nothing
 // changed by a cancelled attempt.
 import { describe, expect, it } from "vitest";
-import { allowance, closed, endpointOf, opened, type Endpoints, type WindowPolicy } from "../../src/webhooks/endpoints.ts";
+import { allowance, closed, endpointOf, opened, type Endpoints, type WindowPolicy } from "../../src/dispatcher/endpoints.ts";
 
 const policy: WindowPolicy = { endpointConcurrency: 256, slowMs: 5_000, suspectShare: 2 };
 const fast = { succeeded: true, cancelled: false, latencyMs: 10 };

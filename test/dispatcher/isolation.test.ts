@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createHarness, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
-import { createDispatcher, type Dispatcher } from "../../src/webhooks/dispatcher.ts";
+import { createDispatcher, type Dispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { enqueueEvent } from "../../src/platform/outbox.ts";
 import { receiveWebhooks } from "../../src/cli/webhook-receiver.ts";
 

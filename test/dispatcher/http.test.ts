@@ -2,7 +2,7 @@
 // is told apart from a failure by its state (`cancelled`), whatever the reason's words.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
-import { createWebhookClient } from "../../src/webhooks/http.ts";
+import { createWebhookClient } from "../../src/dispatcher/http.ts";
 
 let receiver: Receiver;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
-import { signedHeaders } from "../../src/webhooks/sign.ts";
+import { signedHeaders } from "../../src/dispatcher/sign.ts";
 
 // Secrets as the hooks route makes them (whsec_ and 24 random bytes in base64) and a longer one.
 const secrets = ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_" + Buffer.alloc(32, 7).toString("base64")];

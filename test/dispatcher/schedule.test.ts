@@ -1,7 +1,7 @@
 // The retry schedule's answers to a receiver: Retry-After read as seconds or a date, only on 429 and 503,
 // never beyond the schedule's longest delay.
 import { describe, expect, it } from "vitest";
-import { RETRY_AFTER_MAX_MS, retryAfterMs } from "../../src/webhooks/schedule.ts";
+import { RETRY_AFTER_MAX_MS, retryAfterMs } from "../../src/dispatcher/schedule.ts";
 
 describe("Retry-After", () => {
   const sent = Date.parse("2026-01-05T12:00:00Z");

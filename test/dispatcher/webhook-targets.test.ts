@@ -10,8 +10,8 @@ import { request } from "undici";
 import { createHarness, expectError, expectStatus, type Harness, type TestAccount } from "../support/harness.ts";
 import { startReceiver, type Receiver } from "../support/receiver.ts";
 import { freePort } from "../support/server-process.ts";
-import { createWebhookClient, describeFailure, type Resolve } from "../../src/webhooks/http.ts";
-import { createDispatcher } from "../../src/webhooks/dispatcher.ts";
+import { createWebhookClient, describeFailure, type Resolve } from "../../src/dispatcher/http.ts";
+import { createDispatcher } from "../../src/dispatcher/dispatcher.ts";
 import { enqueueEvent } from "../../src/platform/outbox.ts";
 import { HOOKS_PER_PROGRAM } from "../../src/services/webhooks/hooks.ts";
 

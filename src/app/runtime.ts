@@ -8,10 +8,10 @@ import { countStatements, openPglite, openPostgres, type Db } from "../platform/
 import { migrate } from "../platform/migrate.ts";
 import { createLogger } from "../platform/log.ts";
 import { createAccountLimiter, createAddressLimiters } from "../api/middleware/rate-limit.ts";
-import type { ApiServices } from "../api/context.ts";
+import type { ApiRuntime } from "../api/context.ts";
 import { lazyBus, openBus } from "../platform/bus/index.ts";
 import { createSimulatorControl } from "../services/simulator-control/index.ts";
-import { runDue } from "../lifecycle/due.ts";
+import { runDue } from "../workers/due.ts";
 import { createHealth } from "../platform/health/index.ts";
 import { createMetrics, type Metrics } from "../platform/metrics/index.ts";
 import { createAdmission } from "../api/admission.ts";
@@ -20,11 +20,11 @@ import { qualifierLag } from "../qualifier/index.ts";
 import { createRequestLog } from "../services/request-log/index.ts";
 
 /** What every entry point is built on: what the API is given, which each role takes its part of. */
-export type Services = ApiServices;
+export type Runtime = ApiRuntime;
 
-/** Services with what must stop before their database closes (the clock's sync across processes). */
-export interface OpenedServices {
-  services: Services;
+/** Runtime with what must stop before their database closes (the clock's sync across processes). */
+export interface OpenedRuntime {
+  services: Runtime;
   /** The migrations opening applied, oldest first. */
   migrations: string[];
   stopClockSync(): void;
@@ -44,7 +44,7 @@ export function serviceClock(db: Db, config: Pick<Config, "CLOCK_SPEED" | "CLOCK
  * Opens the database (migrated) the config names, the service clock shared with every process of the
  * deployment through it, and a bus that connects on first use.
  */
-export async function openServices(config: Config): Promise<OpenedServices> {
+export async function openRuntime(config: Config): Promise<OpenedRuntime> {
   const db = config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : await openPglite(config.DATA_DIR);
   const migrations = await migrate(db);
   const offsets = clockOffsetStore(db);
@@ -52,7 +52,7 @@ export async function openServices(config: Config): Promise<OpenedServices> {
   const log = createLogger(config);
   const metrics = createMetrics({ process: true, accountLabels: config.METRICS_ACCOUNT_LABELS });
   const bus = lazyBus(() => openBus(config, clock, log, metrics.consumers), config.KAFKA_BROKERS ? "kafka" : "embedded");
-  const services = assembleServices({ config, db, clock, bus, log, metrics });
+  const services = assembleRuntime({ config, db, clock, bus, log, metrics });
   // While PostgreSQL is away the clock keeps its own time and stops polling; the health watch says so once.
   // An advance made here is announced to the simulators too: a simulator role shares no database with the service.
   const announced = {
@@ -77,7 +77,7 @@ export async function openServices(config: Config): Promise<OpenedServices> {
  * The services from their parts; what is derived (logger, rate limiter, simulator control, health) is made here,
  * and a registry of metrics unless the caller gives the one its bus reports to.
  */
-export function assembleServices(parts: Pick<Services, "config" | "db" | "clock" | "bus"> & { log?: Services["log"]; metrics?: Metrics }): Services {
+export function assembleRuntime(parts: Pick<Runtime, "config" | "db" | "clock" | "bus"> & { log?: Runtime["log"]; metrics?: Metrics }): Runtime {
   const { config, clock, bus } = parts;
   const log = parts.log ?? createLogger(config);
   const metrics = parts.metrics ?? createMetrics({ accountLabels: config.METRICS_ACCOUNT_LABELS });
