@@ -1,4 +1,4 @@
-// The lifecycle workers' side of the networks: they send what is due to the scheme networks
+// The workers' side of the networks: they send what is due to the scheme networks
 // (onboarding requests, missing-transaction look-ups and card enrolments, including those a failed
 // publish left behind)
 // and apply the networks' replies from the bus, and record their acknowledgements of a sandbox's clock (which
@@ -82,7 +82,7 @@ async function applyReply<R>(
 }
 
 /**
- * Starts the lifecycle workers: the reply consumer, and the sender on every clock advance and every
+ * Starts the workers' side of the networks: the reply consumer, and the sender on every clock advance and every
  * `intervalMs` of real time. Returns the stop.
  */
 export async function startLifecycle(deps: Deps, intervalMs = 1000): Promise<() => Promise<void>> {
