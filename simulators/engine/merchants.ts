@@ -59,12 +59,11 @@ export async function merchantForLocation(
   if (!b.known.has(place.id)) b.known.set(place.id, (await findMerchant(net.deps.db, net.scheme, place.id)) ?? null);
   const known = b.known.get(place.id);
   if (known) return known.merchant;
-  const onboarded = assigned;
-  const ids = assignedMids(net, place, onboarded);
+  const ids = assignedMids(net, place, assigned);
   // The service's MIDs win, so the ids the service knows are the ids its messages carry.
   const given = supplied.map((m) => mergedMids(ids, m)).find((m) => net.adapter.validMids(m));
   const merchant = merchantOf(place, given ?? ids);
-  b.merchants.push({ scheme: net.scheme, merchant, onboarded, at: now, environment });
-  b.known.set(place.id, { merchant, onboarded });
+  b.merchants.push({ scheme: net.scheme, merchant, onboarded: assigned, at: now, environment });
+  b.known.set(place.id, { merchant, onboarded: assigned });
   return merchant;
 }

@@ -14,6 +14,7 @@ import { newId } from "../../platform/ids.ts";
 import { locationRecord } from "./location-records.ts";
 import { latestSyncs, SYNC_COLUMNS, toSync, type ProgramSync, type SyncRow } from "./program-syncs.ts";
 import { setProgramStatus } from "./programs.ts";
+import { lockProgram } from "./rows.ts";
 import { enqueueEvent } from "../../platform/outbox.ts";
 
 function conflict(sync: ProgramSync): DomainError {
@@ -40,7 +41,7 @@ export async function beginSync(
   locationIds: string[] | null,
 ): Promise<ProgramSync> {
   // The program row is the lock that keeps two syncs of one program from starting together.
-  await db.query("select id from programs where id = $1 for update", [owner.programId]);
+  await lockProgram(db, owner.programId);
   const [running] = await db.query<SyncRow>(`select ${SYNC_COLUMNS} from program_syncs s where s.program_id = $1 and s.status = 'running'`, [
     owner.programId,
   ]);
